@@ -1,0 +1,142 @@
+"""Studies on the reference engine (the slow, readable path).
+
+Fills exactly the arrays of :mod:`domeng.layout` that the batch engine fills,
+so the two can be compared number for number, and so that a study of Python
+players (any object with ``choose``) can be reported like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from . import layout as L
+from .engine import END_KINDS, REASONS, TABLE, Round, Table
+from .errors import PlayerError
+from .rules import Rules
+
+
+def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
+    """Add one finished round to a table's aggregates ``agg`` and update its
+    state vector ``st``; returns the round's record (``REC_COLUMNS``)."""
+    res = rnd.result
+    assert res is not None
+    kind = END_KINDS.index(res.kind)
+    agg[L.A_ROUNDS] += 1
+    agg[L.A_TURNS] += res.turns
+    agg[L.A_TILES] += res.tiles_played
+    agg[L.A_TILES_HIST + res.tiles_played] += 1
+    agg[L.A_TURNS_HIST + min(res.turns, L.TURNS_BINS - 1)] += 1
+    agg[L.A_WINS + res.winner * L.N_KINDS + kind] += 1
+    offset = (res.winner - rnd.starter) % L.N_SEATS
+    agg[L.A_WINS_OFFSET + offset * L.N_KINDS + kind] += 1
+    agg[L.A_STARTS + rnd.starter] += 1
+    passed = [0] * 5
+    pb = [0] * 5
+    for ev in rnd.events:
+        if ev["type"] == "pass":
+            passed[ev["seat"]] += 1
+            if ev["passebunge"]:
+                pb[ev["seat"]] += 1
+        elif ev["type"] == "play" and ev["mappakuling"]:
+            agg[L.A_MAPPAKULING + ev["seat"]] += 1
+    for s in range(5):
+        agg[L.A_PASSES + s] += passed[s]
+        agg[L.A_PASSEBUNGE + s] += pb[s]
+        agg[L.A_PASS_ROUNDS + s] += passed[s] > 0
+        agg[L.A_PASSEBUNGE_ROUNDS + s] += pb[s] > 0
+    agg[L.A_ANY_PASS_ROUNDS] += sum(passed) > 0
+    agg[L.A_ANY_PASSEBUNGE_ROUNDS] += sum(pb) > 0
+    for p in res.mattikkeng:
+        agg[L.A_MATTIKKENG + p] += 1
+    if res.cucuq is not None:
+        agg[L.A_CUCUQ + res.cucuq] += 1
+    by_reason = [0] * L.N_REASONS
+    from_table = 0
+    for tr in res.transfers:
+        r = REASONS.index(tr.reason)
+        agg[L.flow_index(tr.source, tr.dest, r)] += tr.amount
+        by_reason[r] += tr.amount
+        if tr.source == TABLE:
+            from_table += tr.amount
+    unpaid = 0
+    for ev in rnd.events:
+        if ev["type"] == "unpaid":
+            agg[L.A_UNPAID + ev["to"] * L.N_REASONS + REASONS.index(ev["reason"])] += ev["amount"]
+            unpaid += ev["amount"]
+    st[L.ST_ROUNDS] += 1
+    st[L.ST_SINCE_CAMAT] += 1
+    if res.camat is not None:
+        agg[L.A_CAMAT + res.camat] += 1
+        gap = st[L.ST_SINCE_CAMAT]
+        agg[L.A_CAMAT_GAP_HIST + min(gap, L.GAP_BINS - 1)] += 1
+        agg[L.A_CAMAT_GAP_SUM] += gap
+        st[L.ST_CAMATS] += 1
+        st[L.ST_SINCE_CAMAT] = 0
+    t = rnd.table
+    st[L.ST_STONES:L.ST_STONES + 5] = t.stones
+    st[L.ST_TABLE] = t.table_stones
+    st[L.ST_CAMAT] = -1 if t.camat is None else t.camat
+    st[L.ST_NEXT_STARTER] = -1 if t.next_starter is None else t.next_starter
+    st[L.ST_RNG] = np.array([t.rng.state], dtype=np.uint64).view(np.int64)[0]
+    rec = np.zeros(L.REC_LEN, dtype=np.int64)
+    rec[L.RC_ROUND] = rnd.number
+    rec[L.RC_STARTER] = rnd.starter
+    rec[L.RC_KIND] = kind
+    rec[L.RC_WINNER] = res.winner
+    rec[L.RC_CUCUQ] = -1 if res.cucuq is None else res.cucuq
+    rec[L.RC_MANGUNO] = -1 if res.manguno is None else res.manguno
+    rec[L.RC_N_MATT] = len(res.mattikkeng)
+    rec[L.RC_PASSES] = res.passes
+    rec[L.RC_PASSEBUNGE] = res.passebunge
+    rec[L.RC_TILES] = res.tiles_played
+    rec[L.RC_TURNS] = res.turns
+    rec[L.RC_STONES:L.RC_STONES + L.N_REASONS] = by_reason
+    rec[L.RC_FROM_TABLE] = from_table
+    rec[L.RC_UNPAID] = unpaid
+    rec[L.RC_CAMAT] = -1 if res.camat is None else res.camat
+    return rec
+
+
+def run_reference(
+    players: Sequence,
+    rules: Rules | None = None,
+    seed: int = 0,
+    tables: int = 1,
+    rounds: int = 1,
+    table_start: int = 0,
+    records: bool = False,
+    keep_events: bool = False,
+):
+    """Play ``tables`` tables x ``rounds`` rounds on the reference engine.
+
+    ``players``: five objects with ``choose`` (see :mod:`domeng.players`).
+    Returns ``(agg, state, recs, events)``: aggregates ``[tables, AGG_LEN]``,
+    states ``[tables, ST_LEN]``, records ``[tables*rounds, REC_LEN]`` (or
+    None) and, with ``keep_events``, each table's list of round event logs.
+    """
+    if len(players) != 5:
+        raise PlayerError(f"a table needs 5 players, got {len(players)}")
+    rules = rules if rules is not None else Rules()
+    agg = np.zeros((tables, L.AGG_LEN), dtype=np.int64)
+    state = np.zeros((tables, L.ST_LEN), dtype=np.int64)
+    recs = np.zeros((tables * rounds, L.REC_LEN), dtype=np.int64) if records else None
+    events = []
+    for i in range(tables):
+        ti = table_start + i
+        table = Table(rules, seed=seed, table_index=ti)
+        state[i, L.ST_NEXT_STARTER] = -1
+        state[i, L.ST_CAMAT] = -1
+        state[i, L.ST_TABLE] = rules.stones
+        tev = []
+        for r in range(rounds):
+            table.play_round(players)
+            rec = aggregate_round(agg[i], state[i], table.round)
+            if recs is not None:
+                rec[L.RC_TABLE] = ti
+                recs[i * rounds + r] = rec
+            if keep_events:
+                tev.append(table.round.events)
+        events.append(tev)
+    return agg, state, recs, events
