@@ -1,23 +1,33 @@
-"""Batch API: play many independent tables (D16) and aggregate them.
+"""Batch API: play many independent tables (D16) on the numba kernel.
 
-``run_tables`` is the one entry point the study layer uses.  Table ``i``
-(global index ``table_start + i``) depends only on ``(seed, table index)``,
-so any split of a study into chunks of table indices gives the same numbers.
+:func:`run_tables` is the one entry point the study layer uses.  Table ``i``
+(global index ``table_start + i``) depends only on ``(seed, table index)``:
+its generator starts at :func:`domeng.rng.table_state` and every draw (deal,
+players' choices) comes from it in a fixed order.  So any split of a study
+into chunks of table indices, any thread count and any machine give the same
+numbers.
 
-(Temporary implementation on the reference engine; the numba kernel
-replaces it with the same contract.)
+:func:`trace_table` plays one table with the full move-by-move log in the
+reference engine's event vocabulary (the dicts of ``Round.events``).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
+import numba
 import numpy as np
 
-from .players import make_player, parse_players
-from .reference_study import run_reference
+from . import layout as L
+from . import kernel as K
+from .engine import END_NAMES
+from .errors import DomengError
+from .players import parse_players
 from .rules import Rules
+from .strategies import PLAYER_IDS
+from .tiles import tiles_of
 
 
 @dataclass
@@ -30,6 +40,29 @@ class TablesOutput:
     records: np.ndarray | None = None
 
 
+def player_ids(players: Sequence[str] | str) -> np.ndarray:
+    """Kernel ids of five players (one name = all seats)."""
+    return np.array([PLAYER_IDS[n] for n in parse_players(players)], dtype=np.int64)
+
+
+def initial_states(seed: int, table_start: int, n_tables: int, rules: Rules) -> np.ndarray:
+    """Fresh states of tables ``table_start .. table_start + n_tables - 1``."""
+    _check_seed(seed)
+    return K.init_states(np.uint64(seed), table_start, n_tables, rules.stones)
+
+
+def _check_seed(seed: int) -> None:
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+        raise DomengError(f"seed must be a whole number 0 <= seed < 2**64, got {seed!r}")
+
+
+def _set_threads(threads: int | None) -> None:
+    if threads is None:
+        threads = numba.config.NUMBA_NUM_THREADS
+    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(threads)
+
+
 def run_tables(
     players: Sequence[str] | str,
     rules: Rules | None = None,
@@ -39,8 +72,117 @@ def run_tables(
     rounds: int = 1,
     records: bool = False,
     threads: int | None = None,
+    camats: int = 0,
+    state: np.ndarray | None = None,
 ) -> TablesOutput:
-    names = parse_players(players)
-    agg, state, recs, _ = run_reference([make_player(n) for n in names], rules, seed,
-                                        n_tables, rounds, table_start, records)
-    return TablesOutput(agg, state, recs)
+    """Play ``n_tables`` tables for ``rounds`` rounds each (or until ``camats``
+    CAMATs, if > 0, with ``rounds`` as the cap), in parallel over tables.
+
+    ``state`` continues tables from earlier states (e.g. a checkpoint);
+    otherwise they start fresh from ``seed``.  ``threads``: numba threads
+    (default: all cores).
+    """
+    rules = rules if rules is not None else Rules()
+    if n_tables < 0 or rounds < 0:
+        raise DomengError("tables and rounds must be >= 0")
+    pids = player_ids(players)
+    if state is None:
+        state = initial_states(seed, table_start, n_tables, rules)
+    else:
+        state = np.array(state, dtype=np.int64, copy=True)
+        n_tables = state.shape[0]
+    agg = np.zeros((n_tables, L.AGG_LEN), dtype=np.int64)
+    if records:
+        recs = np.zeros((n_tables * rounds, L.REC_LEN), dtype=np.int64)
+    else:
+        recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
+    rec_n = np.zeros(n_tables, dtype=np.int64)
+    _set_threads(threads)
+    K.run_kernel(pids, rules.to_array(), state, rounds, camats, agg, recs, rec_n, int(records))
+    out_recs = None
+    if records:
+        idx = np.arange(n_tables)
+        recs[:, L.RC_TABLE] = np.repeat(table_start + idx, rounds)
+        if camats > 0:
+            keep = (np.arange(rounds)[None, :] < rec_n[:, None]).ravel()
+            recs = recs[keep]
+        out_recs = recs
+    return TablesOutput(agg, state, out_recs)
+
+
+# --------------------------------------------------------------------- trace
+_REASONS = L.REASON_NAMES
+_KINDS = L.KIND_NAMES
+
+
+def decode_trace(rows: np.ndarray) -> list[list[dict[str, Any]]]:
+    """Kernel trace rows -> one list of event dicts per round, exactly as the
+    reference engine's ``Round.events``."""
+    rounds: list[list[dict[str, Any]]] = []
+    cur: list[dict[str, Any]] = []
+    for row in rows:
+        typ = int(row[0])
+        a = [int(x) for x in row[1:]]
+        if typ == K.EV_DEAL:
+            cur = []
+            rounds.append(cur)
+            hands = [tiles_of(m) for m in a[3:8]]
+            dealt = set().union(*map(set, hands))
+            cur.append({"type": "deal", "round": a[0], "starter": a[1],
+                        "hands": hands, "out": sorted(set(range(28)) - dealt),
+                        "must_lead": None if a[2] < 0 else a[2]})
+        elif typ == K.EV_LEAD:
+            cur.append({"type": "lead", "seat": a[0], "tile": a[1], "left": a[2], "right": a[3]})
+        elif typ == K.EV_PLAY:
+            cur.append({"type": "play", "seat": a[0], "tile": a[1], "end": END_NAMES[a[2]],
+                        "left": a[3], "right": a[4], "mappakuling": bool(a[5])})
+        elif typ == K.EV_PASS:
+            cur.append({"type": "pass", "seat": a[0], "passebunge": bool(a[1]),
+                        "left": a[2], "right": a[3]})
+        elif typ == K.EV_TRANSFER:
+            cur.append({"type": "transfer", "reason": _REASONS[a[0]],
+                        "source": "table" if a[1] < 0 else a[1], "to": a[2], "amount": a[3]})
+        elif typ == K.EV_UNPAID:
+            cur.append({"type": "unpaid", "reason": _REASONS[a[0]], "to": a[1], "amount": a[2]})
+        elif typ == K.EV_BLOCK:
+            cur.append({"type": "block", "seat": a[0], "left": a[1], "right": a[2]})
+        elif typ == K.EV_END:
+            m = a[4]
+            mask = a[5]
+            matt = [(m + k) % 5 for k in range(1, 5) if m >= 0 and (mask >> ((m + k) % 5)) & 1]
+            cur.append({"type": "end", "kind": _KINDS[a[0]], "winner": a[1],
+                        "first_cappu": None if a[2] < 0 else a[2],
+                        "cucuq": None if a[3] < 0 else a[3],
+                        "manguno": None if m < 0 else m, "mattikkeng": matt,
+                        "pip_sums": a[6:11]})
+        elif typ == K.EV_CAMAT:
+            cur.append({"type": "camat", "seat": a[0], "table_stones": a[1]})
+    return rounds
+
+
+def trace_table(
+    players: Sequence[str] | str,
+    rules: Rules | None = None,
+    seed: int = 0,
+    table: int = 0,
+    rounds: int = 1,
+    state: np.ndarray | None = None,
+) -> tuple[list[list[dict[str, Any]]], np.ndarray, np.ndarray]:
+    """Play table ``table`` of a study for ``rounds`` rounds with the full log.
+
+    Returns ``(events per round, aggregates, final state)``.
+    """
+    rules = rules if rules is not None else Rules()
+    pids = player_ids(players)
+    st = initial_states(seed, table, 1, rules)[0] if state is None else np.array(state)
+    agg = np.zeros(L.AGG_LEN, dtype=np.int64)
+    tr = np.zeros((rounds * K.TR_ROWS_PER_ROUND, K.TR_WIDTH), dtype=np.int64)
+    n = K.trace_kernel(pids, rules.to_array(), st, rounds, agg, tr)
+    if n > tr.shape[0]:  # pragma: no cover - the buffer is sized for the worst case
+        raise RuntimeError("trace buffer overflow")
+    return decode_trace(tr[:n]), agg, st
+
+
+def default_threads() -> int:
+    """Threads the kernel uses by default (all cores, or NUMBA_NUM_THREADS)."""
+    return int(numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .bits import lowest_bit, popcount
 from .nbrng import randbelow
 from .observation import (
     OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
@@ -57,16 +58,6 @@ _HI = TILE_HIGH.copy()
 _LO = TILE_LOW.copy()
 _PIPS = TILE_PIPS.copy()
 _DBL = TILE_IS_DOUBLE.astype(np.int64)
-
-
-@njit(cache=True, inline="always")
-def popcount(x):
-    """Number of set bits of a non-negative int64 (tile masks are 28 bits)."""
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
 
 
 @njit(cache=True, inline="always")
@@ -157,9 +148,7 @@ def hunter_strategy(obs, hist, moves, n_moves, rng):
         rest = hand & ~(np.int64(1) << t)
         score = _PIPS[t]
         if popcount(rest) == 1:
-            x = 0
-            while not (rest >> x) & 1:
-                x += 1
+            x = lowest_bit(rest)
             if _DBL[x] == 1:
                 if nl == nr and _HI[x] == nl:
                     score += 1000  # POLLO is set up

@@ -1,0 +1,560 @@
+"""The batch engine: Domeng as small numba functions over flat arrays.
+
+Read it beside :mod:`domeng.engine` (the reference): every function here has
+a twin there, in the same order, with the same decision ids.  The two must
+agree move by move; the tests replay both from the same generator.
+
+State of one table while it plays (all ``int64`` unless noted):
+
+* ``hands[5]``: each seat's tiles as a 28-bit mask (private: only the seat's
+  own mask is ever copied into what a player sees);
+* ``obs[OBS_LEN]``: the public state in the observation layout of
+  :mod:`domeng.observation` (stones, ends, chain, who played what, passes
+  ...); the seat to move's hand is written into ``obs[OBS_HAND]`` just
+  before it chooses, so the array handed to a player is exactly its D17 view;
+* ``hist[MAX_TURNS, 3]``: the round's public history;
+* ``w[W_LEN]``: round-local counters (passes by seat, stones by reason...);
+* ``st[ST_LEN]``: what carries over between rounds (D16), see
+  :mod:`domeng.layout`; ``rng`` (``uint64[1]``) is the table's generator.
+
+Rules arrive as the ``int64`` array of :meth:`domeng.rules.Rules.to_array`,
+so changing an option never recompiles.  Players arrive as ids
+(:data:`domeng.strategies.PLAYER_IDS`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from . import layout as L
+from .bits import lowest_bit, popcount
+from .nbrng import randbelow, table_state
+from .observation import (
+    MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_HAS_PLAYED, OBS_LAST_MAPPANO,
+    OBS_LEFT, OBS_LEN, OBS_MUST_LEAD, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_SEAT,
+    OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
+)
+from .rules import (
+    R_CAPPU, R_CEKI, R_MANGUNO, R_MATTIKKENG, R_MATTIKKENG_REDUCED, R_OPENER_LEADS_DOUBLE,
+    R_PASS, R_PASSEBUNGE, R_PASSEBUNGE_EVERY_PASS, R_PENALIZE_MANGUNO_PASS, R_POLLO, R_STONES,
+)
+from .strategies import builtin_choose
+from .tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
+
+_NUM = NUMBER_MASK.copy()
+_HI = TILE_HIGH.copy()
+_LO = TILE_LOW.copy()
+_PIPS = TILE_PIPS.copy()
+_DBL = TILE_IS_DOUBLE.astype(np.int64)
+_DOUBLE_OF = DOUBLE_OF.copy()
+
+# round-local counters
+W_PASSED = 0  # [5] passes by seat
+W_PB = 5  # [5] PASSEBUNGE by seat
+W_PB_TAKEN = 10  # [5] seat already had a PASSEBUNGE (option D6)
+W_BY_REASON = 15  # [7] stones moved by reason
+W_FROM_TABLE = 22
+W_UNPAID = 23
+W_NPASS = 24
+W_NPB = 25
+W_LEN = 26
+
+# trace events: rows of TR_WIDTH ints, column 0 the type
+EV_DEAL, EV_LEAD, EV_PLAY, EV_PASS, EV_TRANSFER, EV_UNPAID, EV_BLOCK, EV_END, EV_CAMAT = range(9)
+TR_WIDTH = 12
+#: worst case rows per round: deal, 25 plays, 100 passes with up to 3 rows each, block, end, awards
+TR_ROWS_PER_ROUND = 1 + 25 + 4 * 101 + 2 + 1 + 8 + 1
+
+TABLE_SRC = -1
+
+
+# ---------------------------------------------------------------- trace
+@njit(cache=True, inline="always")
+def _trace(tr, tn, do_trace, a0, a1, a2, a3, a4, a5, a6):
+    if do_trace:
+        k = tn[0]
+        if k < tr.shape[0]:
+            tr[k, 0] = a0
+            tr[k, 1] = a1
+            tr[k, 2] = a2
+            tr[k, 3] = a3
+            tr[k, 4] = a4
+            tr[k, 5] = a5
+            tr[k, 6] = a6
+        tn[0] = k + 1
+
+
+# ---------------------------------------------------------------- deal (D2, D3)
+@njit(cache=True)
+def deal(rng, perm, hands):
+    """D2: Fisher-Yates over the 28 tiles (as the reference's ``rng.shuffle``);
+    seat i gets tiles 5i..5i+4, the last 3 are out of play."""
+    for i in range(28):
+        perm[i] = i
+    for i in range(27, 0, -1):
+        j = randbelow(rng, i + 1)
+        tmp = perm[i]
+        perm[i] = perm[j]
+        perm[j] = tmp
+    for s in range(5):
+        m = np.int64(0)
+        for k in range(5):
+            m |= np.int64(1) << perm[5 * s + k]
+        hands[s] = m
+
+
+@njit(cache=True)
+def first_opener(hands):
+    """D3: seat holding [6|6], else [5|5], [4|4], [3|3]; returns (seat, double)."""
+    for n in range(6, 2, -1):
+        d = _DOUBLE_OF[n]
+        for s in range(5):
+            if (hands[s] >> d) & 1:
+                return s, d
+    return -1, -1
+
+
+# ---------------------------------------------------------------- moves (D5)
+@njit(cache=True)
+def legal_moves(hand, obs, moves):
+    """Legal moves of a seat holding ``hand`` into ``moves`` (``tile*2+end``,
+    ascending); returns their number (0: the seat must pass)."""
+    left = obs[OBS_LEFT]
+    n = 0
+    if left < 0:
+        must = obs[OBS_MUST_LEAD]
+        if must >= 0:
+            moves[0] = must * 2
+            return 1
+        m = hand
+        while m:
+            t = lowest_bit(m)
+            m &= m - 1
+            moves[n] = t * 2
+            n += 1
+        return n
+    right = obs[OBS_RIGHT]
+    ml = _NUM[left]
+    mr = _NUM[right]
+    m = hand & (ml | mr)
+    while m:
+        t = lowest_bit(m)
+        m &= m - 1
+        fl = (ml >> t) & 1
+        if fl:
+            moves[n] = t * 2
+            n += 1
+        if (mr >> t) & 1 and not (fl and left == right):
+            moves[n] = t * 2 + 1
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------- stones (D7)
+@njit(cache=True)
+def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
+    """Pay "up to ``size`` to ``dest``" (D7): from the table, then from each
+    payer in order; what nobody can cover is recorded as unpaid."""
+    due = size
+    take = min(due, obs[OBS_TABLE])
+    if take > 0:
+        obs[OBS_TABLE] -= take
+        obs[OBS_STONES + dest] += take
+        agg[L.A_FLOW + (0 * 5 + dest) * 7 + reason] += take
+        w[W_BY_REASON + reason] += take
+        w[W_FROM_TABLE] += take
+        _trace(tr, tn, do_trace, EV_TRANSFER, reason, TABLE_SRC, dest, take, 0, 0)
+        due -= take
+    for i in range(n_payers):
+        if due == 0:
+            break
+        p = payers[i]
+        if p == dest:
+            continue
+        give = min(due, obs[OBS_STONES + p])
+        if give > 0:
+            obs[OBS_STONES + p] -= give
+            obs[OBS_STONES + dest] += give
+            agg[L.A_FLOW + ((p + 1) * 5 + dest) * 7 + reason] += give
+            w[W_BY_REASON + reason] += give
+            _trace(tr, tn, do_trace, EV_TRANSFER, reason, p, dest, give, 0, 0)
+            due -= give
+    if due > 0:
+        agg[L.A_UNPAID + dest * 7 + reason] += due
+        w[W_UNPAID] += due
+        _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, due, 0, 0, 0)
+
+
+@njit(cache=True)
+def pip_sum(hand):
+    s = 0
+    m = hand
+    while m:
+        t = lowest_bit(m)
+        m &= m - 1
+        s += _PIPS[t]
+    return s
+
+
+# ---------------------------------------------------------------- play / pass
+@njit(cache=True)
+def apply_play(obs, hist, hands, s, move):
+    """Play ``move`` for seat ``s``; returns 1 if it is a MAPPAKULING (D8)."""
+    t = move >> 1
+    end = move & 1
+    hands[s] &= ~(np.int64(1) << t)
+    left = obs[OBS_LEFT]
+    mappakuling = 0
+    if left < 0:  # the lead: never a MAPPAKULING
+        obs[OBS_LEFT] = _HI[t]
+        obs[OBS_RIGHT] = _LO[t]
+        obs[OBS_MUST_LEAD] = -1
+    elif end == 0:
+        obs[OBS_LEFT] = _LO[t] if _HI[t] == left else _HI[t]
+        mappakuling = 1 if obs[OBS_LEFT] == obs[OBS_RIGHT] else 0
+    else:
+        right = obs[OBS_RIGHT]
+        obs[OBS_RIGHT] = _LO[t] if _HI[t] == right else _HI[t]
+        mappakuling = 1 if obs[OBS_LEFT] == obs[OBS_RIGHT] else 0
+    k = obs[OBS_TURN]
+    hist[k, 0] = s
+    hist[k, 1] = t
+    hist[k, 2] = end
+    obs[OBS_TURN] = k + 1
+    obs[OBS_CHAIN] |= np.int64(1) << t
+    obs[OBS_PLAYED_BY + s] |= np.int64(1) << t
+    obs[OBS_HAS_PLAYED + s] = 1
+    obs[OBS_LAST_MAPPANO] = s  # terms 4, 5
+    obs[OBS_PASSES] = 0
+    obs[OBS_HAND_SIZE + s] -= 1
+    return mappakuling
+
+
+@njit(cache=True)
+def record_pass(obs, hist, s):
+    """A pass by ``s`` in the public record: history row and void numbers (D17)."""
+    k = obs[OBS_TURN]
+    hist[k, 0] = s
+    hist[k, 1] = -1
+    hist[k, 2] = 0
+    obs[OBS_TURN] = k + 1
+    obs[OBS_VOID + s] |= (np.int64(1) << obs[OBS_LEFT]) | (np.int64(1) << obs[OBS_RIGHT])
+
+
+# ---------------------------------------------------------------- one round
+@njit(cache=True)
+def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
+               rec, do_rec, tr, tn, do_trace):
+    """Play one round at a table (mirrors ``Table.new_round`` + ``play_round``
+    + ``aggregate_round`` of the reference)."""
+    for i in range(W_LEN):
+        w[i] = 0
+    deal(rng, perm, hands)
+    rnd = st[L.ST_ROUNDS] + 1
+    must = -1
+    if st[L.ST_NEXT_STARTER] < 0:
+        starter, dbl = first_opener(hands)  # D3
+        if rules[R_OPENER_LEADS_DOUBLE]:
+            must = dbl
+    else:
+        starter = st[L.ST_NEXT_STARTER]  # D4
+    # public state of the new round
+    obs[OBS_ROUND] = rnd
+    obs[OBS_STARTER] = starter
+    obs[OBS_CAMAT] = st[L.ST_CAMAT]
+    obs[OBS_LEFT] = -1
+    obs[OBS_RIGHT] = -1
+    obs[OBS_CHAIN] = 0
+    obs[OBS_LAST_MAPPANO] = -1
+    obs[OBS_TURN] = 0
+    obs[OBS_PASSES] = 0
+    obs[OBS_MUST_LEAD] = must
+    for s in range(5):
+        obs[OBS_HAND_SIZE + s] = 5
+        obs[OBS_PLAYED_BY + s] = 0
+        obs[OBS_VOID + s] = 0
+        obs[OBS_HAS_PLAYED + s] = 0
+    if do_trace:
+        k = tn[0]
+        if k < tr.shape[0]:
+            tr[k, 0] = EV_DEAL
+            tr[k, 1] = rnd
+            tr[k, 2] = starter
+            tr[k, 3] = must
+            for s in range(5):
+                tr[k, 4 + s] = hands[s]
+        tn[0] = k + 1
+
+    s = starter
+    kind = -1
+    winner = -1
+    first_cappu = -1
+    cucuq = -1
+    manguno = -1
+    n_matt = 0
+    matt_mask = 0
+    while True:
+        n = legal_moves(hands[s], obs, moves)
+        if n > 0:
+            # a choice: the player sees its D17 observation only
+            obs[OBS_SEAT] = s
+            obs[OBS_HAND] = hands[s]
+            idx = builtin_choose(pids[s], obs, hist, moves, n, rng)
+            move = moves[idx]
+            was_lead = obs[OBS_LEFT] < 0
+            mk = apply_play(obs, hist, hands, s, move)
+            if was_lead:
+                _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+            else:
+                _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT],
+                       obs[OBS_RIGHT], mk)
+                if mk:
+                    agg[L.A_MAPPAKULING + s] += 1
+            if hands[s] == 0:
+                # D9: FIRST CAPPU ends the round at once; D8: CEKI / POLLO
+                first_cappu = s
+                winner = s
+                cucuq = (s + 4) % 5  # D10
+                if mk:
+                    kind = L.K_POLLO if _DBL[move >> 1] else L.K_CEKI
+                else:
+                    kind = L.K_CAPPU
+                size = rules[R_CAPPU]
+                if kind == L.K_CEKI:
+                    size = rules[R_CEKI]
+                elif kind == L.K_POLLO:
+                    size = rules[R_POLLO]
+                _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno,
+                           matt_mask, hands)
+                payers[0] = s
+                award(obs, size, cucuq, payers, 1, L.KIND_REASON[kind], agg, w, tr, tn, do_trace)
+                break
+            s = (s + 1) % 5  # D1
+            continue
+        # no playable tile
+        if s == obs[OBS_LAST_MAPPANO]:
+            # D11: the LAST MAPPANO cannot play either: blocked, s is MANGUNO
+            m = s
+            if rules[R_PENALIZE_MANGUNO_PASS]:
+                w[W_NPASS] += 1
+                w[W_PASSED + m] += 1
+                _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+                award(obs, rules[R_PASS], m, payers, 0, L.REASON_PASS, agg, w, tr, tn, do_trace)
+            record_pass(obs, hist, m)
+            _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
+            manguno = m
+            sm = pip_sum(hands[m])
+            # D12: MATTIKKENG; D14: winner lowest sum, ties to the first after M
+            best = -1
+            best_sum = 1 << 30
+            n_matt = 0
+            for k in range(1, 5):
+                p = (m + k) % 5
+                sp = pip_sum(hands[p])
+                if sp <= sm:
+                    matt_mask |= 1 << p
+                    payers[1 + n_matt] = p
+                    n_matt += 1
+                    agg[L.A_MATTIKKENG + p] += 1
+                    if sp < best_sum:
+                        best_sum = sp
+                        best = p
+            if n_matt == 0:
+                kind = L.K_MANGUNO  # D13
+                winner = m
+                cucuq = (m + 4) % 5
+                _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno,
+                           matt_mask, hands)
+                payers[0] = m
+                award(obs, rules[R_MANGUNO], cucuq, payers, 1, L.REASON_MANGUNO, agg, w,
+                      tr, tn, do_trace)
+            else:
+                kind = L.K_MATTIKKENG  # D14
+                winner = best
+                size = rules[R_MATTIKKENG]
+                if n_matt >= 2 or best_sum == sm:
+                    size = rules[R_MATTIKKENG_REDUCED]
+                _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno,
+                           matt_mask, hands)
+                # payers: the winner first, then the other MATTIKKENG in turn order after M
+                j = 1
+                for k in range(1, 1 + n_matt):
+                    p = payers[k]
+                    if p != best:
+                        payers[j] = p
+                        j += 1
+                payers[0] = best
+                award(obs, size, m, payers, n_matt, L.REASON_MATTIKKENG, agg, w, tr, tn, do_trace)
+            break
+        # D6: PASS, or PASSEBUNGE before the passer's first play
+        pb = obs[OBS_HAS_PLAYED + s] == 0
+        if pb and rules[R_PASSEBUNGE_EVERY_PASS] == 0 and w[W_PB_TAKEN + s]:
+            pb = False
+        w[W_NPASS] += 1
+        w[W_PASSED + s] += 1
+        if pb:
+            w[W_PB_TAKEN + s] = 1
+            w[W_NPB] += 1
+            w[W_PB + s] += 1
+        _trace(tr, tn, do_trace, EV_PASS, s, 1 if pb else 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+        record_pass(obs, hist, s)
+        obs[OBS_PASSES] += 1
+        payers[0] = obs[OBS_LAST_MAPPANO]
+        if pb:
+            award(obs, rules[R_PASSEBUNGE], s, payers, 1, L.REASON_PASSEBUNGE, agg, w, tr, tn,
+                  do_trace)
+        else:
+            award(obs, rules[R_PASS], s, payers, 1, L.REASON_PASS, agg, w, tr, tn, do_trace)
+        s = (s + 1) % 5
+
+    # ---- D15: CAMAT, then D4: next starter; then the round's aggregates
+    st[L.ST_ROUNDS] = rnd
+    st[L.ST_SINCE_CAMAT] += 1
+    camat = -1
+    if first_cappu >= 0 and obs[OBS_TABLE] == 0 and obs[OBS_STONES + first_cappu] == 0:
+        camat = first_cappu
+        st[L.ST_CAMAT] = camat
+        for p in range(5):
+            obs[OBS_STONES + p] = 0
+        obs[OBS_TABLE] = rules[R_STONES]
+        _trace(tr, tn, do_trace, EV_CAMAT, camat, obs[OBS_TABLE], 0, 0, 0, 0)
+        agg[L.A_CAMAT + camat] += 1
+        gap = st[L.ST_SINCE_CAMAT]
+        agg[L.A_CAMAT_GAP_HIST + min(gap, L.GAP_BINS - 1)] += 1
+        agg[L.A_CAMAT_GAP_SUM] += gap
+        st[L.ST_CAMATS] += 1
+        st[L.ST_SINCE_CAMAT] = 0
+    st[L.ST_NEXT_STARTER] = st[L.ST_CAMAT] if st[L.ST_CAMAT] >= 0 else winner
+
+    turns = obs[OBS_TURN]
+    tiles = popcount(obs[OBS_CHAIN])
+    agg[L.A_ROUNDS] += 1
+    agg[L.A_TURNS] += turns
+    agg[L.A_TILES] += tiles
+    agg[L.A_TILES_HIST + tiles] += 1
+    agg[L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1)] += 1
+    agg[L.A_WINS + winner * 5 + kind] += 1
+    agg[L.A_WINS_OFFSET + ((winner - starter) % 5) * 5 + kind] += 1
+    agg[L.A_STARTS + starter] += 1
+    anyp = 0
+    anypb = 0
+    for p in range(5):
+        agg[L.A_PASSES + p] += w[W_PASSED + p]
+        agg[L.A_PASSEBUNGE + p] += w[W_PB + p]
+        if w[W_PASSED + p] > 0:
+            agg[L.A_PASS_ROUNDS + p] += 1
+            anyp = 1
+        if w[W_PB + p] > 0:
+            agg[L.A_PASSEBUNGE_ROUNDS + p] += 1
+            anypb = 1
+    agg[L.A_ANY_PASS_ROUNDS] += anyp
+    agg[L.A_ANY_PASSEBUNGE_ROUNDS] += anypb
+    if cucuq >= 0:
+        agg[L.A_CUCUQ + cucuq] += 1
+    if do_rec:
+        rec[L.RC_ROUND] = rnd
+        rec[L.RC_STARTER] = starter
+        rec[L.RC_KIND] = kind
+        rec[L.RC_WINNER] = winner
+        rec[L.RC_CUCUQ] = cucuq
+        rec[L.RC_MANGUNO] = manguno
+        rec[L.RC_N_MATT] = n_matt
+        rec[L.RC_PASSES] = w[W_NPASS]
+        rec[L.RC_PASSEBUNGE] = w[W_NPB]
+        rec[L.RC_TILES] = tiles
+        rec[L.RC_TURNS] = turns
+        for r in range(7):
+            rec[L.RC_STONES + r] = w[W_BY_REASON + r]
+        rec[L.RC_FROM_TABLE] = w[W_FROM_TABLE]
+        rec[L.RC_UNPAID] = w[W_UNPAID]
+        rec[L.RC_CAMAT] = camat
+
+
+@njit(cache=True)
+def _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno, matt_mask, hands):
+    if do_trace:
+        k = tn[0]
+        if k < tr.shape[0]:
+            tr[k, 0] = EV_END
+            tr[k, 1] = kind
+            tr[k, 2] = winner
+            tr[k, 3] = first_cappu
+            tr[k, 4] = cucuq
+            tr[k, 5] = manguno
+            tr[k, 6] = matt_mask
+            for s in range(5):
+                tr[k, 7 + s] = pip_sum(hands[s])
+        tn[0] = k + 1
+
+
+# ---------------------------------------------------------------- tables
+@njit(cache=True)
+def init_states(seed, table_start, n_tables, stones):
+    """Fresh table states: no stones held, ``stones`` on the table, no CAMAT,
+    first round next, and each table's generator from (seed, table index)."""
+    state = np.zeros((n_tables, L.ST_LEN), dtype=np.int64)
+    useed = np.uint64(seed)
+    for i in range(n_tables):
+        state[i, L.ST_TABLE] = stones
+        state[i, L.ST_CAMAT] = -1
+        state[i, L.ST_NEXT_STARTER] = -1
+        s = table_state(useed, np.uint64(table_start + i))
+        state[i, L.ST_RNG] = np.int64(s)
+    return state
+
+
+@njit(cache=True)
+def play_table(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
+               do_trace):
+    """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
+    if > 0), continuing from its state ``st``; returns rounds played."""
+    hands = np.zeros(5, dtype=np.int64)
+    obs = np.zeros(OBS_LEN, dtype=np.int64)
+    hist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
+    moves = np.zeros(64, dtype=np.int64)
+    perm = np.zeros(28, dtype=np.int64)
+    payers = np.zeros(8, dtype=np.int64)
+    w = np.zeros(W_LEN, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = np.uint64(st[L.ST_RNG])
+    for p in range(5):
+        obs[OBS_STONES + p] = st[L.ST_STONES + p]
+    obs[OBS_TABLE] = st[L.ST_TABLE]
+    dummy = np.zeros(L.REC_LEN, dtype=np.int64)
+    played = 0
+    for r in range(rounds):
+        if camat_target > 0 and st[L.ST_CAMATS] >= camat_target:
+            break
+        if do_rec:
+            rec = recs[rec_base + r]
+        else:
+            rec = dummy
+        play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
+                   rec, do_rec, tr, tn, do_trace)
+        played += 1
+    for p in range(5):
+        st[L.ST_STONES + p] = obs[OBS_STONES + p]
+    st[L.ST_TABLE] = obs[OBS_TABLE]
+    st[L.ST_RNG] = np.int64(rng[0])
+    return played
+
+
+@njit(cache=True, parallel=True)
+def run_kernel(pids, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
+    """Play every table of ``state`` (in place) in parallel over tables."""
+    n_tables = state.shape[0]
+    tr = np.zeros((1, TR_WIDTH), dtype=np.int64)
+    for i in prange(n_tables):
+        tn = np.zeros(1, dtype=np.int64)
+        rec_n[i] = play_table(pids, rules, state[i], rounds, camat_target, agg[i], recs,
+                              i * rounds, do_rec, tr, tn, 0)
+
+
+@njit(cache=True)
+def trace_kernel(pids, rules, st, rounds, agg, tr):
+    """Play one table with the full move-by-move trace; returns rows written."""
+    tn = np.zeros(1, dtype=np.int64)
+    recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
+    play_table(pids, rules, st, rounds, 0, agg, recs, 0, 0, tr, tn, 1)
+    return tn[0]

@@ -1,0 +1,421 @@
+"""Monte Carlo studies: many independent tables (D16), summed into groups.
+
+:func:`simulate` is the study entry point of the Python API::
+
+    import domeng
+    res = domeng.simulate(tables=2000, rounds=500,
+                          players="random,heavy,keeper,hunter,random",
+                          rules=["passebunge_every_pass=false"], seed=1)
+    res.summary()["win_rate_by_starter_offset"]
+    res.win_by_player()            # a tidy pandas DataFrame
+
+How it works.  The table indices ``0..tables-1`` are cut into chunks of
+``chunk_tables`` consecutive tables; each chunk is played by
+:func:`domeng.batch.run_tables` (the only engine entry point used here).
+Table ``t`` depends only on ``(seed, t)``, and its aggregate vector
+(:mod:`domeng.layout`) is added to group ``t * G // tables`` with
+``G = min(tables, 1000)``.  All sums are integers, so the result does not
+depend on the chunk size or on the number of workers, and memory stays
+``O(G)`` whatever the number of rounds.  The groups are i.i.d. sums of
+independent tables, which is what the standard errors of
+:mod:`domeng.results` use (rounds at one table are correlated through the
+stones and the starter, D4, D15, so rounds are not independent samples).
+
+Per-round records (``records=PATH``) are written to a Parquet file chunk by
+chunk (:class:`RecordWriter`), never all held in memory.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import layout as L
+from .batch import run_tables
+from .errors import DomengError
+from .players import parse_players
+from .rules import Rules
+
+#: the default study of ``domeng simulate`` (about a million rounds, mixed players)
+DEFAULT_TABLES = 2000
+DEFAULT_ROUNDS = 500
+DEFAULT_PLAYERS = ("random", "heavy", "keeper", "hunter", "random")
+#: the number of groups of tables that standard errors are computed across
+MAX_GROUPS = 1000
+#: the default chunk holds about this many table-rounds
+CHUNK_ROUNDS = 200_000
+#: with records on, a chunk holds at most this many rounds (22 int64 each)
+CHUNK_ROUNDS_RECORDS = 100_000
+#: records are written to Parquet in row groups of about this many rows
+RECORD_ROW_GROUP = 1 << 17
+
+# ---------------------------------------------------------------- state summary
+# Per-group sums of the final per-table state (``ST_*``), int64[S_LEN].
+S_STONES = 0            #: [5] stones held at the end, by seat
+S_TABLE = 5             #: stones on the table at the end
+S_CAMAT_HOLDER = 6      #: [6] tables whose current CAMAT is seat 0..4; [5]: no CAMAT
+S_CAMATS = 12           #: CAMATs designated over the whole game
+S_SINCE_CAMAT = 13      #: rounds since the last CAMAT (or since the start)
+S_ROUNDS = 14           #: rounds played
+S_CAMATS_HIST = 15      #: [32] tables by number of CAMATs (bin 31: 31 or more)
+CAMATS_BINS = 32
+S_LEN = S_CAMATS_HIST + CAMATS_BINS
+
+
+class StudyError(DomengError, ValueError):
+    """A study asked for with bad arguments (counts, seed, workers, paths)."""
+
+
+# ---------------------------------------------------------------- validation
+def _count(name: str, value, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise StudyError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    value = int(value)
+    if value < minimum:
+        raise StudyError(f"{name} must be a whole number >= {minimum}, got {value}")
+    return value
+
+
+def coerce_rules(rules: Rules | str | Sequence[str] | dict | None) -> Rules:
+    """Rules from a :class:`Rules`, ``"name=value,..."``, a list of such
+    strings, a mapping of option values, or None (the defaults)."""
+    if rules is None:
+        return Rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, dict):
+        return Rules.from_mapping(rules)
+    if isinstance(rules, str):
+        return Rules.parse(rules)
+    if isinstance(rules, (list, tuple)):
+        for item in rules:
+            if not isinstance(item, str):
+                raise StudyError(f"rule options must be strings name=value, got {item!r}")
+        return Rules.parse(list(rules))
+    raise StudyError(f"rules must be Rules, a string or a list of name=value strings, got {type(rules).__name__}")
+
+
+def default_chunk_tables(tables: int, rounds: int, records: bool = False) -> int:
+    """A chunk of about :data:`CHUNK_ROUNDS` table-rounds (fewer with records)."""
+    target = CHUNK_ROUNDS_RECORDS if records else CHUNK_ROUNDS
+    return max(1, min(tables, target // rounds))
+
+
+def group_of(table_index: np.ndarray | int, tables: int, groups: int):
+    """The group of table ``t`` (``t * G // tables``)."""
+    return (np.asarray(table_index, dtype=np.int64) * groups) // tables
+
+
+def summarize_state(state: np.ndarray) -> np.ndarray:
+    """Per-table state ``[n, ST_LEN]`` -> per-table summary ``[n, S_LEN]``."""
+    n = state.shape[0]
+    out = np.zeros((n, S_LEN), dtype=np.int64)
+    out[:, S_STONES:S_STONES + 5] = state[:, L.ST_STONES:L.ST_STONES + 5]
+    out[:, S_TABLE] = state[:, L.ST_TABLE]
+    camat = state[:, L.ST_CAMAT]
+    holder = np.where(camat < 0, 5, camat)
+    out[np.arange(n), S_CAMAT_HOLDER + holder] = 1
+    out[:, S_CAMATS] = state[:, L.ST_CAMATS]
+    out[:, S_SINCE_CAMAT] = state[:, L.ST_SINCE_CAMAT]
+    out[:, S_ROUNDS] = state[:, L.ST_ROUNDS]
+    bins = np.minimum(state[:, L.ST_CAMATS], CAMATS_BINS - 1)
+    out[np.arange(n), S_CAMATS_HIST + bins] = 1
+    return out
+
+
+def _check_chunk(out, n: int, rounds: int, rules: Rules, table_start: int) -> None:
+    """Cheap invariants of every chunk (a broken engine must not go unnoticed)."""
+    if out.agg.shape != (n, L.AGG_LEN) or out.state.shape != (n, L.ST_LEN):
+        raise RuntimeError(
+            f"run_tables returned shapes {out.agg.shape}, {out.state.shape} for {n} tables"
+        )
+    if np.any(out.agg[:, L.A_ROUNDS] != rounds) or np.any(out.state[:, L.ST_ROUNDS] != rounds):
+        raise RuntimeError(f"run_tables did not play {rounds} rounds at every table "
+                           f"of the chunk starting at {table_start}")
+    held = out.state[:, L.ST_STONES:L.ST_STONES + 5].sum(axis=1) + out.state[:, L.ST_TABLE]
+    if np.any(held != rules.stones):
+        raise RuntimeError(f"stones not conserved (D7) in the chunk starting at table {table_start}")
+
+
+# ---------------------------------------------------------------- records
+def _records_schema():
+    import pyarrow as pa
+
+    fields = []
+    for name in L.REC_COLUMNS:
+        if name == "table":
+            t = pa.int64()
+        elif name == "kind":
+            t = pa.dictionary(pa.int8(), pa.string())
+        elif name in ("starter", "winner", "cucuq", "manguno", "camat", "n_mattikkeng"):
+            t = pa.int8()
+        else:
+            t = pa.int32()
+        fields.append(pa.field(name, t))
+    return pa.schema(fields)
+
+
+class RecordWriter:
+    """Writes per-round records (``layout.REC_COLUMNS``) to one Parquet file,
+    in row groups, under a temporary name that is renamed on :meth:`close`.
+
+    Columns: ``table`` (global table index), ``round`` (1-based, within the
+    table), ``starter``, ``winner``, ``cucuq``, ``manguno``, ``camat`` (seat,
+    -1 for none), ``kind`` (end kind name, dictionary-encoded), and the counts
+    ``n_mattikkeng, passes, passebunge, tiles, turns``, stones moved by reason
+    ``stones_pass .. stones_mattikkeng``, ``stones_from_table`` and ``unpaid``.
+    Rows are in (table, round) order whatever the chunk size.
+    """
+
+    def __init__(self, path: str | os.PathLike, metadata: dict[str, str] | None = None) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.path = Path(path)
+        if self.path.exists() and self.path.is_dir():
+            raise StudyError(f"records path {str(self.path)!r} is a directory")
+        parent = self.path.parent
+        if not parent.is_dir():
+            raise StudyError(f"cannot write records to {str(self.path)!r}: folder {str(parent)!r} does not exist")
+        self.tmp = parent / f".{self.path.name}.{os.getpid()}.partial"
+        schema = _records_schema()
+        if metadata:
+            schema = schema.with_metadata({k: str(v) for k, v in metadata.items()})
+        self._pa = pa
+        try:
+            self._writer = pq.ParquetWriter(str(self.tmp), schema, compression="zstd")
+        except OSError as e:
+            raise StudyError(f"cannot write records to {str(self.path)!r}: {e.strerror or e}") from None
+        self.schema = schema
+        self._buf: list[np.ndarray] = []
+        self._buffered = 0
+        self.rows = 0
+
+    def write(self, recs: np.ndarray) -> None:
+        if recs is None or len(recs) == 0:
+            return
+        self._buf.append(recs)
+        self._buffered += len(recs)
+        if self._buffered >= RECORD_ROW_GROUP:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._buf:
+            return
+        pa = self._pa
+        recs = np.concatenate(self._buf) if len(self._buf) > 1 else self._buf[0]
+        self._buf, self._buffered = [], 0
+        cols = []
+        for j, f in enumerate(self.schema):
+            col = recs[:, j]
+            if f.name == "kind":
+                dictionary = pa.array(list(L.KIND_NAMES), type=pa.string())
+                cols.append(pa.DictionaryArray.from_arrays(pa.array(col.astype(np.int8)), dictionary))
+            else:
+                cols.append(pa.array(col.astype(f.type.to_pandas_dtype())))
+        self._writer.write_table(pa.Table.from_arrays(cols, schema=self.schema))
+        self.rows += len(recs)
+
+    def close(self) -> Path:
+        """Flush, close and move the file to its final name."""
+        self._flush()
+        self._writer.close()
+        os.replace(self.tmp, self.path)
+        return self.path
+
+    def abort(self) -> None:
+        """Close and delete the temporary file (nothing half-written is left)."""
+        try:
+            self._writer.close()
+        except Exception:
+            pass
+        try:
+            self.tmp.unlink()
+        except FileNotFoundError:
+            pass
+
+
+# ---------------------------------------------------------------- progress
+class ProgressBar:
+    """A progress bar on stderr: tables done, rounds per second, ETA.
+
+    On a terminal it redraws one line; otherwise it prints a line at most
+    every 10 seconds (and at the end), so logs stay readable."""
+
+    def __init__(self, total_tables: int, rounds: int, stream=None) -> None:
+        self.total = total_tables
+        self.rounds = rounds
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.start = time.perf_counter()
+        self._last = -1e9
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        final = done >= total
+        if not final and now - self._last < (0.2 if self.tty else 10.0):
+            return
+        self._last = now
+        elapsed = now - self.start
+        rate = done * self.rounds / elapsed if elapsed > 0 else 0.0
+        frac = done / total if total else 1.0
+        eta = (elapsed / frac - elapsed) if frac > 0 else float("nan")
+        width = 24
+        fill = int(round(frac * width))
+        line = (f"[{'#' * fill}{'.' * (width - fill)}] {frac * 100:5.1f}%  "
+                f"{done:,}/{total:,} tables  {_fmt_rate(rate)} rounds/s  "
+                f"{'elapsed' if final else 'ETA'} {_fmt_time(elapsed if final else eta)}")
+        if self.tty:
+            self.stream.write("\r" + line + ("\n" if final else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _fmt_rate(r: float) -> str:
+    if r >= 1e6:
+        return f"{r / 1e6:.2f}M"
+    if r >= 1e3:
+        return f"{r / 1e3:.1f}k"
+    return f"{r:.0f}"
+
+
+def _fmt_time(s: float) -> str:
+    if not math.isfinite(s):
+        return "?"
+    s = int(round(s))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+# ---------------------------------------------------------------- simulate
+def simulate(
+    tables: int = DEFAULT_TABLES,
+    rounds: int = DEFAULT_ROUNDS,
+    players: str | Sequence[str] = "random",
+    rules: Rules | str | Sequence[str] | dict | None = None,
+    seed: int = 0,
+    workers: int | None = None,
+    chunk_tables: int | None = None,
+    records: str | os.PathLike | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
+):
+    """Play ``tables`` independent tables of ``rounds`` rounds each (D16)
+    and return a :class:`~domeng.results.Results`.
+
+    Parameters
+    ----------
+    tables, rounds:
+        Number of tables (games) and rounds per table, each >= 1.
+    players:
+        One built-in name for all seats, five names (seat 0..4) as a list
+        or a comma-separated string: ``random``, ``heavy``, ``keeper``, ``hunter``.
+    rules:
+        :class:`~domeng.rules.Rules`, ``"name=value,..."``, a list of such
+        strings, a dict of option values, or None (the defaults of RULES.md).
+    seed:
+        Study seed (0 <= seed < 2**64); table ``t`` plays the same rounds in
+        every study with this seed, rules and players.
+    workers:
+        Threads for the batch engine (None: its default).  Results do not
+        depend on it.
+    chunk_tables:
+        Tables per call of the batch engine (None: about 200,000 rounds per
+        chunk).  Results do not depend on it.
+    records:
+        Path of a Parquet file to write one row per table-round to (see
+        :class:`RecordWriter`), or None.
+    progress:
+        True: a progress bar on stderr; False: none; None: a bar only when
+        stderr is a terminal; a callable: called as ``progress(done_tables,
+        total_tables)`` after each chunk.
+
+    Raises :class:`StudyError`, :class:`~domeng.errors.RulesError` or
+    :class:`~domeng.errors.PlayerError` (all :class:`DomengError`) on bad input.
+    """
+    from .results import Results, package_version
+
+    tables = _count("tables", tables)
+    rounds = _count("rounds", rounds)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+        raise StudyError(f"seed must be a whole number in [0, 2**64), got {seed!r}")
+    seed = int(seed)
+    if workers is not None:
+        workers = _count("workers", workers)
+    names = parse_players(players)
+    rules_obj = coerce_rules(rules)
+    if chunk_tables is None:
+        chunk_tables = default_chunk_tables(tables, rounds, records is not None)
+    else:
+        chunk_tables = _count("chunk_tables", chunk_tables)
+    chunk_tables = min(chunk_tables, tables)
+
+    if progress is True:
+        progress_fn = ProgressBar(tables, rounds)
+    elif progress is None:
+        progress_fn = ProgressBar(tables, rounds) if sys.stderr.isatty() else None
+    elif progress is False:
+        progress_fn = None
+    elif callable(progress):
+        progress_fn = progress
+    else:
+        raise StudyError(f"progress must be a bool, None or a callable, got {progress!r}")
+
+    groups = min(tables, MAX_GROUPS)
+    group_agg = np.zeros((groups, L.AGG_LEN), dtype=np.int64)
+    group_state = np.zeros((groups, S_LEN), dtype=np.int64)
+    # group g holds tables ceil(g*T/G) .. ceil((g+1)*T/G)-1
+    bounds = -((-np.arange(groups + 1, dtype=np.int64) * tables) // groups)
+    group_tables = np.diff(bounds)
+
+    meta = {
+        "tables": tables, "rounds": rounds, "seed": seed,
+        "rules": rules_obj.to_dict(), "players": list(names),
+        "version": package_version(), "groups": groups,
+    }
+    writer = None
+    if records is not None:
+        writer = RecordWriter(records, metadata={
+            "domeng.version": meta["version"], "domeng.seed": str(seed),
+            "domeng.players": ",".join(names), "domeng.rules": str(rules_obj.to_dict()),
+            "domeng.kinds": ",".join(L.KIND_NAMES),
+        })
+    t0 = time.perf_counter()
+    counted = np.zeros(groups, dtype=np.int64)
+    try:
+        for start in range(0, tables, chunk_tables):
+            n = min(chunk_tables, tables - start)
+            out = run_tables(names, rules_obj, seed, start, n, rounds, writer is not None, workers)
+            _check_chunk(out, n, rounds, rules_obj, start)
+            gid = group_of(np.arange(start, start + n), tables, groups)
+            uniq, first = np.unique(gid, return_index=True)
+            group_agg[uniq] += np.add.reduceat(out.agg, first, axis=0)
+            group_state[uniq] += np.add.reduceat(summarize_state(out.state), first, axis=0)
+            counted[uniq] += np.diff(np.append(first, n))
+            if writer is not None:
+                if out.records is None or len(out.records) != n * rounds:
+                    raise RuntimeError("run_tables did not return the records asked for")
+                writer.write(out.records)
+            if progress_fn is not None:
+                progress_fn(start + n, tables)
+        if writer is not None:
+            writer.close()
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    if not np.array_equal(group_tables, counted):
+        raise RuntimeError("internal error: tables were not all counted once")
+    meta["elapsed_seconds"] = time.perf_counter() - t0
+    meta["records_rows"] = writer.rows if writer is not None else None
+    return Results(group_agg, group_state, counted, meta)
