@@ -426,7 +426,13 @@ class Round:
         """Play ``move`` for the seat to move.  An illegal move raises
         :class:`IllegalMoveError` and leaves the state unchanged."""
         self._check_turn(seat)
-        move = Move(int(move[0]), int(move[1]))
+        try:
+            move = Move(int(move[0]), int(move[1]))
+        except (TypeError, ValueError, IndexError):
+            # bad input is a DomengError (domeng.errors), never a bare TypeError
+            raise IllegalMoveError(
+                f"a move is (tile id, end) with end 0 (left) or 1 (right), got {move!r}"
+            ) from None
         legal = self.legal_moves()
         if move not in legal:
             raise IllegalMoveError(self._why_illegal(move, legal))

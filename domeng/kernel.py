@@ -86,7 +86,7 @@ def _trace(tr, tn, do_trace, a0, a1, a2, a3, a4, a5, a6):
 
 
 # ---------------------------------------------------------------- deal (D2, D3)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal(rng, perm, hands):
     """D2: Fisher-Yates over the 28 tiles (as the reference's ``rng.shuffle``);
     seat i gets tiles 5i..5i+4, the last 3 are out of play."""
@@ -104,7 +104,7 @@ def deal(rng, perm, hands):
         hands[s] = m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_opener(hands):
     """D3: seat holding [6|6], else [5|5], [4|4], [3|3]; returns (seat, double)."""
     for n in range(6, 2, -1):
@@ -116,7 +116,7 @@ def first_opener(hands):
 
 
 # ---------------------------------------------------------------- moves (D5)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_moves(hand, obs, moves):
     """Legal moves of a seat holding ``hand`` into ``moves`` (``tile*2+end``,
     ascending); returns their number (0: the seat must pass)."""
@@ -152,7 +152,7 @@ def legal_moves(hand, obs, moves):
 
 
 # ---------------------------------------------------------------- stones (D7)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
     """Pay "up to ``size`` to ``dest``" (D7): from the table, then from each
     payer in order; what nobody can cover is recorded as unpaid."""
@@ -186,7 +186,7 @@ def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
         _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, due, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pip_sum(hand):
     s = 0
     m = hand
@@ -198,7 +198,7 @@ def pip_sum(hand):
 
 
 # ---------------------------------------------------------------- play / pass
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_play(obs, hist, hands, s, move):
     """Play ``move`` for seat ``s``; returns 1 if it is a MAPPAKULING (D8)."""
     t = move >> 1
@@ -231,7 +231,7 @@ def apply_play(obs, hist, hands, s, move):
     return mappakuling
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record_pass(obs, hist, s):
     """A pass by ``s`` in the public record: history row and void numbers (D17)."""
     k = obs[OBS_TURN]
@@ -243,7 +243,7 @@ def record_pass(obs, hist, s):
 
 
 # ---------------------------------------------------------------- one round
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
                rec, do_rec, tr, tn, do_trace):
     """Play one round at a table (mirrors ``Table.new_round`` + ``play_round``
@@ -300,7 +300,11 @@ def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, a
             # a choice: the player sees its D17 observation only
             obs[OBS_SEAT] = s
             obs[OBS_HAND] = hands[s]
-            idx = builtin_choose(pids[s], obs, hist, moves, n, rng)
+            pid = pids[s]
+            if pid == 0:
+                idx = 0 if n == 1 else randbelow(rng, n)  # the random player, inline
+            else:
+                idx = builtin_choose(pid, obs, hist, moves, n, rng)
             move = moves[idx]
             was_lead = obs[OBS_LEFT] < 0
             mk = apply_play(obs, hist, hands, s, move)
@@ -471,7 +475,7 @@ def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, a
         rec[L.RC_CAMAT] = camat
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno, matt_mask, hands):
     if do_trace:
         k = tn[0]
@@ -504,24 +508,15 @@ def init_states(seed, table_start, n_tables, stones):
     return state
 
 
-@njit(cache=True)
-def play_table(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
-               do_trace):
-    """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
-    if > 0), continuing from its state ``st``; returns rounds played."""
-    hands = np.zeros(5, dtype=np.int64)
-    obs = np.zeros(OBS_LEN, dtype=np.int64)
-    hist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
-    moves = np.zeros(64, dtype=np.int64)
-    perm = np.zeros(28, dtype=np.int64)
-    payers = np.zeros(8, dtype=np.int64)
-    w = np.zeros(W_LEN, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
+@njit(cache=True, _nrt=False)
+def play_rounds(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
+                do_trace, hands, obs, hist, moves, perm, payers, w, rng, dummy):
+    """The round loop of :func:`play_table`, compiled without reference
+    counting (it allocates nothing), which keeps the hot path free of atomics."""
     rng[0] = np.uint64(st[L.ST_RNG])
     for p in range(5):
         obs[OBS_STONES + p] = st[L.ST_STONES + p]
     obs[OBS_TABLE] = st[L.ST_TABLE]
-    dummy = np.zeros(L.REC_LEN, dtype=np.int64)
     played = 0
     for r in range(rounds):
         if camat_target > 0 and st[L.ST_CAMATS] >= camat_target:
@@ -538,6 +533,24 @@ def play_table(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_re
     st[L.ST_TABLE] = obs[OBS_TABLE]
     st[L.ST_RNG] = np.int64(rng[0])
     return played
+
+
+@njit(cache=True)
+def play_table(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
+               do_trace):
+    """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
+    if > 0), continuing from its state ``st``; returns rounds played."""
+    hands = np.zeros(5, dtype=np.int64)
+    obs = np.zeros(OBS_LEN, dtype=np.int64)
+    hist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
+    moves = np.zeros(64, dtype=np.int64)
+    perm = np.zeros(28, dtype=np.int64)
+    payers = np.zeros(8, dtype=np.int64)
+    w = np.zeros(W_LEN, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    dummy = np.zeros(L.REC_LEN, dtype=np.int64)
+    return play_rounds(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr,
+                       tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, dummy)
 
 
 @njit(cache=True, parallel=True)

@@ -73,102 +73,100 @@ def ends_after(tile, end, left, right):
 
 
 @njit(cache=True, inline="always")
-def pick_best(scores, n_moves, rng):
-    """Index of the highest score; a tie is broken uniformly with one draw."""
-    best = scores[0]
+def pick_best(score, obs, moves, n_moves, rng):
+    """Index of the move with the highest ``score(obs, move)``; a tie between
+    k moves is broken uniformly with one draw ``randbelow(k)`` (k > 1 only)."""
+    best = score(obs, moves[0])
+    best_i = 0
+    k = 1
     for i in range(1, n_moves):
-        if scores[i] > best:
-            best = scores[i]
-    k = 0
-    for i in range(n_moves):
-        if scores[i] == best:
+        sc = score(obs, moves[i])
+        if sc > best:
+            best = sc
+            best_i = i
+            k = 1
+        elif sc == best:
             k += 1
     if k == 1:
-        for i in range(n_moves):
-            if scores[i] == best:
-                return i
+        return best_i
     j = randbelow(rng, k)
-    for i in range(n_moves):
-        if scores[i] == best:
+    for i in range(best_i, n_moves):
+        if score(obs, moves[i]) == best:
             if j == 0:
                 return i
             j -= 1
-    return 0
+    return best_i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_strategy(obs, hist, moves, n_moves, rng):
     if n_moves == 1:
         return 0
     return randbelow(rng, n_moves)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def heavy_score(obs, move):
+    return _PIPS[move >> 1]
+
+
+@njit(cache=True, inline="always")
 def heavy_strategy(obs, hist, moves, n_moves, rng):
     if n_moves == 1:
         return 0
-    scores = np.empty(n_moves, dtype=np.int64)
-    for i in range(n_moves):
-        scores[i] = _PIPS[moves[i] >> 1]
-    return pick_best(scores, n_moves, rng)
+    return pick_best(heavy_score, obs, moves, n_moves, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def keeper_score(obs, move):
+    t = move >> 1
+    nl, nr = ends_after(t, move & 1, obs[OBS_LEFT], obs[OBS_RIGHT])
+    rest = obs[OBS_HAND] & ~(np.int64(1) << t)
+    return popcount(rest & (_NUM[nl] | _NUM[nr])) * 16 + _PIPS[t]
+
+
+@njit(cache=True, inline="always")
 def keeper_strategy(obs, hist, moves, n_moves, rng):
     if n_moves == 1:
         return 0
+    return pick_best(keeper_score, obs, moves, n_moves, rng)
+
+
+@njit(cache=True, inline="always")
+def hunter_score(obs, move):
     hand = obs[OBS_HAND]
-    left = obs[OBS_LEFT]
-    right = obs[OBS_RIGHT]
-    scores = np.empty(n_moves, dtype=np.int64)
-    for i in range(n_moves):
-        t = moves[i] >> 1
-        nl, nr = ends_after(t, moves[i] & 1, left, right)
-        rest = hand & ~(np.int64(1) << t)
-        fits = popcount(rest & (_NUM[nl] | _NUM[nr]))
-        scores[i] = fits * 16 + _PIPS[t]
-    return pick_best(scores, n_moves, rng)
+    t = move >> 1
+    nl, nr = ends_after(t, move & 1, obs[OBS_LEFT], obs[OBS_RIGHT])
+    rest = hand & ~(np.int64(1) << t)
+    score = _PIPS[t]
+    if popcount(rest) == 1:
+        x = lowest_bit(rest)
+        if _DBL[x] == 1:
+            if nl == nr and _HI[x] == nl:
+                score += 1000  # POLLO is set up
+        elif nl != nr and ((_HI[x] == nl and _LO[x] == nr) or (_HI[x] == nr and _LO[x] == nl)):
+            score += 1000  # CEKI is set up
+    void = obs[OBS_VOID + (obs[OBS_SEAT] + 1) % 5]
+    if (void >> nl) & 1 and (void >> nr) & 1:
+        if obs[OBS_TABLE] > 0:
+            score += 200  # the next seat must pass, paid by the table
+        else:
+            score -= 50  # ... but I, the LAST MAPPANO, would pay it
+    else:
+        # fewer unseen tiles on the open ends = fewer easy plays for others
+        seen = obs[OBS_CHAIN] | hand
+        score -= 8 * popcount((_NUM[nl] | _NUM[nr]) & ~seen)
+    return score
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hunter_strategy(obs, hist, moves, n_moves, rng):
     if n_moves == 1:
         return 0
-    hand = obs[OBS_HAND]
-    left = obs[OBS_LEFT]
-    right = obs[OBS_RIGHT]
-    seat = obs[OBS_SEAT]
-    nxt = (seat + 1) % 5
-    void = obs[OBS_VOID + nxt]
-    seen_base = obs[OBS_CHAIN] | hand
-    scores = np.empty(n_moves, dtype=np.int64)
-    for i in range(n_moves):
-        t = moves[i] >> 1
-        nl, nr = ends_after(t, moves[i] & 1, left, right)
-        rest = hand & ~(np.int64(1) << t)
-        score = _PIPS[t]
-        if popcount(rest) == 1:
-            x = lowest_bit(rest)
-            if _DBL[x] == 1:
-                if nl == nr and _HI[x] == nl:
-                    score += 1000  # POLLO is set up
-            elif nl != nr and ((_HI[x] == nl and _LO[x] == nr) or (_HI[x] == nr and _LO[x] == nl)):
-                score += 1000  # CEKI is set up
-        if (void >> nl) & 1 and (void >> nr) & 1:
-            if obs[OBS_TABLE] > 0:
-                score += 200  # the next seat must pass, paid by the table
-            else:
-                score -= 50  # ... but I, the LAST MAPPANO, would pay it
-        else:
-            # fewer unseen tiles on the open ends = fewer easy plays for others
-            seen = seen_base | (np.int64(1) << t)
-            unseen = popcount((_NUM[nl] | _NUM[nr]) & ~seen)
-            score -= 8 * unseen
-        scores[i] = score
-    return pick_best(scores, n_moves, rng)
+    return pick_best(hunter_score, obs, moves, n_moves, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def builtin_choose(pid, obs, hist, moves, n_moves, rng):
     """Dispatch to a built-in strategy by id."""
     if pid == P_RANDOM:

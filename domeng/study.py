@@ -52,6 +52,8 @@ MAX_GROUPS = 1000
 CHUNK_ROUNDS = 200_000
 #: with records on, a chunk holds at most this many rounds (22 int64 each)
 CHUNK_ROUNDS_RECORDS = 100_000
+#: and never more tables than this (each table's aggregates take AGG_LEN int64)
+MAX_CHUNK_TABLES = 16_384
 #: records are written to Parquet in row groups of about this many rows
 RECORD_ROW_GROUP = 1 << 17
 
@@ -105,9 +107,10 @@ def coerce_rules(rules: Rules | str | Sequence[str] | dict | None) -> Rules:
 
 
 def default_chunk_tables(tables: int, rounds: int, records: bool = False) -> int:
-    """A chunk of about :data:`CHUNK_ROUNDS` table-rounds (fewer with records)."""
+    """A chunk of about :data:`CHUNK_ROUNDS` table-rounds (fewer with
+    records), at most :data:`MAX_CHUNK_TABLES` tables."""
     target = CHUNK_ROUNDS_RECORDS if records else CHUNK_ROUNDS
-    return max(1, min(tables, target // rounds))
+    return max(1, min(tables, MAX_CHUNK_TABLES, target // rounds))
 
 
 def group_of(table_index: np.ndarray | int, tables: int, groups: int):
@@ -258,6 +261,7 @@ class ProgressBar:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.start = time.perf_counter()
         self._last = -1e9
+        self._width = 0
 
     def __call__(self, done: int, total: int) -> None:
         now = time.perf_counter()
@@ -275,7 +279,9 @@ class ProgressBar:
                 f"{done:,}/{total:,} tables  {_fmt_rate(rate)} rounds/s  "
                 f"{'elapsed' if final else 'ETA'} {_fmt_time(elapsed if final else eta)}")
         if self.tty:
-            self.stream.write("\r" + line + ("\n" if final else ""))
+            padded = line.ljust(self._width)  # erase the rest of a longer previous line
+            self._width = len(line)
+            self.stream.write("\r" + padded + ("\n" if final else ""))
         else:
             self.stream.write(line + "\n")
         self.stream.flush()

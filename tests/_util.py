@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 
-from domeng.engine import TABLE, Round, Table
+from domeng.engine import LEFT, RIGHT, TABLE, Move, Round, Table
 from domeng.rules import Rules
 from domeng.tiles import N_TILES, parse_tile
 
@@ -87,3 +87,35 @@ def check_tiles(rnd: Round) -> None:
     assert sum(len(p) for p in places) == N_TILES
     assert set().union(*places) == set(range(N_TILES))
     assert len(rnd.out_of_play) == 3
+
+
+def two_pass_round(rules: Rules | None = None) -> Round:
+    """Seat 3 (no number above 2) passes twice before playing while the others
+    keep the ends among 3..6.  Table 10 stones, every seat 3."""
+    table = make_table(stones=[3, 3, 3, 3, 3], table_stones=10, rules=rules)
+    rnd = Round.from_position(
+        table,
+        [H("6-5", "4-4", "2-2"), H("6-4", "4-3", "6-0"), H("5-5", "3-3", "6-1"),
+         H("0-0", "1-0", "1-1", "2-0", "2-1"), H("5-3", "6-2")],
+        to_move=0, left=6, right=6, last_mappano=4,
+        has_played=[False, False, False, False, True], chain=[(4, T("6-6"), LEFT)],
+    )
+    script = [("6-5", LEFT), ("6-4", RIGHT), ("5-5", LEFT), None, ("5-3", LEFT),
+              ("4-4", RIGHT), ("4-3", RIGHT), ("3-3", LEFT), None]
+    for step in script:
+        if step is None:
+            assert rnd.to_move == 3 and rnd.legal_moves() == []
+            rnd.pass_turn()
+        else:
+            rnd.play(Move(T(step[0]), step[1]))
+    return rnd
+
+
+def block_position(manguno: int, hands, stones=(5, 5, 5, 5, 5), table_stones: int = 0,
+                   rules: Rules | None = None) -> Round:
+    """The moment the LAST MAPPANO ``manguno``, after four passes, is to move again
+    on open ends 6 and 6 (the hands given should show no 6: then he must pass)."""
+    table = make_table(stones=list(stones), table_stones=table_stones, rules=rules)
+    return Round.from_position(table, hands, to_move=manguno, left=6, right=6,
+                               last_mappano=manguno, passes_since_play=4,
+                               has_played=[True] * 5)

@@ -1,0 +1,211 @@
+"""The ``domeng`` command: ``simulate``, ``report``, ``rules``.
+
+Exit status: 0 on success; 2 on bad usage or bad input (one line on
+stderr, ``domeng: error: ...`` or ``domeng simulate: error: ...``, no
+traceback); 130 when interrupted.  Progress goes to stderr, results to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .errors import DomengError
+from .study import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad command-line usage (reported as one line, exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line instead of usage + message
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+
+def _whole(minimum: int, name: str = "a whole number"):
+    def conv(text: str) -> int:
+        try:
+            v = int(text.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {name} >= {minimum}, got {text!r}") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"must be {name} >= {minimum}, got {text!r}")
+        return v
+    return conv
+
+
+def _seed(text: str) -> int:
+    v = _whole(0)(text)
+    if v >= 2**64:
+        raise argparse.ArgumentTypeError(f"must be below 2**64, got {text!r}")
+    return v
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text or type(e).__name__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="domeng", description="Domeng, the five-player domino game of South "
+                "Sulawesi: Monte Carlo studies of its rules and strategies.")
+    from .results import package_version
+
+    p.add_argument("--version", action="version", version=f"domeng {package_version()}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+
+    s = sub.add_parser(
+        "simulate", help="play many tables and summarise them",
+        description="Play TABLES independent tables of ROUNDS rounds each and print a summary "
+                    "(every estimate with a 95%% confidence half-width across tables). "
+                    f"Default: {DEFAULT_TABLES} tables x {DEFAULT_ROUNDS} rounds, players "
+                    f"{','.join(DEFAULT_PLAYERS)}.")
+    s.add_argument("--tables", "-t", type=_whole(1), default=DEFAULT_TABLES, metavar="T",
+                   help=f"number of independent tables (games) (default {DEFAULT_TABLES})")
+    s.add_argument("--rounds", "-r", type=_whole(1), default=DEFAULT_ROUNDS, metavar="R",
+                   help=f"rounds per table (default {DEFAULT_ROUNDS})")
+    s.add_argument("--players", "-p", default=",".join(DEFAULT_PLAYERS), metavar="P[,P,P,P,P]",
+                   help="one player for all seats or five, seat 0..4: random, heavy, keeper, "
+                        f"hunter (default {','.join(DEFAULT_PLAYERS)})")
+    s.add_argument("--seed", "-s", type=_seed, default=0, metavar="S",
+                   help="study seed (default 0); the same seed gives the same numbers")
+    s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a rule option, e.g. passebunge_every_pass=false or pollo=4 "
+                        "(repeatable; see `domeng rules`)")
+    s.add_argument("--workers", "-w", type=_whole(1), default=None, metavar="N",
+                   help="threads of the batch engine (default: its own; results do not depend on it)")
+    s.add_argument("--chunk-tables", type=_whole(1), default=None, metavar="N",
+                   help="tables per engine call (default: about 200,000 rounds; results do not "
+                        "depend on it)")
+    s.add_argument("--out", "-o", default=None, metavar="DIR",
+                   help="write summary.json, tables (Parquet, CSV), plots (PNG), report.html and "
+                        "results.npz to DIR (replaced atomically)")
+    s.add_argument("--records", action="store_true",
+                   help="also write one row per table-round to DIR/records.parquet (needs --out)")
+    s.add_argument("--json", action="store_true",
+                   help="print only the summary as one JSON object on stdout")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    s.set_defaults(func=cmd_simulate)
+
+    r = sub.add_parser("report", help="render tables, plots and report.html again from a results folder",
+                       description="Load a results folder written by `domeng simulate --out DIR` and "
+                                   "write its tables, plots and report.html again.")
+    r.add_argument("dir", metavar="DIR", help="results folder")
+    r.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
+    r.set_defaults(func=cmd_report)
+
+    ru = sub.add_parser("rules", help="print the rules: terms, decisions, options and defaults",
+                        description="Print the card's terms, the decisions D1..D17 and every rule "
+                                    "option with its default.")
+    ru.add_argument("--json", action="store_true", help="print the options' defaults as JSON")
+    ru.set_defaults(func=cmd_rules)
+    return p
+
+
+# ---------------------------------------------------------------- commands
+def cmd_simulate(args) -> int:
+    from .report import render
+    from .results import atomic_directory
+    from .rules import Rules
+    from .study import simulate
+
+    if args.records and args.out is None:
+        raise UsageError("domeng simulate: error: --records needs --out DIR")
+    rules = Rules.parse(args.rule)  # fail fast, before any output folder exists
+    kwargs = dict(tables=args.tables, rounds=args.rounds, players=args.players, rules=rules,
+                  seed=args.seed, workers=args.workers, chunk_tables=args.chunk_tables,
+                  progress=not args.no_progress)
+    if args.out is None:
+        res = simulate(**kwargs)
+    else:
+        with atomic_directory(args.out) as tmp:
+            res = simulate(records=(tmp / "records.parquet") if args.records else None, **kwargs)
+            res.write_files(tmp)
+            render(res, tmp)
+    if args.json:
+        print(res.to_json())
+    else:
+        sys.stdout.write(res.to_text())
+        secs = res.meta.get("elapsed_seconds")
+        if secs:
+            print(f"\n{res.total_rounds:,} rounds in {secs:.1f} s "
+                  f"({res.total_rounds / secs:,.0f} rounds/s)")
+        if args.out is not None:
+            print(f"results: {args.out}  (report: {Path(args.out) / 'report.html'})")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import render
+    from .results import Results, ResultsError
+
+    res = Results.load(args.dir)
+    try:
+        res.write_files(args.dir)
+        paths = render(res, args.dir)
+    except OSError as e:
+        raise ResultsError(f"cannot write the report into {args.dir!r}: {e.strerror or e}") from None
+    if args.json:
+        print(res.to_json())
+    else:
+        sys.stdout.write(res.to_text())
+        print(f"\nreport: {paths['report']}")
+    return 0
+
+
+def cmd_rules(args) -> int:
+    from .rules import Rules
+
+    if args.json:
+        import json
+
+        print(json.dumps(Rules().to_dict(), indent=2))
+        return 0
+    from .ruletext import rules_text
+
+    sys.stdout.write(rules_text())
+    return 0
+
+
+# ---------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``domeng`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    parser = build_parser()
+    try:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as e:  # --help, --version
+            return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
+        if args.command is None:
+            raise UsageError("domeng: error: choose a command: simulate, report or rules "
+                             "(see domeng --help)")
+        return args.func(args)
+    except UsageError as e:
+        print(_one_line(e), file=sys.stderr)
+        return EXIT_USAGE
+    except DomengError as e:
+        print(f"domeng: error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+    except OSError as e:
+        where = f" {e.filename!r}" if getattr(e, "filename", None) else ""
+        print(f"domeng: error:{where} {e.strerror or _one_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\ndomeng: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,299 @@
+"""Plots (matplotlib, Agg backend, PNG) and a self-contained HTML report.
+
+:func:`plots` returns each figure as PNG bytes; :func:`html_report` embeds
+them (base64) with the study's tables; :func:`render` writes both into a
+results folder (``plots/NAME.png``, ``report.html``), each file atomically.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .results import Z95, Results, atomic_write  # noqa: E402
+
+#: plot names, in report order, with their captions
+PLOTS = {
+    "win_rates": "Win rate by seat offset from the round's starter, by seat and by player "
+                 "(bars: estimate; whiskers: 95% CI across tables; dashed: 1/5).",
+    "end_kinds": "How rounds end: share of rounds by end kind (95% CI).",
+    "passebunge_by_seat": "PASSEBUNGE per seat: events per round and share of rounds with at "
+                          "least one (95% CI).",
+    "stone_flows": "Stones per round from each source (the table, seats 0..4) to each "
+                   "destination seat, all reasons; bottom row: stones owed to the seat that "
+                   "nobody could pay (D7).",
+    "camat_gaps": "Rounds between CAMATs (a table's first CAMAT: rounds since the start).",
+    "round_length": "Round length: tiles played and turns per round.",
+}
+
+_BLUE = "#3b6ea8"
+_ORANGE = "#d9822b"
+_GREY = "#777777"
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _err(se) -> np.ndarray:
+    se = np.asarray(se, dtype=float)
+    return np.where(np.isfinite(se), Z95 * se, 0.0)
+
+
+def _subtitle(res: Results) -> str:
+    return (f"{res.tables:,} tables x {res.rounds:,} rounds, seed {res.seed}; "
+            f"players {','.join(res.players)}; {res.rules}")
+
+
+def _bars(ax, labels, values, se, color=_BLUE, ref=None, fmt="{:.3f}"):
+    x = np.arange(len(labels))
+    ax.bar(x, values, yerr=_err(se), color=color, capsize=4, width=0.65,
+           error_kw={"elinewidth": 1, "ecolor": "#333333"})
+    ax.set_xticks(x)
+    ax.set_xticklabels(labels)
+    if ref is not None:
+        ax.axhline(ref, color=_GREY, ls="--", lw=1)
+    for xi, v, e in zip(x, values, _err(se)):
+        ax.text(xi, v + e, fmt.format(v), ha="center", va="bottom", fontsize=8)
+    ax.margins(y=0.15)
+    ax.set_ylim(bottom=0)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+
+
+def plot_win_rates(res: Results) -> bytes:
+    off = res.win_by_starter_offset().query("kind == 'ALL'")
+    seat = res.win_by_seat().query("kind == 'ALL'")
+    ply = res.win_by_player().query("kind == 'ALL'")
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.4), sharey=True, layout="constrained",
+                             gridspec_kw={"width_ratios": [5, 5, max(len(ply), 2)]})
+    _bars(axes[0], [f"+{o}" if o else "starter" for o in off.offset], off.rate, off.se, ref=0.2)
+    axes[0].set_title("by seat offset from the starter")
+    axes[0].set_ylabel("win rate (share of rounds)")
+    _bars(axes[1], [f"{s}\n{p}" for s, p in zip(seat.seat, seat.player)], seat.rate, seat.se,
+          ref=0.2)
+    axes[1].set_title("by seat")
+    _bars(axes[2], [f"{p}\n({n} seat{'s' if n > 1 else ''})" for p, n in zip(ply.player, ply.n_seats)],
+          ply.rate, ply.se, color=_ORANGE, ref=0.2)
+    axes[2].set_title("by player (per seat)")
+    fig.suptitle("Win rate\n" + _subtitle(res), fontsize=10)
+    return _png(fig)
+
+
+def plot_end_kinds(res: Results) -> bytes:
+    df = res.end_kinds()
+    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    _bars(ax, list(df.kind), df.share, df.se, fmt="{:.1%}")
+    ax.set_ylabel("share of rounds")
+    ax.set_title("How rounds end\n" + _subtitle(res), fontsize=10)
+    return _png(fig)
+
+
+def plot_passebunge(res: Results) -> bytes:
+    df = res.passes_by_seat().query("event == 'PASSEBUNGE'")
+    fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
+    x = np.arange(len(df))
+    w = 0.38
+    ax.bar(x - w / 2, df.per_round, w, yerr=_err(df.per_round_se), capsize=3, color=_BLUE,
+           label="PASSEBUNGE events per round")
+    ax.bar(x + w / 2, df.round_share, w, yerr=_err(df.round_share_se), capsize=3, color=_ORANGE,
+           label="share of rounds with >= 1 PASSEBUNGE")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"seat {s}\n{p}" for s, p in zip(df.seat, df.player)])
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.margins(y=0.2)
+    ax.set_ylim(bottom=0)
+    ax.set_title("PASSEBUNGE per seat\n" + _subtitle(res), fontsize=10)
+    return _png(fig)
+
+
+def plot_stone_flows(res: Results) -> bytes:
+    m = res.flow_matrix()
+    unpaid = res.unpaid().groupby("dest_seat").per_round.sum().reindex(range(5), fill_value=0.0)
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.8, 6.2), sharex=True, layout="constrained",
+                                  gridspec_kw={"height_ratios": [6, 1]})
+    vmax = max(float(m.to_numpy().max()), 1e-9)
+    im = ax.imshow(m.to_numpy(), cmap="Blues", vmin=0, vmax=vmax, aspect="auto")
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            v = m.iat[i, j]
+            ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=8,
+                    color="white" if v > 0.6 * vmax else "black")
+    ax.set_yticks(range(6))
+    ax.set_yticklabels(["table"] + [f"seat {s} {p}" for s, p in enumerate(res.players)], fontsize=8)
+    ax.set_ylabel("source")
+    fig.colorbar(im, ax=ax, fraction=0.05, pad=0.02, label="stones per round")
+    u = unpaid.to_numpy()[None, :]
+    ax2.imshow(u, cmap="Greys", vmin=0, vmax=max(float(u.max()), 1e-9) * 2.5, aspect="auto")
+    for j in range(5):
+        ax2.text(j, 0, f"{u[0, j]:.3f}", ha="center", va="center", fontsize=8)
+    ax2.set_yticks([0])
+    ax2.set_yticklabels(["owed, unpaid (D7)"], fontsize=8)
+    ax2.set_xticks(range(5))
+    ax2.set_xticklabels([f"seat {d}\n{p}" for d, p in enumerate(res.players)], fontsize=8)
+    ax2.set_xlabel("destination")
+    fig.suptitle("Stone flows per round: source -> destination (all reasons)\n" + _subtitle(res),
+                 fontsize=10)
+    return _png(fig)
+
+
+def plot_camat_gaps(res: Results) -> bytes:
+    df = res.camat_gaps()
+    fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
+    nz = np.nonzero(df.camats.to_numpy())[0]
+    if len(nz) == 0:
+        ax.text(0.5, 0.5, "no CAMAT in this study", ha="center", va="center",
+                transform=ax.transAxes)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    else:
+        last = nz[-1] + 1
+        d = df.iloc[:last]
+        ax.bar(d.rounds_between, d.share, width=0.9, color=_BLUE)
+        mean = res.summary()["rounds_between_camats"]["mean"]["value"]
+        if mean is not None:
+            ax.axvline(mean, color=_ORANGE, lw=1.5, label=f"mean {mean:.1f} rounds")
+            ax.legend(fontsize=8)
+        ax.set_xlabel("rounds between CAMATs" + (" (last bar: 127 or more)" if last >= 127 else ""))
+        ax.set_ylabel("share of CAMATs")
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+    ax.set_title(f"Rounds between CAMATs ({int(df.camats.sum()):,} CAMATs)\n" + _subtitle(res),
+                 fontsize=10)
+    return _png(fig)
+
+
+def plot_round_length(res: Results) -> bytes:
+    df = res.round_length()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+    s = res.summary()
+    for ax, measure, key, color in ((axes[0], "tiles", "tiles_per_round", _BLUE),
+                                    (axes[1], "turns", "turns_per_round", _ORANGE)):
+        d = df[df.measure == measure]
+        nz = np.nonzero(d.rounds.to_numpy())[0]
+        if len(nz):
+            d = d.iloc[nz[0]:nz[-1] + 1]
+        ax.bar(d.value, d.share, width=0.9, color=color)
+        ax.set_xlabel(f"{measure} per round (mean {s[key]['value']:.2f})")
+        ax.set_ylabel("share of rounds")
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+    fig.suptitle("Round length\n" + _subtitle(res), fontsize=10)
+    return _png(fig)
+
+
+_PLOT_FUNCS = {
+    "win_rates": plot_win_rates, "end_kinds": plot_end_kinds,
+    "passebunge_by_seat": plot_passebunge, "stone_flows": plot_stone_flows,
+    "camat_gaps": plot_camat_gaps, "round_length": plot_round_length,
+}
+
+
+def plots(res: Results) -> dict[str, bytes]:
+    """Every plot as PNG bytes, by name (:data:`PLOTS`)."""
+    return {name: _PLOT_FUNCS[name](res) for name in PLOTS}
+
+
+_CSS = """
+body { font-family: system-ui, -apple-system, Segoe UI, sans-serif; max-width: 1200px;
+       margin: 2em auto; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
+table.df { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em; }
+table.df th, table.df td { border: 1px solid #ccc; padding: 2px 8px; text-align: right; }
+table.df th { background: #f0f3f7; }
+pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
+figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
+img { max-width: 100%; }
+.meta td { padding: 1px 10px 1px 0; }
+"""
+
+
+def _df_html(df, digits: int = 4) -> str:
+    return df.to_html(index=False, classes="df", border=0, na_rep="",
+                      float_format=lambda v: f"{v:.{digits}f}")
+
+
+def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
+    """One self-contained HTML page: study metadata, the summary table,
+    every plot (embedded PNG) and the main DataFrames."""
+    pngs = plots(res) if pngs is None else pngs
+    s = res.summary()
+    esc = html.escape
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>Domeng study: {res.tables:,} tables x {res.rounds:,} rounds</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>Domeng study: {res.tables:,} tables x {res.rounds:,} rounds</h1>",
+        "<table class='meta'>",
+    ]
+    meta_rows = [
+        ("rounds in all", f"{res.total_rounds:,}"), ("seed", str(res.seed)),
+        ("players (seat 0..4)", ", ".join(res.players)), ("rules", str(res.rules)),
+        ("groups of tables (for SE)", str(res.groups)), ("domeng version", str(s.get("version"))),
+    ]
+    if res.meta.get("elapsed_seconds") is not None:
+        meta_rows.append(("simulation time", f"{res.meta['elapsed_seconds']:.1f} s"))
+    parts += [f"<tr><td><b>{esc(k)}</b></td><td>{esc(v)}</td></tr>" for k, v in meta_rows]
+    parts.append("</table>")
+    parts.append("<p>Estimates are ratios over all rounds; &plusmn; and the CI columns are 95% "
+                 "intervals (1.96 standard errors computed across independent groups of tables, "
+                 "so that the correlation of rounds at one table is accounted for).</p>")
+    parts.append("<h2>Summary</h2><pre>" + esc(res.to_text()) + "</pre>")
+    parts.append("<h2>Plots</h2>")
+    for name, caption in PLOTS.items():
+        if name in pngs:
+            b64 = base64.b64encode(pngs[name]).decode("ascii")
+            parts.append(f"<figure><img alt='{esc(name)}' src='data:image/png;base64,{b64}'>"
+                         f"<figcaption>{esc(caption)}</figcaption></figure>")
+    fm = res.flow_matrix()
+    tables = [
+        ("End kinds", res.end_kinds()),
+        ("Win rate by seat offset from the starter", res.win_by_starter_offset()),
+        ("Win rate by seat", res.win_by_seat().query("kind == 'ALL'")),
+        ("Win rate by player (per seat)", res.win_by_player()),
+        ("PASS and PASSEBUNGE by seat", res.passes_by_seat()),
+        ("PASS and PASSEBUNGE by player (per seat)", res.passes_by_player()),
+        ("CAMAT per 1000 rounds by seat", res.camat_by_seat()),
+        ("CAMAT per 1000 rounds by player (per seat)", res.camat_by_player()),
+        ("Final state of the tables", res.final_state()),
+    ]
+    parts.append("<h2>Tables</h2>")
+    parts.append("<h3>Stones per round, source (rows) to destination (columns)</h3>")
+    parts.append(fm.to_html(classes="df", border=0, float_format=lambda v: f"{v:.4f}"))
+    for title, df in tables:
+        parts.append(f"<h3>{esc(title)}</h3>" + _df_html(df))
+    parts.append("<p>All tables (and the stone flows by reason) are in <code>tables/</code> as "
+                 "Parquet and CSV; <code>summary.json</code> holds every estimate with its SE.</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def render(res: Results, folder: str | os.PathLike) -> dict[str, Path]:
+    """Write ``plots/NAME.png`` and ``report.html`` into ``folder``
+    (each file under a temporary name, then renamed).  Returns the paths."""
+    folder = Path(folder)
+    (folder / "plots").mkdir(parents=True, exist_ok=True)
+    pngs = plots(res)
+    out = {}
+    for name, data in pngs.items():
+        p = folder / "plots" / f"{name}.png"
+        atomic_write(p, data)
+        out[name] = p
+    p = folder / "report.html"
+    atomic_write(p, html_report(res, pngs))
+    out["report"] = p
+    return out

@@ -1,0 +1,703 @@
+"""The results of a study: group aggregates, tidy DataFrames, a summary, files.
+
+A :class:`Results` holds only sums over ``G`` groups of tables
+(``group_agg[G, AGG_LEN]`` in the layout of :mod:`domeng.layout`, a summary
+of the final per-table state ``group_state[G, S_LEN]`` (see
+:mod:`domeng.study`), the number of tables of each group) and the study's
+metadata.  Everything else is computed from those arrays on demand.
+
+Estimates and standard errors
+-----------------------------
+Every rate is a ratio estimator ``r = sum_g x_g / sum_g n_g`` over the
+groups (``x_g``: e.g. wins of seat 0 in group g; ``n_g``: rounds played in
+group g).  The groups are i.i.d. sums of independent tables (D16), so the
+standard error is the delta-method (linearised) one across groups::
+
+    SE(r) = sqrt( sum_g (x_g - r n_g)^2 / (G (G - 1)) ) / mean_g(n_g)
+
+It accounts for the correlation of rounds at one table (stones, the
+starter and the CAMAT carry over, D4, D15).  With a single group (one
+table) the SE is undefined (NaN in DataFrames, ``null`` in JSON).  95%
+confidence intervals are ``r -/+ 1.96 SE`` (normal approximation).
+
+Per-player ("strategy") figures pool the seats the player occupies and are
+given per seat: e.g. the win rate of ``random`` at a table with two random
+seats is (wins of both seats) / (2 x rounds), comparable to a seat's rate.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from . import layout as L
+from .errors import DomengError
+from .rules import Rules
+
+Z95 = 1.959963984540054
+SUMMARY_SCHEMA = "domeng.summary/1"
+#: the DataFrames that :meth:`Results.frames` returns and :meth:`Results.save` writes
+FRAME_NAMES = (
+    "end_kinds", "win_by_seat", "win_by_player", "win_by_starter_offset",
+    "passes_by_seat", "passes_by_player", "stone_flows", "unpaid",
+    "camat_by_seat", "camat_by_player", "camat_gaps", "round_length",
+    "final_state", "camats_per_table",
+)
+ALL = "ALL"
+
+
+class ResultsError(DomengError, OSError):
+    """A results folder that cannot be written, or read back (missing, corrupt)."""
+
+
+def package_version() -> str:
+    """The installed version of domeng (or the checkout's pyproject version)."""
+    try:
+        from importlib.metadata import version
+
+        return version("domeng")
+    except Exception:  # PackageNotFoundError, or a broken install
+        pass
+    try:
+        import re
+
+        text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+        m = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M)
+        if m:
+            return m.group(1)
+    except OSError:
+        pass
+    return "unknown"
+
+
+def _layout_meta() -> dict:
+    from .study import S_LEN
+
+    return {"agg_len": L.AGG_LEN,
+            "agg_fields": [[k, v[0], v[1]] for k, v in L.AGG_FIELDS.items()],
+            "state_len": S_LEN}
+
+
+# ---------------------------------------------------------------- estimators
+def ratio(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ratio estimate ``sum x / sum n`` and its SE across groups (axis 0).
+
+    ``x``: ``[G, ...]``, ``n``: ``[G]``.  Returns arrays of shape ``x.shape[1:]``."""
+    x = np.asarray(x, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    G = n.shape[0]
+    N = n.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = x.sum(axis=0) / N
+        if G < 2 or N == 0:
+            return r, np.full(np.shape(r), np.nan)
+        nb = n.reshape((G,) + (1,) * (x.ndim - 1))
+        resid = x - r * nb
+        se = np.sqrt((resid ** 2).sum(axis=0) / (G * (G - 1))) / n.mean()
+    return r, se
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _est(value, se) -> dict:
+    return {"value": _num(value), "se": _num(se)}
+
+
+def _ci(df: pd.DataFrame, col: str = "rate", se: str = "se") -> pd.DataFrame:
+    df["ci_low"] = df[col] - Z95 * df[se]
+    df["ci_high"] = df[col] + Z95 * df[se]
+    return df
+
+
+# ---------------------------------------------------------------- atomic files
+@contextmanager
+def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
+    """Yield a fresh temporary folder next to ``target``; on success it
+    replaces ``target`` in one rename (an existing results folder, or an
+    empty folder, is replaced; any other existing path is refused).  On
+    error the temporary folder is removed, so a half-written study never
+    sits under the final name."""
+    target = Path(target)
+    if target.exists():
+        if not target.is_dir():
+            raise ResultsError(f"cannot write results to {str(target)!r}: it is a file")
+        if any(target.iterdir()) and not (target / "results.npz").exists():
+            raise ResultsError(
+                f"refusing to write results to {str(target)!r}: the folder exists and holds "
+                "something other than domeng results"
+            )
+    parent = target.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=parent))
+    except OSError as e:
+        raise ResultsError(f"cannot write results to {str(target)!r}: {e.strerror or e}") from None
+    try:
+        yield tmp
+        os.chmod(tmp, 0o755)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            os.rmdir(old)
+            os.rename(target, old)
+            os.rename(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
+    """Write a file under a temporary name in the same folder, then rename."""
+    path = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+# ---------------------------------------------------------------- Results
+class Results:
+    """The outcome of :func:`domeng.simulate`.
+
+    Attributes: ``group_agg`` (``int64[G, AGG_LEN]``), ``group_state``
+    (``int64[G, S_LEN]``), ``group_tables`` (``int64[G]``), ``meta`` (dict:
+    ``tables``, ``rounds`` per table, ``seed``, ``rules`` (every option),
+    ``players`` (seat 0..4), ``version``, ``groups``, ``elapsed_seconds``,
+    ``records_rows``).
+
+    DataFrame methods (each documents its columns): :meth:`end_kinds`,
+    :meth:`win_by_seat`, :meth:`win_by_player`, :meth:`win_by_starter_offset`,
+    :meth:`passes_by_seat`, :meth:`passes_by_player`, :meth:`stone_flows`,
+    :meth:`flow_matrix`, :meth:`unpaid`, :meth:`camat_by_seat`,
+    :meth:`camat_by_player`, :meth:`camat_gaps`, :meth:`round_length`,
+    :meth:`final_state`, :meth:`camats_per_table`.
+    """
+
+    def __init__(self, group_agg: np.ndarray, group_state: np.ndarray,
+                 group_tables: np.ndarray, meta: dict) -> None:
+        self.group_agg = np.asarray(group_agg, dtype=np.int64)
+        self.group_state = np.asarray(group_state, dtype=np.int64)
+        self.group_tables = np.asarray(group_tables, dtype=np.int64)
+        self.meta = dict(meta)
+
+    # ------------------------------------------------------------ basics
+    @property
+    def tables(self) -> int:
+        return int(self.meta["tables"])
+
+    @property
+    def rounds(self) -> int:
+        """Rounds per table."""
+        return int(self.meta["rounds"])
+
+    @property
+    def total_rounds(self) -> int:
+        return int(self.group_agg[:, L.A_ROUNDS].sum())
+
+    @property
+    def seed(self) -> int:
+        return int(self.meta["seed"])
+
+    @property
+    def players(self) -> list[str]:
+        return list(self.meta["players"])
+
+    @property
+    def rules(self) -> Rules:
+        return Rules.from_mapping(self.meta["rules"])
+
+    @property
+    def groups(self) -> int:
+        return int(self.group_agg.shape[0])
+
+    def player_seats(self) -> dict[str, list[int]]:
+        """Each distinct player, in order of first seat, with its seats."""
+        out: dict[str, list[int]] = {}
+        for s, p in enumerate(self.players):
+            out.setdefault(p, []).append(s)
+        return out
+
+    def field(self, name: str) -> np.ndarray:
+        """A field ``A_*`` of the group aggregates, shape ``[G, ...]``."""
+        return L.agg_field(self.group_agg, name)
+
+    def totals(self, name: str) -> np.ndarray:
+        """A field ``A_*`` summed over all tables."""
+        return self.field(name).sum(axis=0)
+
+    def _rounds_g(self) -> np.ndarray:
+        return self.field("A_ROUNDS")
+
+    def _per_round(self, x: np.ndarray, scale: float = 1.0):
+        return ratio(np.asarray(x, dtype=np.float64) * scale, self._rounds_g())
+
+    def _by_player(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """``x[G, 5, ...]`` (seat on axis 1) -> per player, averaged over its seats."""
+        return {p: x[:, seats].sum(axis=1) / len(seats) for p, seats in self.player_seats().items()}
+
+    def __repr__(self) -> str:
+        return (f"Results(tables={self.tables}, rounds={self.rounds}, seed={self.seed}, "
+                f"players={','.join(self.players)}, rules={self.rules})")
+
+    def equals(self, other: "Results") -> bool:
+        """Same arrays and the same metadata."""
+        return (isinstance(other, Results)
+                and np.array_equal(self.group_agg, other.group_agg)
+                and np.array_equal(self.group_state, other.group_state)
+                and np.array_equal(self.group_tables, other.group_tables)
+                and json.dumps(self.meta, sort_keys=True) == json.dumps(other.meta, sort_keys=True))
+
+    # ------------------------------------------------------------ DataFrames
+    def end_kinds(self) -> pd.DataFrame:
+        """Share of rounds by how they ended.
+
+        Columns: ``kind`` (CAPPU: plain FIRST CAPPU; CEKI; POLLO; MANGUNO:
+        blocked, won by the MANGUNO; MATTIKKENG: blocked, won by a
+        MATTIKKENG), ``rounds`` (count), ``share`` (of all rounds), ``se``,
+        ``ci_low``, ``ci_high`` (95%)."""
+        wins = self.field("A_WINS").sum(axis=1)  # [G, kind]
+        r, se = self._per_round(wins)
+        df = pd.DataFrame({"kind": list(L.KIND_NAMES), "rounds": wins.sum(axis=0),
+                           "share": r, "se": se})
+        return _ci(df, "share")
+
+    def _wins_with_all(self, name: str) -> np.ndarray:
+        w = self.field(name)  # [G, 5, kind]
+        return np.concatenate([w, w.sum(axis=2, keepdims=True)], axis=2)
+
+    def win_by_seat(self) -> pd.DataFrame:
+        """Win rate of each seat, by end kind.
+
+        Columns: ``seat`` (0..4), ``player``, ``kind`` (an end kind, or
+        ``ALL`` for any), ``wins`` (rounds won), ``rate`` (wins / rounds),
+        ``se``, ``ci_low``, ``ci_high`` (95%)."""
+        w = self._wins_with_all("A_WINS")
+        r, se = self._per_round(w)
+        kinds = list(L.KIND_NAMES) + [ALL]
+        rows = [{"seat": s, "player": self.players[s], "kind": k, "wins": int(w[:, s, j].sum()),
+                 "rate": r[s, j], "se": se[s, j]}
+                for s in range(L.N_SEATS) for j, k in enumerate(kinds)]
+        return _ci(pd.DataFrame(rows))
+
+    def win_by_player(self) -> pd.DataFrame:
+        """Win rate of each player (strategy) per seat it occupies, by end kind.
+
+        Columns: ``player``, ``seats`` (e.g. ``"0,4"``), ``n_seats``,
+        ``kind`` (an end kind or ``ALL``), ``wins`` (rounds won by those
+        seats), ``rate`` (wins / (rounds x n_seats)), ``se``, ``ci_low``,
+        ``ci_high`` (95%)."""
+        w = self._wins_with_all("A_WINS")
+        kinds = list(L.KIND_NAMES) + [ALL]
+        rows = []
+        seats = self.player_seats()
+        for p, x in self._by_player(w).items():
+            r, se = self._per_round(x)
+            for j, k in enumerate(kinds):
+                rows.append({"player": p, "seats": ",".join(map(str, seats[p])),
+                             "n_seats": len(seats[p]), "kind": k,
+                             "wins": int(w[:, seats[p], j].sum()), "rate": r[j], "se": se[j]})
+        return _ci(pd.DataFrame(rows))
+
+    def win_by_starter_offset(self) -> pd.DataFrame:
+        """Win rate by seat offset from the round's starter (0: the starter,
+        1: the next seat clockwise, ... D1, D4), by end kind.
+
+        Columns: ``offset`` (0..4), ``kind`` (an end kind or ``ALL``),
+        ``wins``, ``rate`` (wins / rounds), ``se``, ``ci_low``, ``ci_high``."""
+        w = self._wins_with_all("A_WINS_OFFSET")
+        r, se = self._per_round(w)
+        kinds = list(L.KIND_NAMES) + [ALL]
+        rows = [{"offset": o, "kind": k, "wins": int(w[:, o, j].sum()), "rate": r[o, j],
+                 "se": se[o, j]} for o in range(L.N_SEATS) for j, k in enumerate(kinds)]
+        return _ci(pd.DataFrame(rows))
+
+    def _pass_arrays(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        return {"PASS": (self.field("A_PASSES"), self.field("A_PASS_ROUNDS")),
+                "PASSEBUNGE": (self.field("A_PASSEBUNGE"), self.field("A_PASSEBUNGE_ROUNDS"))}
+
+    def passes_by_seat(self) -> pd.DataFrame:
+        """PASS and PASSEBUNGE frequency of each seat (D6).
+
+        Columns: ``seat``, ``player``, ``event`` (``PASS``: every pass,
+        PASSEBUNGE included; ``PASSEBUNGE``), ``events`` (count),
+        ``per_round`` (events per round), ``per_round_se``, ``rounds_with``
+        (rounds in which the seat made at least one), ``round_share``
+        (rounds_with / rounds), ``round_share_se``."""
+        rows = []
+        for ev, (e, rw) in self._pass_arrays().items():
+            r1, s1 = self._per_round(e)
+            r2, s2 = self._per_round(rw)
+            for s in range(L.N_SEATS):
+                rows.append({"seat": s, "player": self.players[s], "event": ev,
+                             "events": int(e[:, s].sum()), "per_round": r1[s], "per_round_se": s1[s],
+                             "rounds_with": int(rw[:, s].sum()), "round_share": r2[s],
+                             "round_share_se": s2[s]})
+        return pd.DataFrame(rows)
+
+    def passes_by_player(self) -> pd.DataFrame:
+        """PASS and PASSEBUNGE frequency of each player, per seat it occupies.
+
+        Columns: ``player``, ``n_seats``, ``event`` (``PASS`` incl.
+        PASSEBUNGE, or ``PASSEBUNGE``), ``events`` (count over its seats),
+        ``per_round`` (events per round per seat), ``per_round_se``,
+        ``round_share`` (share of rounds in which one such seat made at
+        least one, averaged over its seats), ``round_share_se``."""
+        rows = []
+        seats = self.player_seats()
+        for ev, (e, rw) in self._pass_arrays().items():
+            pe, prw = self._by_player(e), self._by_player(rw)
+            for p in seats:
+                r1, s1 = self._per_round(pe[p])
+                r2, s2 = self._per_round(prw[p])
+                rows.append({"player": p, "n_seats": len(seats[p]), "event": ev,
+                             "events": int(e[:, seats[p]].sum()), "per_round": float(r1),
+                             "per_round_se": float(s1), "round_share": float(r2),
+                             "round_share_se": float(s2)})
+        return pd.DataFrame(rows)
+
+    @staticmethod
+    def _source_name(i: int) -> str:
+        return "table" if i == 0 else f"seat {i - 1}"
+
+    def stone_flows(self) -> pd.DataFrame:
+        """Stones moved per round, from each source to each destination, by reason.
+
+        Columns: ``source`` (``table`` or ``seat k``), ``source_seat`` (-1
+        for the table), ``source_player`` (``table`` or the seat's player),
+        ``dest_seat``, ``dest_player``, ``reason`` (PASS, PASSEBUNGE, CAPPU,
+        CEKI, POLLO, MANGUNO, MATTIKKENG), ``stones`` (total moved),
+        ``per_round``, ``se``.  Stones owed but not paid are in :meth:`unpaid`."""
+        f = self.field("A_FLOW")  # [G, 6, 5, 7]
+        r, se = self._per_round(f)
+        rows = []
+        for i in range(6):
+            for d in range(L.N_SEATS):
+                for k, reason in enumerate(L.REASON_NAMES):
+                    rows.append({"source": self._source_name(i), "source_seat": i - 1,
+                                 "source_player": "table" if i == 0 else self.players[i - 1],
+                                 "dest_seat": d, "dest_player": self.players[d], "reason": reason,
+                                 "stones": int(f[:, i, d, k].sum()), "per_round": r[i, d, k],
+                                 "se": se[i, d, k]})
+        return pd.DataFrame(rows)
+
+    def flow_matrix(self, reason: str | None = None) -> pd.DataFrame:
+        """Stones per round as a matrix: rows ``table, seat 0..4`` (source),
+        columns ``seat 0..4`` (destination); all reasons, or one ``reason``."""
+        f = self.totals("A_FLOW").astype(np.float64)  # [6, 5, 7]
+        if reason is None:
+            m = f.sum(axis=2)
+        else:
+            if reason.upper() not in L.REASON_NAMES:
+                raise DomengError(f"unknown reason {reason!r}; reasons: {', '.join(L.REASON_NAMES)}")
+            m = f[:, :, L.REASON_NAMES.index(reason.upper())]
+        m = m / max(self.total_rounds, 1)
+        return pd.DataFrame(m, index=[self._source_name(i) for i in range(6)],
+                            columns=[f"seat {d}" for d in range(L.N_SEATS)])
+
+    def unpaid(self) -> pd.DataFrame:
+        """Stones owed to a seat that neither the table nor the payer could
+        cover (D7), per round.
+
+        Columns: ``dest_seat``, ``dest_player``, ``reason``, ``stones``
+        (total), ``per_round``, ``se``."""
+        u = self.field("A_UNPAID")  # [G, 5, 7]
+        r, se = self._per_round(u)
+        rows = [{"dest_seat": d, "dest_player": self.players[d], "reason": reason,
+                 "stones": int(u[:, d, k].sum()), "per_round": r[d, k], "se": se[d, k]}
+                for d in range(L.N_SEATS) for k, reason in enumerate(L.REASON_NAMES)]
+        return pd.DataFrame(rows)
+
+    def camat_by_seat(self) -> pd.DataFrame:
+        """CAMAT designations (D15) per 1000 rounds, by seat.
+
+        Columns: ``seat``, ``player``, ``camats`` (count),
+        ``per_1000_rounds``, ``se``, ``ci_low``, ``ci_high``."""
+        c = self.field("A_CAMAT")
+        r, se = self._per_round(c, 1000.0)
+        df = pd.DataFrame({"seat": range(L.N_SEATS), "player": self.players,
+                           "camats": c.sum(axis=0), "per_1000_rounds": r, "se": se})
+        return _ci(df, "per_1000_rounds")
+
+    def camat_by_player(self) -> pd.DataFrame:
+        """CAMAT designations per 1000 rounds per seat of each player.
+
+        Columns: ``player``, ``n_seats``, ``camats`` (count over its seats),
+        ``per_1000_rounds`` (per seat), ``se``, ``ci_low``, ``ci_high``."""
+        c = self.field("A_CAMAT")
+        seats = self.player_seats()
+        rows = []
+        for p, x in self._by_player(c).items():
+            r, se = self._per_round(x, 1000.0)
+            rows.append({"player": p, "n_seats": len(seats[p]), "camats": int(c[:, seats[p]].sum()),
+                         "per_1000_rounds": float(r), "se": float(se)})
+        return _ci(pd.DataFrame(rows), "per_1000_rounds")
+
+    def camat_gaps(self) -> pd.DataFrame:
+        """Distribution of the number of rounds between CAMATs (for a table's
+        first CAMAT: rounds since the start of the game, counting the round
+        that made it).
+
+        Columns: ``rounds_between`` (1..127; 127 means 127 or more),
+        ``camats`` (count), ``share`` (of all CAMATs)."""
+        h = self.totals("A_CAMAT_GAP_HIST")[1:]
+        total = h.sum()
+        share = h / total if total else np.full(len(h), np.nan)
+        return pd.DataFrame({"rounds_between": np.arange(1, L.GAP_BINS), "camats": h,
+                             "share": share})
+
+    def round_length(self) -> pd.DataFrame:
+        """Distribution of round length.
+
+        Columns: ``measure`` (``tiles``: tiles played; ``turns``: plays incl.
+        the lead, passes, and the MANGUNO's closing pass), ``value`` (0..25
+        tiles, 0..127 turns; 127 means 127 or more), ``rounds`` (count),
+        ``share`` (of all rounds)."""
+        n = max(self.total_rounds, 1)
+        th = self.totals("A_TILES_HIST")
+        uh = self.totals("A_TURNS_HIST")
+        return pd.DataFrame({
+            "measure": ["tiles"] * len(th) + ["turns"] * len(uh),
+            "value": np.concatenate([np.arange(len(th)), np.arange(len(uh))]),
+            "rounds": np.concatenate([th, uh]),
+            "share": np.concatenate([th, uh]) / n,
+        })
+
+    def final_state(self) -> pd.DataFrame:
+        """The tables' state after their last round, averaged over tables.
+
+        Columns: ``holder`` (``table`` or ``seat k``), ``seat`` (-1 for the
+        table), ``player`` (``table`` or the seat's player), ``mean_stones``
+        (stones held at the end), ``mean_stones_se``, ``camat_share`` (share
+        of tables where this seat is CAMAT at the end; for ``table``: share
+        of tables with no CAMAT), ``camat_share_se``."""
+        from .study import S_CAMAT_HOLDER, S_STONES, S_TABLE
+
+        st = self.group_state
+        n = self.group_tables
+        stones = np.concatenate([st[:, S_TABLE:S_TABLE + 1], st[:, S_STONES:S_STONES + 5]], axis=1)
+        holder = np.concatenate([st[:, S_CAMAT_HOLDER + 5:S_CAMAT_HOLDER + 6],
+                                 st[:, S_CAMAT_HOLDER:S_CAMAT_HOLDER + 5]], axis=1)
+        r1, s1 = ratio(stones, n)
+        r2, s2 = ratio(holder, n)
+        return pd.DataFrame({
+            "holder": [self._source_name(i) for i in range(6)], "seat": range(-1, 5),
+            "player": ["table"] + self.players, "mean_stones": r1, "mean_stones_se": s1,
+            "camat_share": r2, "camat_share_se": s2,
+        })
+
+    def camats_per_table(self) -> pd.DataFrame:
+        """Distribution of the number of CAMATs a table had over its game.
+
+        Columns: ``camats`` (0..31; 31 means 31 or more), ``tables``, ``share``."""
+        from .study import CAMATS_BINS, S_CAMATS_HIST
+
+        h = self.group_state[:, S_CAMATS_HIST:S_CAMATS_HIST + CAMATS_BINS].sum(axis=0)
+        return pd.DataFrame({"camats": np.arange(CAMATS_BINS), "tables": h,
+                             "share": h / max(self.tables, 1)})
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Every DataFrame, by name (:data:`FRAME_NAMES`)."""
+        return {name: getattr(self, name)() for name in FRAME_NAMES}
+
+    # ------------------------------------------------------------ summary
+    def summary(self) -> dict:
+        """The study as one JSON-friendly dict (schema in ``docs/study.md``).
+
+        Every estimated quantity is ``{"value": v, "se": s}`` (``se`` is
+        null with a single table)."""
+        from .study import S_CAMATS
+
+        seats = [str(s) for s in range(L.N_SEATS)]
+        pseats = self.player_seats()
+        out: dict = {
+            "schema": SUMMARY_SCHEMA, "version": self.meta.get("version"),
+            "tables": self.tables, "rounds": self.rounds, "total_rounds": self.total_rounds,
+            "seed": self.seed, "groups": self.groups,
+            "rules": dict(self.meta["rules"]), "players": self.players,
+        }
+        wins = self.field("A_WINS")
+        r, se = self._per_round(wins.sum(axis=1))
+        out["end_kind"] = {k: _est(r[j], se[j]) for j, k in enumerate(L.KIND_NAMES)}
+
+        passes, pass_rounds = self.field("A_PASSES"), self.field("A_PASS_ROUNDS")
+        pb, pb_rounds = self.field("A_PASSEBUNGE"), self.field("A_PASSEBUNGE_ROUNDS")
+        out["passes_per_round"] = _est(*self._per_round(passes.sum(axis=1)))
+        out["pass_round_share"] = _est(*self._per_round(self.field("A_ANY_PASS_ROUNDS")))
+        out["passebunge_per_round"] = _est(*self._per_round(pb.sum(axis=1)))
+        out["passebunge_round_share"] = _est(*self._per_round(self.field("A_ANY_PASSEBUNGE_ROUNDS")))
+
+        def pass_block(e, er, b, br):
+            return {"passes_per_round": _est(*self._per_round(e)),
+                    "pass_round_share": _est(*self._per_round(er)),
+                    "passebunge_per_round": _est(*self._per_round(b)),
+                    "passebunge_round_share": _est(*self._per_round(br))}
+
+        out["passes_by_seat"] = {
+            seats[s]: pass_block(passes[:, s], pass_rounds[:, s], pb[:, s], pb_rounds[:, s])
+            for s in range(L.N_SEATS)}
+        pp, ppr, ppb, ppbr = (self._by_player(a) for a in (passes, pass_rounds, pb, pb_rounds))
+        out["passes_by_player"] = {p: pass_block(pp[p], ppr[p], ppb[p], ppbr[p]) for p in pseats}
+
+        out["tiles_per_round"] = _est(*self._per_round(self.field("A_TILES")))
+        out["turns_per_round"] = _est(*self._per_round(self.field("A_TURNS")))
+
+        flow = self.field("A_FLOW")  # [G, 6 src, 5 dst, 7 reason]
+        unpaid = self.field("A_UNPAID")  # [G, 5 dst, 7 reason]
+        by_reason = flow.sum(axis=(1, 2))
+        r, se = self._per_round(by_reason)
+        rt, st = self._per_round(flow[:, 0].sum(axis=1))
+        rp, sp = self._per_round(flow[:, 1:].sum(axis=(1, 2)))
+        from_seat = flow[:, 1:].sum(axis=(2, 3))  # [G, 5]
+        to_seat = flow.sum(axis=(1, 3))  # [G, 5]
+        rfs, sfs = self._per_round(from_seat)
+        rts, sts = self._per_round(to_seat)
+        ur, us = self._per_round(unpaid.sum(axis=1))
+        uts, uss = self._per_round(unpaid.sum(axis=2))
+        out["stones_per_round"] = {
+            "total": _est(*self._per_round(flow.sum(axis=(1, 2, 3)))),
+            "by_reason": {k: _est(r[j], se[j]) for j, k in enumerate(L.REASON_NAMES)},
+            "from_table": _est(*self._per_round(flow[:, 0].sum(axis=(1, 2)))),
+            "from_players": _est(*self._per_round(flow[:, 1:].sum(axis=(1, 2, 3)))),
+            "by_reason_from_table": {k: _est(rt[j], st[j]) for j, k in enumerate(L.REASON_NAMES)},
+            "by_reason_from_players": {k: _est(rp[j], sp[j]) for j, k in enumerate(L.REASON_NAMES)},
+            "from_seat": {seats[s]: _est(rfs[s], sfs[s]) for s in range(L.N_SEATS)},
+            "from_player": {p: _est(*self._per_round(x))
+                            for p, x in self._by_player(from_seat).items()},
+            "to_seat": {seats[s]: _est(rts[s], sts[s]) for s in range(L.N_SEATS)},
+            "to_player": {p: _est(*self._per_round(x)) for p, x in self._by_player(to_seat).items()},
+            "unpaid": {
+                "total": _est(*self._per_round(unpaid.sum(axis=(1, 2)))),
+                "by_reason": {k: _est(ur[j], us[j]) for j, k in enumerate(L.REASON_NAMES)},
+                "to_seat": {seats[s]: _est(uts[s], uss[s]) for s in range(L.N_SEATS)},
+            },
+        }
+
+        camat = self.field("A_CAMAT")
+        cr, cs = self._per_round(camat, 1000.0)
+        out["camat_per_1000_rounds"] = {
+            "total": _est(*self._per_round(camat.sum(axis=1), 1000.0)),
+            "by_seat": {seats[s]: _est(cr[s], cs[s]) for s in range(L.N_SEATS)},
+            "by_player": {p: _est(*self._per_round(x, 1000.0))
+                          for p, x in self._by_player(camat).items()},
+        }
+        out["rounds_between_camats"] = {
+            "camats": int(camat.sum()),
+            "mean": _est(*ratio(self.field("A_CAMAT_GAP_SUM"), camat.sum(axis=1))),
+        }
+
+        ro, so = self._per_round(self.field("A_WINS_OFFSET").sum(axis=2))
+        out["win_rate_by_starter_offset"] = {seats[o]: _est(ro[o], so[o]) for o in range(L.N_SEATS)}
+        rs, ss = self._per_round(wins.sum(axis=2))
+        out["win_rate_by_seat"] = {seats[s]: _est(rs[s], ss[s]) for s in range(L.N_SEATS)}
+        out["win_rate_by_player"] = {p: _est(*self._per_round(x))
+                                     for p, x in self._by_player(wins.sum(axis=2)).items()}
+        starts = self.field("A_STARTS")
+        rst, sst = self._per_round(starts)
+        out["start_share_by_seat"] = {seats[s]: _est(rst[s], sst[s]) for s in range(L.N_SEATS)}
+
+        fs = self.final_state()
+        out["final_state"] = {
+            "table_stones": _est(fs.mean_stones[0], fs.mean_stones_se[0]),
+            "stones_held_by_seat": {seats[s]: _est(fs.mean_stones[s + 1], fs.mean_stones_se[s + 1])
+                                    for s in range(L.N_SEATS)},
+            "no_camat_share": _est(fs.camat_share[0], fs.camat_share_se[0]),
+            "camats_per_table": _est(*ratio(self.group_state[:, S_CAMATS], self.group_tables)),
+        }
+        return out
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`summary` as JSON text (no NaN: missing values are null)."""
+        return json.dumps(self.summary(), indent=indent, allow_nan=False)
+
+    def to_text(self) -> str:
+        """A readable summary table (what ``domeng simulate`` prints)."""
+        from .texttable import format_summary
+
+        return format_summary(self.summary())
+
+    # ------------------------------------------------------------ files
+    def write_files(self, folder: str | os.PathLike) -> None:
+        """Write ``summary.json``, ``results.npz`` and ``tables/NAME.{parquet,csv}``
+        into an existing folder (each file atomically).  Prefer :meth:`save`."""
+        folder = Path(folder)
+        tables = folder / "tables"
+        tables.mkdir(exist_ok=True)
+        for name, df in self.frames().items():
+            tmp = tables / f".{name}.parquet.partial"
+            df.to_parquet(tmp, index=False)
+            os.replace(tmp, tables / f"{name}.parquet")
+            atomic_write(tables / f"{name}.csv", df.to_csv(index=False))
+        atomic_write(folder / "summary.json", self.to_json() + "\n")
+        meta = dict(self.meta)
+        meta["layout"] = _layout_meta()
+        tmp = folder / ".results.npz.partial"
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, group_agg=self.group_agg, group_state=self.group_state,
+                                group_tables=self.group_tables, meta=np.array(json.dumps(meta)))
+        os.replace(tmp, folder / "results.npz")
+
+    def save(self, folder: str | os.PathLike) -> Path:
+        """Save to ``folder`` (created; an existing results folder is
+        replaced), atomically: everything is written under a temporary name
+        that is renamed at the end.  :meth:`load` reads it back."""
+        with atomic_directory(folder) as tmp:
+            self.write_files(tmp)
+        return Path(folder)
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> "Results":
+        """Read results saved by :meth:`save` (from ``results.npz``).
+
+        Raises :class:`ResultsError` for a missing, incomplete or corrupt folder."""
+        from .study import S_LEN
+
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise ResultsError(f"no results folder {str(folder)!r}")
+        path = folder / "results.npz"
+        if not path.is_file():
+            raise ResultsError(f"{str(folder)!r} is not a domeng results folder (no results.npz)")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                agg, state, ntab = z["group_agg"], z["group_state"], z["group_tables"]
+                meta = json.loads(str(z["meta"]))
+        except Exception as e:  # zipfile, ValueError, KeyError, JSON errors ...
+            raise ResultsError(f"corrupt results file {str(path)!r}: {type(e).__name__}: "
+                               f"{str(e).splitlines()[0] if str(e) else ''}") from None
+        layout = meta.pop("layout", None)
+        if layout != _layout_meta():
+            raise ResultsError(f"results in {str(folder)!r} were written with a different array layout "
+                               "(another domeng version); simulate again")
+        G = agg.shape[0] if agg.ndim == 2 else -1
+        if (agg.shape != (G, L.AGG_LEN) or state.shape != (G, S_LEN) or ntab.shape != (G,)
+                or G < 1 or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))
+                or int(ntab.sum()) != int(meta["tables"])):
+            raise ResultsError(f"corrupt results file {str(path)!r}: inconsistent arrays")
+        try:
+            Rules.from_mapping(meta["rules"])
+        except DomengError as e:
+            raise ResultsError(f"corrupt results file {str(path)!r}: {e}") from None
+        return cls(agg, state, ntab, meta)

@@ -1,0 +1,206 @@
+"""Results: DataFrame columns, the summary JSON schema, save/load, atomic
+writes, the report (PNG plots and one self-contained HTML page)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from domeng import report
+from domeng.results import FRAME_NAMES, Results, ResultsError, atomic_directory
+from domeng.rules import Rules
+from domeng.study import simulate
+
+MIXED = "random,heavy,keeper,hunter,random"
+
+
+@pytest.fixture(scope="module")
+def res():
+    return simulate(tables=12, rounds=15, players=MIXED, seed=7, rules="pollo=4", progress=False)
+
+
+EXPECTED_COLUMNS = {
+    "end_kinds": ["kind", "rounds", "share", "se", "ci_low", "ci_high"],
+    "win_by_seat": ["seat", "player", "kind", "wins", "rate", "se", "ci_low", "ci_high"],
+    "win_by_player": ["player", "seats", "n_seats", "kind", "wins", "rate", "se", "ci_low",
+                      "ci_high"],
+    "win_by_starter_offset": ["offset", "kind", "wins", "rate", "se", "ci_low", "ci_high"],
+    "passes_by_seat": ["seat", "player", "event", "events", "per_round", "per_round_se",
+                       "rounds_with", "round_share", "round_share_se"],
+    "passes_by_player": ["player", "n_seats", "event", "events", "per_round", "per_round_se",
+                         "round_share", "round_share_se"],
+    "stone_flows": ["source", "source_seat", "source_player", "dest_seat", "dest_player",
+                    "reason", "stones", "per_round", "se"],
+    "unpaid": ["dest_seat", "dest_player", "reason", "stones", "per_round", "se"],
+    "camat_by_seat": ["seat", "player", "camats", "per_1000_rounds", "se", "ci_low", "ci_high"],
+    "camat_by_player": ["player", "n_seats", "camats", "per_1000_rounds", "se", "ci_low",
+                        "ci_high"],
+    "camat_gaps": ["rounds_between", "camats", "share"],
+    "round_length": ["measure", "value", "rounds", "share"],
+    "final_state": ["holder", "seat", "player", "mean_stones", "mean_stones_se", "camat_share",
+                    "camat_share_se"],
+    "camats_per_table": ["camats", "tables", "share"],
+}
+
+
+def test_frames_have_their_documented_columns(res):
+    frames = res.frames()
+    assert set(frames) == set(FRAME_NAMES) == set(EXPECTED_COLUMNS)
+    for name, df in frames.items():
+        assert list(df.columns) == EXPECTED_COLUMNS[name], name
+        doc = getattr(Results, name).__doc__
+        for col in df.columns:  # every column is named in the method's docstring
+            assert f"``{col}``" in doc, (name, col)
+        assert len(df) > 0
+
+
+def test_frames_agree_with_the_aggregates(res):
+    f = res.frames()
+    assert f["end_kinds"].rounds.sum() == res.total_rounds == 180
+    assert f["win_by_seat"].query("kind == 'ALL'").wins.sum() == 180
+    assert f["stone_flows"].stones.sum() == res.totals("A_FLOW").sum()
+    assert f["stone_flows"].query("source_seat == dest_seat").stones.sum() == 0  # nobody pays himself
+    m = res.flow_matrix()
+    assert m.shape == (6, 5)
+    assert m.to_numpy().sum() == pytest.approx(res.totals("A_FLOW").sum() / 180)
+    assert f["camat_gaps"].camats.sum() == res.totals("A_CAMAT").sum()
+    rl = f["round_length"]
+    assert rl[rl.measure == "tiles"].rounds.sum() == 180
+    assert f["camats_per_table"].tables.sum() == 12
+    assert f["final_state"].mean_stones.sum() == pytest.approx(Rules(pollo_award=4).stones)
+
+
+def _estimates(node, path=""):
+    """Every {"value", "se"} leaf of the summary."""
+    if isinstance(node, dict):
+        if "value" in node:
+            yield path, node
+        else:
+            for k, v in node.items():
+                yield from _estimates(v, f"{path}.{k}")
+
+
+def test_summary_json_schema(res):
+    s = json.loads(res.to_json())
+    for key in ("tables", "rounds", "seed", "rules", "players", "end_kind", "passes_per_round",
+                "passebunge_per_round", "passebunge_round_share", "tiles_per_round",
+                "turns_per_round", "stones_per_round", "camat_per_1000_rounds",
+                "win_rate_by_starter_offset", "win_rate_by_seat", "win_rate_by_player"):
+        assert key in s, key
+    assert (s["tables"], s["rounds"], s["seed"]) == (12, 15, 7)
+    assert s["players"] == MIXED.split(",")
+    assert s["rules"] == Rules(pollo_award=4).to_dict()
+    assert set(s["end_kind"]) == {"CAPPU", "CEKI", "POLLO", "MANGUNO", "MATTIKKENG"}
+    assert set(s["win_rate_by_player"]) == {"random", "heavy", "keeper", "hunter"}
+    assert set(s["win_rate_by_seat"]) == set(s["win_rate_by_starter_offset"]) == set("01234")
+    st = s["stones_per_round"]
+    for key in ("total", "by_reason", "from_table", "from_players", "from_seat", "from_player",
+                "unpaid"):
+        assert key in st
+    assert set(st["by_reason"]) == {"PASS", "PASSEBUNGE", "CAPPU", "CEKI", "POLLO", "MANGUNO",
+                                    "MATTIKKENG"}
+    leaves = list(_estimates(s))
+    assert len(leaves) > 100
+    for path, est in leaves:
+        assert set(est) == {"value", "se"}, path
+        assert isinstance(est["value"], float) and isinstance(est["se"], float), path
+        assert est["se"] >= 0, path
+    # the scalar quantities that the issue names are estimates
+    for key in ("passes_per_round", "passebunge_per_round", "passebunge_round_share",
+                "tiles_per_round", "turns_per_round"):
+        assert set(s[key]) == {"value", "se"}
+
+
+def test_save_load_round_trip(res, tmp_path):
+    out = tmp_path / "study"
+    res.save(out)
+    for name in ("summary.json", "results.npz"):
+        assert (out / name).is_file()
+    for name in FRAME_NAMES:
+        assert (out / "tables" / f"{name}.parquet").is_file()
+        assert (out / "tables" / f"{name}.csv").is_file()
+    back = Results.load(out)
+    assert back.equals(res)
+    assert back.summary() == res.summary()
+    assert json.loads((out / "summary.json").read_text()) == json.loads(res.to_json())
+    for name, df in res.frames().items():
+        pd.testing.assert_frame_equal(pd.read_parquet(out / "tables" / f"{name}.parquet"), df)
+        assert len(pd.read_csv(out / "tables" / f"{name}.csv")) == len(df)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_save_replaces_results_but_refuses_other_folders(res, tmp_path):
+    out = tmp_path / "study"
+    other = simulate(tables=2, rounds=2, seed=1, progress=False)
+    other.save(out)
+    res.save(out)  # an existing results folder is replaced
+    assert Results.load(out).equals(res)
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    with pytest.raises(ResultsError, match="refusing"):
+        res.save(foreign)
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ResultsError):
+        res.save(blocker / "sub")  # parent is a file: cannot be created
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "mine", "study"]
+
+
+def test_a_failed_write_leaves_nothing_that_looks_complete(tmp_path):
+    target = tmp_path / "out"
+    with pytest.raises(RuntimeError):
+        with atomic_directory(target) as tmp:
+            (tmp / "summary.json").write_text("{}")
+            raise RuntimeError("crash mid-way")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_load_errors(res, tmp_path):
+    with pytest.raises(ResultsError, match="no results folder"):
+        Results.load(tmp_path / "missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ResultsError, match="not a domeng results folder"):
+        Results.load(empty)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "results.npz").write_bytes(b"this is not a zip file")
+    with pytest.raises(ResultsError, match="corrupt"):
+        Results.load(bad)
+    # a results file from another array layout is refused
+    good = tmp_path / "good"
+    res.save(good)
+    with np.load(good / "results.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["layout"]["agg_len"] += 1
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(good / "results.npz", **arrays)
+    with pytest.raises(ResultsError, match="layout"):
+        Results.load(good)
+    # truncated arrays
+    meta["layout"]["agg_len"] -= 1
+    arrays["meta"] = np.array(json.dumps(meta))
+    arrays["group_agg"] = arrays["group_agg"][:, :10]
+    np.savez(good / "results.npz", **arrays)
+    with pytest.raises(ResultsError, match="corrupt"):
+        Results.load(good)
+
+
+def test_report_plots_and_html(res, tmp_path):
+    paths = report.render(res, tmp_path)
+    assert set(report.PLOTS) <= set(paths)
+    for name in report.PLOTS:
+        data = paths[name].read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, name
+    html = paths["report"].read_text()
+    imgs = re.findall(r"<img [^>]*src='data:image/png;base64,", html)
+    assert len(imgs) == len(report.PLOTS)
+    assert not re.search(r"src=['\"](?!data:)", html)  # self-contained: no external files
+    assert "<table" in html and "MATTIKKENG" in html and "hunter" in html
