@@ -5,7 +5,9 @@ engine, a numba batch engine and Monte Carlo studies.
 * :mod:`domeng.kernel`, :mod:`domeng.batch` -- the numba batch engine
 * :mod:`domeng.rules` -- rule constants and options
 * ``domeng.simulate(...)`` runs a study and returns ``domeng.Results`` (see
-  :mod:`domeng.study`, :mod:`domeng.results`).
+  :mod:`domeng.study`, :mod:`domeng.results`); on a Dask cluster with
+  ``client=`` (:mod:`domeng.cluster`); ``checkpoint=DIR`` and
+  ``domeng.resume(DIR)`` survive crashes (:mod:`domeng.checkpoint`).
 
 Heavier names are imported lazily, so ``import domeng.tiles`` stays light.
 """
@@ -16,11 +18,12 @@ _check_numba_cache()
 
 __version__ = "0.1.0"
 
-__all__ = ["simulate", "Results", "Rules", "Table", "Round", "Move", "DomengError",
+__all__ = ["simulate", "resume", "Results", "Rules", "Table", "Round", "Move", "DomengError",
            "__version__"]
 
 _LAZY = {
     "simulate": ("study", "simulate"),
+    "resume": ("checkpoint", "resume"),
     "Results": ("results", "Results"),
     "Rules": ("rules", "Rules"),
     "Table": ("engine", "Table"),

@@ -24,9 +24,10 @@ from . import layout as L
 from . import kernel as K
 from .engine import END_NAMES
 from .errors import DomengError
-from .players import parse_players
+from .players import resolve_players
+from .reference_study import run_reference
 from .rules import Rules
-from .strategies import PLAYER_IDS
+from .strategies import unused_strategy
 from .tiles import tiles_of
 
 
@@ -40,9 +41,17 @@ class TablesOutput:
     records: np.ndarray | None = None
 
 
-def player_ids(players: Sequence[str] | str) -> np.ndarray:
-    """Kernel ids of five players (one name = all seats)."""
-    return np.array([PLAYER_IDS[n] for n in parse_players(players)], dtype=np.int64)
+def kernel_players(players: Any) -> tuple[np.ndarray, tuple]:
+    """Kernel ids of five compiled players and the tuple of their functions
+    (a placeholder for built-in seats)."""
+    specs = resolve_players(players)
+    slow = [p.name for p in specs if not p.compiled]
+    if slow:
+        raise DomengError(f"player(s) {', '.join(slow)} are Python objects: they run on the "
+                          "reference engine only (use run_tables, which falls back to it)")
+    pids = np.array([p.pid for p in specs], dtype=np.int64)
+    fns = tuple(p.fn if p.kind == "compiled" else unused_strategy for p in specs)
+    return pids, fns
 
 
 def initial_states(seed: int, table_start: int, n_tables: int, rules: Rules) -> np.ndarray:
@@ -85,7 +94,16 @@ def run_tables(
     rules = rules if rules is not None else Rules()
     if n_tables < 0 or rounds < 0:
         raise DomengError("tables and rounds must be >= 0")
-    pids = player_ids(players)
+    specs = resolve_players(players)
+    if not all(p.compiled for p in specs):
+        # the slow path: Python players run on the reference engine
+        if state is not None:
+            raise DomengError("continuing tables from a state needs compiled players")
+        _check_seed(seed)
+        agg, st, recs, _ = run_reference([p.make() for p in specs], rules, seed, n_tables,
+                                         rounds, table_start, records, camats=camats)
+        return TablesOutput(agg, st, recs)
+    pids, fns = kernel_players(specs)
     if state is None:
         state = initial_states(seed, table_start, n_tables, rules)
     else:
@@ -98,7 +116,7 @@ def run_tables(
         recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
     rec_n = np.zeros(n_tables, dtype=np.int64)
     _set_threads(threads)
-    K.run_kernel(pids, rules.to_array(), state, rounds, camats, agg, recs, rec_n, int(records))
+    K.run_kernel(pids, fns, rules.to_array(), state, rounds, camats, agg, recs, rec_n, int(records))
     out_recs = None
     if records:
         idx = np.arange(n_tables)
@@ -173,11 +191,11 @@ def trace_table(
     Returns ``(events per round, aggregates, final state)``.
     """
     rules = rules if rules is not None else Rules()
-    pids = player_ids(players)
+    pids, fns = kernel_players(players)
     st = initial_states(seed, table, 1, rules)[0] if state is None else np.array(state)
     agg = np.zeros(L.AGG_LEN, dtype=np.int64)
     tr = np.zeros((rounds * K.TR_ROWS_PER_ROUND, K.TR_WIDTH), dtype=np.int64)
-    n = K.trace_kernel(pids, rules.to_array(), st, rounds, agg, tr)
+    n = K.trace_kernel(pids, fns, rules.to_array(), st, rounds, agg, tr)
     if n > tr.shape[0]:  # pragma: no cover - the buffer is sized for the worst case
         raise RuntimeError("trace buffer overflow")
     return decode_trace(tr[:n]), agg, st

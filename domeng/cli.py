@@ -65,14 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "(every estimate with a 95%% confidence half-width across tables). "
                     f"Default: {DEFAULT_TABLES} tables x {DEFAULT_ROUNDS} rounds, players "
                     f"{','.join(DEFAULT_PLAYERS)}.")
-    s.add_argument("--tables", "-t", type=_whole(1), default=DEFAULT_TABLES, metavar="T",
+    s.add_argument("--tables", "-t", type=_whole(1), default=None, metavar="T",
                    help=f"number of independent tables (games) (default {DEFAULT_TABLES})")
-    s.add_argument("--rounds", "-r", type=_whole(1), default=DEFAULT_ROUNDS, metavar="R",
+    s.add_argument("--rounds", "-r", type=_whole(1), default=None, metavar="R",
                    help=f"rounds per table (default {DEFAULT_ROUNDS})")
-    s.add_argument("--players", "-p", default=",".join(DEFAULT_PLAYERS), metavar="P[,P,P,P,P]",
+    s.add_argument("--players", "-p", default=None, metavar="P[,P,P,P,P]",
                    help="one player for all seats or five, seat 0..4: random, heavy, keeper, "
                         f"hunter (default {','.join(DEFAULT_PLAYERS)})")
-    s.add_argument("--seed", "-s", type=_seed, default=0, metavar="S",
+    s.add_argument("--seed", "-s", type=_seed, default=None, metavar="S",
                    help="study seed (default 0); the same seed gives the same numbers")
     s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="set a rule option, e.g. passebunge_every_pass=false or pollo=4 "
@@ -84,12 +84,23 @@ def build_parser() -> argparse.ArgumentParser:
                         "depend on it)")
     s.add_argument("--out", "-o", default=None, metavar="DIR",
                    help="write summary.json, tables (Parquet, CSV), plots (PNG), report.html and "
-                        "results.npz to DIR (replaced atomically)")
+                        "results.npz to DIR; each finished chunk is saved there as it completes, "
+                        "so a crashed run can be continued with --resume DIR (an existing "
+                        "results folder is replaced)")
     s.add_argument("--records", action="store_true",
                    help="also write one row per table-round to DIR/records.parquet (needs --out)")
     s.add_argument("--json", action="store_true",
                    help="print only the summary as one JSON object on stdout")
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    s.add_argument("--resume", default=None, metavar="DIR",
+                   help="continue the unfinished study in DIR (written by --out DIR) after a crash "
+                        "or kill: only missing chunks are played; the study's parameters come from "
+                        "DIR/manifest.json (any given must match)")
+    s.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="run the chunks on the Dask cluster of this scheduler (see docs/cluster.md)")
+    s.add_argument("--cluster", default=None, metavar="local:N",
+                   help="start a local Dask cluster of N worker processes (1 thread each) for "
+                        "this study, and stop it at the end")
     s.set_defaults(func=cmd_simulate)
 
     r = sub.add_parser("report", help="render tables, plots and report.html again from a results folder",
@@ -104,29 +115,68 @@ def build_parser() -> argparse.ArgumentParser:
                                     "option with its default.")
     ru.add_argument("--json", action="store_true", help="print the options' defaults as JSON")
     ru.set_defaults(func=cmd_rules)
+
+    from . import play as _play
+
+    pl = sub.add_parser("play", help="play Domeng at the terminal with computer players",
+                        description="Sit at a Domeng table: any seats people (hot-seat on one "
+                                    "terminal) or computer players.  Type help during the game.")
+    _play.add_arguments(pl)
+    pl.set_defaults(func=_play.run)
     return p
 
 
 # ---------------------------------------------------------------- commands
 def cmd_simulate(args) -> int:
+    from .cluster import client_for
     from .report import render
-    from .results import atomic_directory
     from .rules import Rules
     from .study import simulate
 
-    if args.records and args.out is None:
-        raise UsageError("domeng simulate: error: --records needs --out DIR")
-    rules = Rules.parse(args.rule)  # fail fast, before any output folder exists
-    kwargs = dict(tables=args.tables, rounds=args.rounds, players=args.players, rules=rules,
-                  seed=args.seed, workers=args.workers, chunk_tables=args.chunk_tables,
-                  progress=not args.no_progress)
-    if args.out is None:
-        res = simulate(**kwargs)
+    if args.scheduler and args.cluster:
+        raise UsageError("domeng simulate: error: give either --scheduler or --cluster, not both")
+    if args.workers is not None and (args.scheduler or args.cluster):
+        raise UsageError("domeng simulate: error: --workers sets local engine threads; with "
+                         "--scheduler or --cluster each task uses its worker's threads")
+    if args.resume is not None:
+        if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
+            raise UsageError("domeng simulate: error: --resume DIR writes its results into DIR; "
+                             "do not give another --out")
+        from .checkpoint import Checkpoint, resume
+
+        Checkpoint.open(args.resume)  # refuse a folder it cannot resume before any cluster starts
+        expect = dict(tables=args.tables, rounds=args.rounds, seed=args.seed, players=args.players,
+                      chunk_tables=args.chunk_tables,
+                      rules=Rules.parse(args.rule) if args.rule else None,
+                      records=True if args.records else None)
+        with client_for(args.scheduler, args.cluster) as client:
+            res = resume(args.resume, client=client, workers=args.workers,
+                         progress=not args.no_progress, **expect)
+        out = args.resume
+        render(res, out)
     else:
-        with atomic_directory(args.out) as tmp:
-            res = simulate(records=(tmp / "records.parquet") if args.records else None, **kwargs)
-            res.write_files(tmp)
-            render(res, tmp)
+        if args.records and args.out is None:
+            raise UsageError("domeng simulate: error: --records needs --out DIR")
+        rules = Rules.parse(args.rule)  # fail fast, before any output folder exists
+        kwargs = dict(tables=DEFAULT_TABLES if args.tables is None else args.tables,
+                      rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+                      players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
+                      rules=rules, seed=0 if args.seed is None else args.seed,
+                      workers=args.workers, chunk_tables=args.chunk_tables,
+                      progress=not args.no_progress)
+        out = args.out
+        if out is not None:
+            _check_out(out)
+        with client_for(args.scheduler, args.cluster) as client:
+            if out is None:
+                res = simulate(client=client, **kwargs)
+            else:
+                # checkpointed: chunks are saved in DIR as they finish (--resume DIR continues)
+                res = simulate(client=client, checkpoint=out,
+                               records=(Path(out) / "records.parquet") if args.records else None,
+                               **kwargs)
+        if out is not None:
+            render(res, out)
     if args.json:
         print(res.to_json())
     else:
@@ -135,9 +185,27 @@ def cmd_simulate(args) -> int:
         if secs:
             print(f"\n{res.total_rounds:,} rounds in {secs:.1f} s "
                   f"({res.total_rounds / secs:,.0f} rounds/s)")
-        if args.out is not None:
-            print(f"results: {args.out}  (report: {Path(args.out) / 'report.html'})")
+        if out is not None:
+            print(f"results: {out}  (report: {Path(out) / 'report.html'})")
     return 0
+
+
+def _check_out(out: str) -> None:
+    """Refuse an --out folder that a new study may not use, before a cluster starts."""
+    from .checkpoint import CheckpointError, MANIFEST
+    from .results import ResultsError
+
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise ResultsError(f"cannot write results to {out!r}: it is a file")
+    if p.is_dir() and not (p / "results.npz").exists():
+        names = [q.name for q in p.iterdir()]
+        if MANIFEST in names:
+            raise CheckpointError(f"{out!r} holds an unfinished study: continue it with "
+                                  f"`domeng simulate --resume {out}`, or delete the folder")
+        if names:
+            raise ResultsError(f"refusing to write results to {out!r}: the folder exists and "
+                               "holds something other than domeng results")
 
 
 def cmd_report(args) -> int:
@@ -182,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as e:  # --help, --version
             return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
         if args.command is None:
-            raise UsageError("domeng: error: choose a command: simulate, report or rules "
+            raise UsageError("domeng: error: choose a command: simulate, report, rules or play "
                              "(see domeng --help)")
         return args.func(args)
     except UsageError as e:

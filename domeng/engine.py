@@ -413,6 +413,7 @@ class Round:
             passes_since_play=self.passes_since_play,
             must_lead=self.must_lead if self.left is None else None,
             has_played=tuple(self.has_played),
+            rules=tuple(int(x) for x in self.rules.to_array()),
         )
 
     # -- actions ----------------------------------------------------------

@@ -24,22 +24,29 @@ so changing an option never recompiles.  Players arrive as ids
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numba import njit, prange
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
+# compiled players reach the kernel as first-class functions (a numba feature
+# still marked experimental); the kernel's use of it is covered by the tests
+warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 from . import layout as L
 from .bits import lowest_bit, popcount
 from .nbrng import randbelow, table_state
 from .observation import (
     MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_HAS_PLAYED, OBS_LAST_MAPPANO,
-    OBS_LEFT, OBS_LEN, OBS_MUST_LEAD, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_SEAT,
+    OBS_LEFT, OBS_LEN, OBS_MUST_LEAD, OBS_RULES, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_SEAT,
     OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
 )
 from .rules import (
     R_CAPPU, R_CEKI, R_MANGUNO, R_MATTIKKENG, R_MATTIKKENG_REDUCED, R_OPENER_LEADS_DOUBLE,
     R_PASS, R_PASSEBUNGE, R_PASSEBUNGE_EVERY_PASS, R_PENALIZE_MANGUNO_PASS, R_POLLO, R_STONES,
 )
-from .strategies import builtin_choose
+from .strategies import N_BUILTIN, builtin_choose
 from .tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 
 _NUM = NUMBER_MASK.copy()
@@ -58,7 +65,7 @@ W_FROM_TABLE = 22
 W_UNPAID = 23
 W_NPASS = 24
 W_NPB = 25
-W_LEN = 26
+W_LEN = 33  # with the outcome slots W_KIND.. below
 
 # trace events: rows of TR_WIDTH ints, column 0 the type
 EV_DEAL, EV_LEAD, EV_PLAY, EV_PASS, EV_TRANSFER, EV_UNPAID, EV_BLOCK, EV_END, EV_CAMAT = range(9)
@@ -243,23 +250,27 @@ def record_pass(obs, hist, s):
 
 
 # ---------------------------------------------------------------- one round
-@njit(cache=True, _nrt=False)
-def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
-               rec, do_rec, tr, tn, do_trace):
-    """Play one round at a table (mirrors ``Table.new_round`` + ``play_round``
-    + ``aggregate_round`` of the reference)."""
+# ---------------------------------------------------------------- round outcome slots in w
+W_KIND = 26  # end kind (K_*), -1 while the round goes on
+W_WINNER = 27
+W_FIRST_CAPPU = 28
+W_CUCUQ = 29
+W_MANGUNO = 30
+W_N_MATT = 31
+W_MATT_MASK = 32
+W_LEN = 33
+
+
+@njit(cache=True, inline="always")
+def begin_round(obs, hands, w, st, must, starter, rnd):
+    """Reset the public state and round counters for a new round."""
     for i in range(W_LEN):
         w[i] = 0
-    deal(rng, perm, hands)
-    rnd = st[L.ST_ROUNDS] + 1
-    must = -1
-    if st[L.ST_NEXT_STARTER] < 0:
-        starter, dbl = first_opener(hands)  # D3
-        if rules[R_OPENER_LEADS_DOUBLE]:
-            must = dbl
-    else:
-        starter = st[L.ST_NEXT_STARTER]  # D4
-    # public state of the new round
+    w[W_KIND] = -1
+    w[W_WINNER] = -1
+    w[W_FIRST_CAPPU] = -1
+    w[W_CUCUQ] = -1
+    w[W_MANGUNO] = -1
     obs[OBS_ROUND] = rnd
     obs[OBS_STARTER] = starter
     obs[OBS_CAMAT] = st[L.ST_CAMAT]
@@ -271,10 +282,169 @@ def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, a
     obs[OBS_PASSES] = 0
     obs[OBS_MUST_LEAD] = must
     for s in range(5):
-        obs[OBS_HAND_SIZE + s] = 5
+        obs[OBS_HAND_SIZE + s] = popcount(hands[s])
         obs[OBS_PLAYED_BY + s] = 0
         obs[OBS_VOID + s] = 0
         obs[OBS_HAS_PLAYED + s] = 0
+
+
+@njit(cache=True, inline="always")
+def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace):
+    """Seat ``s`` plays ``move`` (legal, D5).  Ends the round at once if it
+    was his last tile (D9: FIRST CAPPU; D8: CEKI / POLLO), settling the
+    CUCUQ's award (D10).  Returns True when the round has ended."""
+    was_lead = obs[OBS_LEFT] < 0
+    mk = apply_play(obs, hist, hands, s, move)
+    if was_lead:
+        _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+    else:
+        _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT],
+               obs[OBS_RIGHT], mk)
+        if mk:
+            agg[L.A_MAPPAKULING + s] += 1
+    if hands[s] != 0:
+        return False
+    kind = L.K_CAPPU
+    size = obs[OBS_RULES + R_CAPPU]
+    if mk:
+        if _DBL[move >> 1]:
+            kind = L.K_POLLO
+            size = obs[OBS_RULES + R_POLLO]
+        else:
+            kind = L.K_CEKI
+            size = obs[OBS_RULES + R_CEKI]
+    cucuq = (s + 4) % 5  # D10: the seat before
+    w[W_KIND] = kind
+    w[W_WINNER] = s
+    w[W_FIRST_CAPPU] = s
+    w[W_CUCUQ] = cucuq
+    _trace_end(tr, tn, do_trace, w, hands)
+    payers[0] = s
+    award(obs, size, cucuq, payers, 1, L.KIND_REASON[kind], agg, w, tr, tn, do_trace)
+    return True
+
+
+@njit(cache=True, inline="always")
+def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
+    """Seat ``s`` has no playable tile.  If it is the LAST MAPPANO the round
+    is blocked (D11) and settled (D12..D14); otherwise a PASS or PASSEBUNGE
+    (D6) paid from the table, then by the LAST MAPPANO (D7).  Returns True
+    when the round has ended."""
+    if s == obs[OBS_LAST_MAPPANO]:
+        block(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace)
+        return True
+    pb = obs[OBS_HAS_PLAYED + s] == 0
+    if pb and obs[OBS_RULES + R_PASSEBUNGE_EVERY_PASS] == 0 and w[W_PB_TAKEN + s]:
+        pb = False  # option D6: only the first such pass
+    w[W_NPASS] += 1
+    w[W_PASSED + s] += 1
+    if pb:
+        w[W_PB_TAKEN + s] = 1
+        w[W_NPB] += 1
+        w[W_PB + s] += 1
+    _trace(tr, tn, do_trace, EV_PASS, s, 1 if pb else 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+    record_pass(obs, hist, s)
+    obs[OBS_PASSES] += 1
+    payers[0] = obs[OBS_LAST_MAPPANO]
+    if pb:
+        award(obs, obs[OBS_RULES + R_PASSEBUNGE], s, payers, 1, L.REASON_PASSEBUNGE, agg, w,
+              tr, tn, do_trace)
+    else:
+        award(obs, obs[OBS_RULES + R_PASS], s, payers, 1, L.REASON_PASS, agg, w, tr, tn,
+              do_trace)
+    return False
+
+
+@njit(cache=True, inline="always")
+def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace):
+    """D11..D14: everyone passed and the LAST MAPPANO ``m`` cannot play."""
+    if obs[OBS_RULES + R_PENALIZE_MANGUNO_PASS]:
+        # D11 option: M's closing pass is a PASS, paid by the table only
+        w[W_NPASS] += 1
+        w[W_PASSED + m] += 1
+        _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+        award(obs, obs[OBS_RULES + R_PASS], m, payers, 0, L.REASON_PASS, agg, w, tr, tn,
+              do_trace)
+    record_pass(obs, hist, m)
+    _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
+    w[W_MANGUNO] = m
+    sm = pip_sum(hands[m])
+    # D12: MATTIKKENG = others with sum <= M's; D14: the winner has the lowest
+    # sum, ties to the first in turn order after M
+    best = -1
+    best_sum = 1 << 30
+    n_matt = 0
+    matt_mask = 0
+    for k in range(1, 5):
+        p = (m + k) % 5
+        sp = pip_sum(hands[p])
+        if sp <= sm:
+            matt_mask |= 1 << p
+            payers[1 + n_matt] = p
+            n_matt += 1
+            agg[L.A_MATTIKKENG + p] += 1
+            if sp < best_sum:
+                best_sum = sp
+                best = p
+    w[W_N_MATT] = n_matt
+    w[W_MATT_MASK] = matt_mask
+    if n_matt == 0:
+        # D13: M wins; the CUCUQ gets up to 1, M gives the rest
+        cucuq = (m + 4) % 5
+        w[W_KIND] = L.K_MANGUNO
+        w[W_WINNER] = m
+        w[W_CUCUQ] = cucuq
+        _trace_end(tr, tn, do_trace, w, hands)
+        payers[0] = m
+        award(obs, obs[OBS_RULES + R_MANGUNO], cucuq, payers, 1, L.REASON_MANGUNO, agg, w,
+              tr, tn, do_trace)
+        return
+    # D14: M gets up to 5 (1 with several MATTIKKENG or an equal sum), paid
+    # by the winner first, then the other MATTIKKENG in turn order after M
+    w[W_KIND] = L.K_MATTIKKENG
+    w[W_WINNER] = best
+    size = obs[OBS_RULES + R_MATTIKKENG]
+    if n_matt >= 2 or best_sum == sm:
+        size = obs[OBS_RULES + R_MATTIKKENG_REDUCED]
+    _trace_end(tr, tn, do_trace, w, hands)
+    j = 1
+    for k in range(1, 1 + n_matt):
+        p = payers[k]
+        if p != best:
+            payers[j] = p
+            j += 1
+    payers[0] = best
+    award(obs, size, m, payers, n_matt, L.REASON_MATTIKKENG, agg, w, tr, tn, do_trace)
+
+
+@njit(cache=True, inline="always")
+def choose(pids, fns, s, obs, hist, hands, moves, n, rng):
+    """The seat's player picks a move index; it sees only its D17 view."""
+    obs[OBS_SEAT] = s
+    obs[OBS_HAND] = hands[s]
+    pid = pids[s]
+    if pid == 0:
+        return 0 if n == 1 else randbelow(rng, n)  # the random player, inline
+    if pid < N_BUILTIN:
+        return builtin_choose(pid, obs, hist, moves, n, rng)
+    return fns[s](obs, hist, moves, n, rng)
+
+
+@njit(cache=True, _nrt=False)
+def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
+               rec, do_rec, tr, tn, do_trace):
+    """Play one round at a table (mirrors ``Table.new_round`` + ``play_round``
+    + ``aggregate_round`` of the reference)."""
+    deal(rng, perm, hands)
+    rnd = st[L.ST_ROUNDS] + 1
+    must = -1
+    if st[L.ST_NEXT_STARTER] < 0:
+        starter, dbl = first_opener(hands)  # D3
+        if rules[R_OPENER_LEADS_DOUBLE]:
+            must = dbl
+    else:
+        starter = st[L.ST_NEXT_STARTER]  # D4
+    begin_round(obs, hands, w, st, must, starter, rnd)
     if do_trace:
         k = tn[0]
         if k < tr.shape[0]:
@@ -285,134 +455,27 @@ def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, a
             for s in range(5):
                 tr[k, 4 + s] = hands[s]
         tn[0] = k + 1
-
     s = starter
-    kind = -1
-    winner = -1
-    first_cappu = -1
-    cucuq = -1
-    manguno = -1
-    n_matt = 0
-    matt_mask = 0
     while True:
         n = legal_moves(hands[s], obs, moves)
         if n > 0:
-            # a choice: the player sees its D17 observation only
-            obs[OBS_SEAT] = s
-            obs[OBS_HAND] = hands[s]
-            pid = pids[s]
-            if pid == 0:
-                idx = 0 if n == 1 else randbelow(rng, n)  # the random player, inline
-            else:
-                idx = builtin_choose(pid, obs, hist, moves, n, rng)
-            move = moves[idx]
-            was_lead = obs[OBS_LEFT] < 0
-            mk = apply_play(obs, hist, hands, s, move)
-            if was_lead:
-                _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-            else:
-                _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT],
-                       obs[OBS_RIGHT], mk)
-                if mk:
-                    agg[L.A_MAPPAKULING + s] += 1
-            if hands[s] == 0:
-                # D9: FIRST CAPPU ends the round at once; D8: CEKI / POLLO
-                first_cappu = s
-                winner = s
-                cucuq = (s + 4) % 5  # D10
-                if mk:
-                    kind = L.K_POLLO if _DBL[move >> 1] else L.K_CEKI
-                else:
-                    kind = L.K_CAPPU
-                size = rules[R_CAPPU]
-                if kind == L.K_CEKI:
-                    size = rules[R_CEKI]
-                elif kind == L.K_POLLO:
-                    size = rules[R_POLLO]
-                _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno,
-                           matt_mask, hands)
-                payers[0] = s
-                award(obs, size, cucuq, payers, 1, L.KIND_REASON[kind], agg, w, tr, tn, do_trace)
+            idx = choose(pids, fns, s, obs, hist, hands, moves, n, rng)
+            if play_move(hands, obs, hist, s, moves[idx], payers, w, agg, tr, tn, do_trace):
                 break
-            s = (s + 1) % 5  # D1
-            continue
-        # no playable tile
-        if s == obs[OBS_LAST_MAPPANO]:
-            # D11: the LAST MAPPANO cannot play either: blocked, s is MANGUNO
-            m = s
-            if rules[R_PENALIZE_MANGUNO_PASS]:
-                w[W_NPASS] += 1
-                w[W_PASSED + m] += 1
-                _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-                award(obs, rules[R_PASS], m, payers, 0, L.REASON_PASS, agg, w, tr, tn, do_trace)
-            record_pass(obs, hist, m)
-            _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
-            manguno = m
-            sm = pip_sum(hands[m])
-            # D12: MATTIKKENG; D14: winner lowest sum, ties to the first after M
-            best = -1
-            best_sum = 1 << 30
-            n_matt = 0
-            for k in range(1, 5):
-                p = (m + k) % 5
-                sp = pip_sum(hands[p])
-                if sp <= sm:
-                    matt_mask |= 1 << p
-                    payers[1 + n_matt] = p
-                    n_matt += 1
-                    agg[L.A_MATTIKKENG + p] += 1
-                    if sp < best_sum:
-                        best_sum = sp
-                        best = p
-            if n_matt == 0:
-                kind = L.K_MANGUNO  # D13
-                winner = m
-                cucuq = (m + 4) % 5
-                _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno,
-                           matt_mask, hands)
-                payers[0] = m
-                award(obs, rules[R_MANGUNO], cucuq, payers, 1, L.REASON_MANGUNO, agg, w,
-                      tr, tn, do_trace)
-            else:
-                kind = L.K_MATTIKKENG  # D14
-                winner = best
-                size = rules[R_MATTIKKENG]
-                if n_matt >= 2 or best_sum == sm:
-                    size = rules[R_MATTIKKENG_REDUCED]
-                _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno,
-                           matt_mask, hands)
-                # payers: the winner first, then the other MATTIKKENG in turn order after M
-                j = 1
-                for k in range(1, 1 + n_matt):
-                    p = payers[k]
-                    if p != best:
-                        payers[j] = p
-                        j += 1
-                payers[0] = best
-                award(obs, size, m, payers, n_matt, L.REASON_MATTIKKENG, agg, w, tr, tn, do_trace)
+        elif pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
             break
-        # D6: PASS, or PASSEBUNGE before the passer's first play
-        pb = obs[OBS_HAS_PLAYED + s] == 0
-        if pb and rules[R_PASSEBUNGE_EVERY_PASS] == 0 and w[W_PB_TAKEN + s]:
-            pb = False
-        w[W_NPASS] += 1
-        w[W_PASSED + s] += 1
-        if pb:
-            w[W_PB_TAKEN + s] = 1
-            w[W_NPB] += 1
-            w[W_PB + s] += 1
-        _trace(tr, tn, do_trace, EV_PASS, s, 1 if pb else 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-        record_pass(obs, hist, s)
-        obs[OBS_PASSES] += 1
-        payers[0] = obs[OBS_LAST_MAPPANO]
-        if pb:
-            award(obs, rules[R_PASSEBUNGE], s, payers, 1, L.REASON_PASSEBUNGE, agg, w, tr, tn,
-                  do_trace)
-        else:
-            award(obs, rules[R_PASS], s, payers, 1, L.REASON_PASS, agg, w, tr, tn, do_trace)
-        s = (s + 1) % 5
+        s = (s + 1) % 5  # D1
+    finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd)
 
-    # ---- D15: CAMAT, then D4: next starter; then the round's aggregates
+
+@njit(cache=True, inline="always")
+def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd):
+    """D15: CAMAT and the return of the stones; D4: next starter; then the
+    round's aggregates and record."""
+    kind = w[W_KIND]
+    winner = w[W_WINNER]
+    first_cappu = w[W_FIRST_CAPPU]
+    cucuq = w[W_CUCUQ]
     st[L.ST_ROUNDS] = rnd
     st[L.ST_SINCE_CAMAT] += 1
     camat = -1
@@ -439,7 +502,7 @@ def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, a
     agg[L.A_TILES_HIST + tiles] += 1
     agg[L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1)] += 1
     agg[L.A_WINS + winner * 5 + kind] += 1
-    agg[L.A_WINS_OFFSET + ((winner - starter) % 5) * 5 + kind] += 1
+    agg[L.A_WINS_OFFSET + ((winner - starter + 5) % 5) * 5 + kind] += 1
     agg[L.A_STARTS + starter] += 1
     anyp = 0
     anypb = 0
@@ -462,8 +525,8 @@ def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, a
         rec[L.RC_KIND] = kind
         rec[L.RC_WINNER] = winner
         rec[L.RC_CUCUQ] = cucuq
-        rec[L.RC_MANGUNO] = manguno
-        rec[L.RC_N_MATT] = n_matt
+        rec[L.RC_MANGUNO] = w[W_MANGUNO]
+        rec[L.RC_N_MATT] = w[W_N_MATT]
         rec[L.RC_PASSES] = w[W_NPASS]
         rec[L.RC_PASSEBUNGE] = w[W_NPB]
         rec[L.RC_TILES] = tiles
@@ -476,17 +539,17 @@ def play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, a
 
 
 @njit(cache=True, _nrt=False)
-def _trace_end(tr, tn, do_trace, kind, winner, first_cappu, cucuq, manguno, matt_mask, hands):
+def _trace_end(tr, tn, do_trace, w, hands):
     if do_trace:
         k = tn[0]
         if k < tr.shape[0]:
             tr[k, 0] = EV_END
-            tr[k, 1] = kind
-            tr[k, 2] = winner
-            tr[k, 3] = first_cappu
-            tr[k, 4] = cucuq
-            tr[k, 5] = manguno
-            tr[k, 6] = matt_mask
+            tr[k, 1] = w[W_KIND]
+            tr[k, 2] = w[W_WINNER]
+            tr[k, 3] = w[W_FIRST_CAPPU]
+            tr[k, 4] = w[W_CUCUQ]
+            tr[k, 5] = w[W_MANGUNO]
+            tr[k, 6] = w[W_MATT_MASK]
             for s in range(5):
                 tr[k, 7 + s] = pip_sum(hands[s])
         tn[0] = k + 1
@@ -509,11 +572,13 @@ def init_states(seed, table_start, n_tables, stones):
 
 
 @njit(cache=True, _nrt=False)
-def play_rounds(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
+def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
                 do_trace, hands, obs, hist, moves, perm, payers, w, rng, dummy):
     """The round loop of :func:`play_table`, compiled without reference
     counting (it allocates nothing), which keeps the hot path free of atomics."""
     rng[0] = np.uint64(st[L.ST_RNG])
+    for i in range(rules.shape[0]):
+        obs[OBS_RULES + i] = rules[i]
     for p in range(5):
         obs[OBS_STONES + p] = st[L.ST_STONES + p]
     obs[OBS_TABLE] = st[L.ST_TABLE]
@@ -525,7 +590,7 @@ def play_rounds(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_r
             rec = recs[rec_base + r]
         else:
             rec = dummy
-        play_round(pids, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
+        play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
                    rec, do_rec, tr, tn, do_trace)
         played += 1
     for p in range(5):
@@ -536,7 +601,7 @@ def play_rounds(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_r
 
 
 @njit(cache=True)
-def play_table(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
+def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
                do_trace):
     """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
     if > 0), continuing from its state ``st``; returns rounds played."""
@@ -549,25 +614,25 @@ def play_table(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_re
     w = np.zeros(W_LEN, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
     dummy = np.zeros(L.REC_LEN, dtype=np.int64)
-    return play_rounds(pids, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr,
+    return play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr,
                        tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, dummy)
 
 
 @njit(cache=True, parallel=True)
-def run_kernel(pids, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
+def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
     """Play every table of ``state`` (in place) in parallel over tables."""
     n_tables = state.shape[0]
     tr = np.zeros((1, TR_WIDTH), dtype=np.int64)
     for i in prange(n_tables):
         tn = np.zeros(1, dtype=np.int64)
-        rec_n[i] = play_table(pids, rules, state[i], rounds, camat_target, agg[i], recs,
+        rec_n[i] = play_table(pids, fns, rules, state[i], rounds, camat_target, agg[i], recs,
                               i * rounds, do_rec, tr, tn, 0)
 
 
 @njit(cache=True)
-def trace_kernel(pids, rules, st, rounds, agg, tr):
+def trace_kernel(pids, fns, rules, st, rounds, agg, tr):
     """Play one table with the full move-by-move trace; returns rows written."""
     tn = np.zeros(1, dtype=np.int64)
     recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
-    play_table(pids, rules, st, rounds, 0, agg, recs, 0, 0, tr, tn, 1)
+    play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 0, tr, tn, 1)
     return tn[0]

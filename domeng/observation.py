@@ -29,6 +29,7 @@ Slots (``OBS_*`` below; ``[5]`` marks five slots, one per seat):
 ``OBS_TURN``           turns taken this round (= rows of history in use)
 ``OBS_PASSES``         passes since the LAST DOMINO
 ``OBS_MUST_LEAD``      the double the opener must lead (D3), or -1
+``OBS_RULES`` [12]     the rules in force (:meth:`domeng.rules.Rules.to_array`)
 =====================  ======================================================
 
 Never in it (D17): another seat's tiles, or the 3 tiles out of play.
@@ -63,7 +64,8 @@ OBS_LAST_MAPPANO = 34
 OBS_TURN = 35
 OBS_PASSES = 36
 OBS_MUST_LEAD = 37
-OBS_LEN = 40
+OBS_RULES = 40
+OBS_LEN = 56
 
 # history columns
 H_SEAT = 0
@@ -95,6 +97,7 @@ class Observation:
     passes_since_play: int
     must_lead: int | None = None
     has_played: tuple[bool, ...] = field(default=(False,) * N_SEATS)
+    rules: tuple[int, ...] = ()  # Rules.to_array(), public knowledge
 
     @property
     def chain(self) -> tuple[int, ...]:
@@ -143,6 +146,7 @@ class Observation:
         obs[OBS_TURN] = len(self.history)
         obs[OBS_PASSES] = self.passes_since_play
         obs[OBS_MUST_LEAD] = -1 if self.must_lead is None else self.must_lead
+        obs[OBS_RULES:OBS_RULES + len(self.rules)] = self.rules
         for i, (s, t, e, _, _) in enumerate(self.history):
             hist[i, H_SEAT] = s
             hist[i, H_TILE] = -1 if t is None else t

@@ -13,7 +13,11 @@ so they behave identically in both engines.
 
 from __future__ import annotations
 
-from typing import Callable, Protocol, Sequence, runtime_checkable
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+
+import numba
 
 import numpy as np
 
@@ -21,7 +25,7 @@ from .engine import Move
 from .errors import PlayerError
 from .observation import Observation
 from .rng import SplitMix64
-from .strategies import PLAYER_IDS, builtin_choose
+from .strategies import P_CUSTOM, PLAYER_IDS, STRATEGY_SIG, builtin_choose
 
 
 @runtime_checkable
@@ -72,27 +76,143 @@ def _builtin(pid: int) -> Callable:
     return fn
 
 
-BUILTIN_PLAYERS = tuple(PLAYER_IDS)
+BUILTIN_PLAYERS = tuple(PLAYER_IDS) + ("search",)
 
 
-def make_player(name: str) -> Player:
-    """A reference-engine player by built-in name."""
-    key = name.strip().lower()
-    if key == "random":
-        return RandomPlayer()
-    if key in PLAYER_IDS:
-        return CompiledPlayer(key, _builtin(PLAYER_IDS[key]))
-    raise PlayerError(f"unknown player {name!r}; built-in players: {', '.join(BUILTIN_PLAYERS)}")
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A resolved player: a built-in of the kernel, a compiled function
+    (runs in both engines at full speed), or a Python object with ``choose``
+    (reference engine only: the slow path)."""
+
+    name: str
+    kind: str  # "builtin" | "compiled" | "python"
+    pid: int = P_CUSTOM
+    fn: Any = None
+    obj: Any = None
+
+    @property
+    def compiled(self) -> bool:
+        return self.kind in ("builtin", "compiled")
+
+    def make(self) -> "Player":
+        """A reference-engine player for this spec."""
+        if self.kind == "python":
+            return self.obj
+        if self.kind == "builtin" and self.pid == PLAYER_IDS["random"]:
+            return RandomPlayer()
+        if self.kind == "builtin":
+            return CompiledPlayer(self.name, _builtin(self.pid))
+        return CompiledPlayer(self.name, self.fn)
 
 
-def parse_players(spec: str | Sequence[str]) -> list[str]:
-    """Five player names from ``"random,heavy,..."`` or a list; one name means all seats."""
-    names = [s.strip().lower() for s in (spec.split(",") if isinstance(spec, str) else spec)]
-    if len(names) == 1:
-        names = names * 5
-    if len(names) != 5:
-        raise PlayerError(f"give one player for all seats or five, one per seat; got {len(names)}")
-    for n in names:
-        if n not in PLAYER_IDS:
-            raise PlayerError(f"unknown player {n!r}; built-in players: {', '.join(BUILTIN_PLAYERS)}")
-    return names
+def compile_strategy(fn: Callable, name: str | None = None) -> Any:
+    """A numba dispatcher of ``fn`` compiled for :data:`STRATEGY_SIG`.
+
+    ``fn`` may be a plain Python function over the observation arrays or an
+    ``@numba.njit`` function; it is compiled for exactly the kernel's player
+    signature (a clear :class:`PlayerError` if it does not type-check)."""
+    py = getattr(fn, "py_func", fn)
+    disp = fn if _has_sig(fn) else None
+    if disp is None:
+        try:
+            disp = numba.njit(STRATEGY_SIG, cache=False)(py)
+        except Exception as e:  # numba typing errors are long: keep the first line
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise PlayerError(f"compiled player {name or py.__name__} does not compile for the "
+                              f"player signature (obs, hist, moves, n_moves, rng): {first}") from None
+    return disp
+
+
+def _has_sig(fn) -> bool:
+    sigs = getattr(fn, "signatures", None)
+    return bool(sigs) and len(sigs) == 1 and tuple(sigs[0]) == tuple(STRATEGY_SIG.args)
+
+
+_SPEC_CACHE: dict[str, PlayerSpec] = {}
+
+
+def resolve_player(p: Any) -> PlayerSpec:
+    """Resolve a player given by name (``random``, ``heavy``, ``keeper``,
+    ``hunter``, ``search``, ``search-N`` for N samples per move,
+    ``module:function``), a compiled function, or an object with ``choose``."""
+    if isinstance(p, PlayerSpec):
+        return p
+    if isinstance(p, str):
+        key = p.strip()
+        low = key.lower()
+        if low in PLAYER_IDS:
+            return PlayerSpec(low, "builtin", PLAYER_IDS[low])
+        if low in _SPEC_CACHE:
+            return _SPEC_CACHE[low]
+        if low == "search" or low.startswith("search-"):
+            from .search import make_search_strategy
+            samples = None
+            if low != "search":
+                try:
+                    samples = int(low.split("-", 1)[1])
+                    if samples < 1:
+                        raise ValueError
+                except ValueError:
+                    raise PlayerError(f"bad search budget in {p!r}: write search-N with N >= 1 "
+                                      "samples per move") from None
+            spec = PlayerSpec(low, "compiled", P_CUSTOM, fn=make_search_strategy(samples))
+            _SPEC_CACHE[low] = spec
+            return spec
+        if ":" in key:
+            mod_name, _, attr = key.partition(":")
+            try:
+                mod = importlib.import_module(mod_name)
+            except Exception as e:
+                raise PlayerError(f"cannot import player module {mod_name!r}: {e}") from None
+            if not hasattr(mod, attr):
+                raise PlayerError(f"module {mod_name!r} has no player {attr!r}")
+            spec = _resolve_object(getattr(mod, attr), key)
+            _SPEC_CACHE[low] = spec
+            return spec
+        raise PlayerError(f"unknown player {p!r}; built-in players: {', '.join(BUILTIN_PLAYERS)}"
+                          " (or module:function for your own)")
+    return _resolve_object(p, None)
+
+
+def _resolve_object(obj: Any, name: str | None) -> PlayerSpec:
+    if isinstance(obj, type):
+        try:
+            obj = obj()
+        except Exception as e:
+            raise PlayerError(f"cannot create player {name or obj.__name__}: {e}") from None
+    if hasattr(obj, "choose") and callable(obj.choose):
+        return PlayerSpec(name or getattr(obj, "name", type(obj).__name__), "python", obj=obj)
+    if isinstance(obj, numba.core.registry.CPUDispatcher) or callable(obj):
+        label = name or getattr(getattr(obj, "py_func", obj), "__name__", "custom")
+        if isinstance(obj, numba.core.registry.CPUDispatcher):
+            return PlayerSpec(label, "compiled", fn=compile_strategy(obj, label))
+        # a plain callable: compiled if numba can, else it cannot be a player
+        return PlayerSpec(label, "compiled", fn=compile_strategy(obj, label))
+    raise PlayerError(f"{name or obj!r} is not a player: give a compiled function "
+                      "(obs, hist, moves, n_moves, rng) -> index, or an object with choose()")
+
+
+def resolve_players(spec: Any) -> list[PlayerSpec]:
+    """Five resolved players from ``"a,b,c,d,e"``, a list, or one player for all seats."""
+    if isinstance(spec, str):
+        items = [s for s in (x.strip() for x in spec.split(",")) if s]
+    elif isinstance(spec, (list, tuple)):
+        items = list(spec)
+    else:
+        items = [spec]
+    if len(items) == 1:
+        items = items * 5
+    if len(items) != 5:
+        raise PlayerError(f"give one player for all seats or five, one per seat; got {len(items)}")
+    return [resolve_player(x) for x in items]
+
+
+def make_player(name: Any) -> Player:
+    """A reference-engine player from a name or object (see :func:`resolve_player`)."""
+    return resolve_player(name).make()
+
+
+def parse_players(spec: Any) -> list[str]:
+    """The five players' names (validated); one name means all seats."""
+    return [p.name for p in resolve_players(spec)]

@@ -108,6 +108,7 @@ def run_reference(
     table_start: int = 0,
     records: bool = False,
     keep_events: bool = False,
+    camats: int = 0,
 ):
     """Play ``tables`` tables x ``rounds`` rounds on the reference engine.
 
@@ -115,6 +116,8 @@ def run_reference(
     Returns ``(agg, state, recs, events)``: aggregates ``[tables, AGG_LEN]``,
     states ``[tables, ST_LEN]``, records ``[tables*rounds, REC_LEN]`` (or
     None) and, with ``keep_events``, each table's list of round event logs.
+    With ``camats > 0`` a table stops once it has had that many CAMATs
+    (``rounds`` is then the cap, and records has a row per round played).
     """
     if len(players) != 5:
         raise PlayerError(f"a table needs 5 players, got {len(players)}")
@@ -131,6 +134,8 @@ def run_reference(
         state[i, L.ST_TABLE] = rules.stones
         tev = []
         for r in range(rounds):
+            if camats > 0 and state[i, L.ST_CAMATS] >= camats:
+                break
             table.play_round(players)
             rec = aggregate_round(agg[i], state[i], table.round)
             if recs is not None:
@@ -139,4 +144,7 @@ def run_reference(
             if keep_events:
                 tev.append(table.round.events)
         events.append(tev)
+    if recs is not None and camats > 0:
+        keep = (np.arange(rounds)[None, :] < state[:, L.ST_ROUNDS][:, None]).ravel()
+        recs = recs[keep]
     return agg, state, recs, events

@@ -37,7 +37,7 @@ Built-ins (ids in :data:`PLAYER_IDS`):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from .bits import lowest_bit, popcount
 from .nbrng import randbelow
@@ -176,3 +176,15 @@ def builtin_choose(pid, obs, hist, moves, n_moves, rng):
     if pid == P_KEEPER:
         return keeper_strategy(obs, hist, moves, n_moves, rng)
     return hunter_strategy(obs, hist, moves, n_moves, rng)
+
+
+#: The signature every compiled player has (see the module docstring).
+STRATEGY_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64,
+                           types.uint64[::1])
+P_CUSTOM = N_BUILTIN  #: kernel id of a seat whose player is a compiled function
+
+
+@njit(STRATEGY_SIG, cache=True)
+def unused_strategy(obs, hist, moves, n_moves, rng):
+    """Placeholder in the kernel's table of compiled players for built-in seats."""
+    return 0

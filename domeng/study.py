@@ -167,6 +167,22 @@ def _records_schema():
     return pa.schema(fields)
 
 
+def records_table(recs: np.ndarray, schema=None):
+    """Records ``int64[m, REC_LEN]`` -> a pyarrow Table of :func:`_records_schema`."""
+    import pyarrow as pa
+
+    schema = schema if schema is not None else _records_schema()
+    cols = []
+    for j, f in enumerate(schema):
+        col = recs[:, j]
+        if f.name == "kind":
+            dictionary = pa.array(list(L.KIND_NAMES), type=pa.string())
+            cols.append(pa.DictionaryArray.from_arrays(pa.array(col.astype(np.int8)), dictionary))
+        else:
+            cols.append(pa.array(col.astype(f.type.to_pandas_dtype())))
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
 class RecordWriter:
     """Writes per-round records (``layout.REC_COLUMNS``) to one Parquet file,
     in row groups, under a temporary name that is renamed on :meth:`close`.
@@ -214,19 +230,17 @@ class RecordWriter:
     def _flush(self) -> None:
         if not self._buf:
             return
-        pa = self._pa
         recs = np.concatenate(self._buf) if len(self._buf) > 1 else self._buf[0]
         self._buf, self._buffered = [], 0
-        cols = []
-        for j, f in enumerate(self.schema):
-            col = recs[:, j]
-            if f.name == "kind":
-                dictionary = pa.array(list(L.KIND_NAMES), type=pa.string())
-                cols.append(pa.DictionaryArray.from_arrays(pa.array(col.astype(np.int8)), dictionary))
-            else:
-                cols.append(pa.array(col.astype(f.type.to_pandas_dtype())))
-        self._writer.write_table(pa.Table.from_arrays(cols, schema=self.schema))
+        self._writer.write_table(records_table(recs, self.schema))
         self.rows += len(recs)
+
+    def write_arrow(self, table) -> None:
+        """Append a pyarrow Table of records (e.g. a part written by a checkpoint)."""
+        self._flush()
+        table = table.cast(self.schema.remove_metadata())
+        self._writer.write_table(table)
+        self.rows += table.num_rows
 
     def close(self) -> Path:
         """Flush, close and move the file to its final name."""
@@ -254,9 +268,10 @@ class ProgressBar:
     On a terminal it redraws one line; otherwise it prints a line at most
     every 10 seconds (and at the end), so logs stay readable."""
 
-    def __init__(self, total_tables: int, rounds: int, stream=None) -> None:
+    def __init__(self, total_tables: int, rounds: int, stream=None, done0: int = 0) -> None:
         self.total = total_tables
         self.rounds = rounds
+        self.done0 = done0  # tables already done when the bar starts (a resumed study)
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.start = time.perf_counter()
@@ -270,9 +285,10 @@ class ProgressBar:
             return
         self._last = now
         elapsed = now - self.start
-        rate = done * self.rounds / elapsed if elapsed > 0 else 0.0
+        new = done - self.done0
+        rate = new * self.rounds / elapsed if elapsed > 0 else 0.0
         frac = done / total if total else 1.0
-        eta = (elapsed / frac - elapsed) if frac > 0 else float("nan")
+        eta = elapsed * (total - done) / new if new > 0 else float("nan")
         width = 24
         fill = int(round(frac * width))
         line = (f"[{'#' * fill}{'.' * (width - fill)}] {frac * 100:5.1f}%  "
@@ -304,6 +320,19 @@ def _fmt_time(s: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
+def make_progress(progress, tables: int, rounds: int, done0: int = 0):
+    """The progress callable for ``progress=`` (True, False, None or a callable)."""
+    if progress is True:
+        return ProgressBar(tables, rounds, done0=done0)
+    if progress is None:
+        return ProgressBar(tables, rounds, done0=done0) if sys.stderr.isatty() else None
+    if progress is False:
+        return None
+    if callable(progress):
+        return progress
+    raise StudyError(f"progress must be a bool, None or a callable, got {progress!r}")
+
+
 # ---------------------------------------------------------------- simulate
 def simulate(
     tables: int = DEFAULT_TABLES,
@@ -315,6 +344,8 @@ def simulate(
     chunk_tables: int | None = None,
     records: str | os.PathLike | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
+    client=None,
+    checkpoint: str | os.PathLike | None = None,
 ):
     """Play ``tables`` independent tables of ``rounds`` rounds each (D16)
     and return a :class:`~domeng.results.Results`.
@@ -345,12 +376,20 @@ def simulate(
         True: a progress bar on stderr; False: none; None: a bar only when
         stderr is a terminal; a callable: called as ``progress(done_tables,
         total_tables)`` after each chunk.
+    client:
+        A ``dask.distributed.Client``: each chunk is one task on its
+        cluster (one engine thread per worker thread); None: this process.
+        Results are bit-identical either way (see ``docs/cluster.md``).
+    checkpoint:
+        A study folder: each finished chunk is written there durably, with
+        a manifest, and the results are written there at the end; after a
+        crash, :func:`domeng.resume` continues it (see
+        :mod:`domeng.checkpoint`).  An existing results folder is replaced,
+        an unfinished study is refused (resume it).
 
     Raises :class:`StudyError`, :class:`~domeng.errors.RulesError` or
     :class:`~domeng.errors.PlayerError` (all :class:`DomengError`) on bad input.
     """
-    from .results import Results, package_version
-
     tables = _count("tables", tables)
     rounds = _count("rounds", rounds)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
@@ -358,70 +397,29 @@ def simulate(
     seed = int(seed)
     if workers is not None:
         workers = _count("workers", workers)
+        if client is not None:
+            raise StudyError("workers sets this process's engine threads; with a Dask client "
+                             "each task uses its worker's threads")
     names = parse_players(players)
     rules_obj = coerce_rules(rules)
     if chunk_tables is None:
-        chunk_tables = default_chunk_tables(tables, rounds, records is not None)
+        from .chunks import default_chunk_tables as cluster_chunk_tables
+
+        chunk_tables = cluster_chunk_tables(tables, rounds, records is not None, client)
     else:
         chunk_tables = _count("chunk_tables", chunk_tables)
     chunk_tables = min(chunk_tables, tables)
 
-    if progress is True:
-        progress_fn = ProgressBar(tables, rounds)
-    elif progress is None:
-        progress_fn = ProgressBar(tables, rounds) if sys.stderr.isatty() else None
-    elif progress is False:
-        progress_fn = None
-    elif callable(progress):
-        progress_fn = progress
-    else:
-        raise StudyError(f"progress must be a bool, None or a callable, got {progress!r}")
+    progress_fn = make_progress(progress, tables, rounds)
 
-    groups = min(tables, MAX_GROUPS)
-    group_agg = np.zeros((groups, L.AGG_LEN), dtype=np.int64)
-    group_state = np.zeros((groups, S_LEN), dtype=np.int64)
-    # group g holds tables ceil(g*T/G) .. ceil((g+1)*T/G)-1
-    bounds = -((-np.arange(groups + 1, dtype=np.int64) * tables) // groups)
-    group_tables = np.diff(bounds)
+    from .chunks import Plan, run_study
 
-    meta = {
-        "tables": tables, "rounds": rounds, "seed": seed,
-        "rules": rules_obj.to_dict(), "players": list(names),
-        "version": package_version(), "groups": groups,
-    }
-    writer = None
-    if records is not None:
-        writer = RecordWriter(records, metadata={
-            "domeng.version": meta["version"], "domeng.seed": str(seed),
-            "domeng.players": ",".join(names), "domeng.rules": str(rules_obj.to_dict()),
-            "domeng.kinds": ",".join(L.KIND_NAMES),
-        })
-    t0 = time.perf_counter()
-    counted = np.zeros(groups, dtype=np.int64)
-    try:
-        for start in range(0, tables, chunk_tables):
-            n = min(chunk_tables, tables - start)
-            out = run_tables(names, rules_obj, seed, start, n, rounds, writer is not None, workers)
-            _check_chunk(out, n, rounds, rules_obj, start)
-            gid = group_of(np.arange(start, start + n), tables, groups)
-            uniq, first = np.unique(gid, return_index=True)
-            group_agg[uniq] += np.add.reduceat(out.agg, first, axis=0)
-            group_state[uniq] += np.add.reduceat(summarize_state(out.state), first, axis=0)
-            counted[uniq] += np.diff(np.append(first, n))
-            if writer is not None:
-                if out.records is None or len(out.records) != n * rounds:
-                    raise RuntimeError("run_tables did not return the records asked for")
-                writer.write(out.records)
-            if progress_fn is not None:
-                progress_fn(start + n, tables)
-        if writer is not None:
-            writer.close()
-    except BaseException:
-        if writer is not None:
-            writer.abort()
-        raise
-    if not np.array_equal(group_tables, counted):
-        raise RuntimeError("internal error: tables were not all counted once")
-    meta["elapsed_seconds"] = time.perf_counter() - t0
-    meta["records_rows"] = writer.rows if writer is not None else None
-    return Results(group_agg, group_state, counted, meta)
+    plan = Plan(tables=tables, rounds=rounds, seed=seed, players=tuple(names), rules=rules_obj,
+                chunk_tables=chunk_tables, records=records is not None)
+    ckpt = None
+    if checkpoint is not None:
+        from .checkpoint import Checkpoint
+
+        ckpt = Checkpoint.create(checkpoint, plan, records)
+    return run_study(plan, client=client, threads=workers, records=records, checkpoint=ckpt,
+                     progress_fn=progress_fn)

@@ -449,6 +449,17 @@ def test_D8_lead_is_never_a_mappakuling():
     assert (rnd.left, rnd.right) == (4, 4)
 
 
+def test_D8_last_tile_led_is_plain():
+    """D8: POLLO needs both ends equal to the double's number *before* the play, so a
+    last tile that is led (no ends yet) makes a plain FIRST CAPPU, even a double."""
+    table = make_table(stones=[0] * 5, table_stones=25)
+    rnd = Round.from_position(table, [H("0-0"), H("1-1"), H("4-4"), H("3-3"), H("6-6")],
+                              to_move=2)
+    rnd.play(Move(T("4-4"), LEFT))
+    assert rnd.result.kind == CAPPU and rnd.result.first_cappu == 2
+    assert transfers(rnd) == [("table", 1, 1, CAPPU)]
+
+
 # =========================================================================== D9
 def test_D9_first_cappu_ends_the_round_at_once():
     """D9: the moment a player plays his last tile the round ends; nobody moves after."""
@@ -458,6 +469,7 @@ def test_D9_first_cappu_ends_the_round_at_once():
     rnd.play(Move(T("6-2"), LEFT))
     assert rnd.ended and rnd.result.first_cappu == 1
     assert rnd.legal_moves() == []  # seat 2 could have played [2|2]: no more turns
+    assert rnd.to_move == 1  # the turn does not pass on
     assert [e["type"] for e in rnd.events] == ["play", "end", "transfer"]
     assert table.rounds_played == 1 and table.history == [rnd.result]
     with pytest.raises(IllegalMoveError, match="ended"):

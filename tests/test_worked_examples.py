@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from domeng.engine import (
-    CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, RIGHT, Move, Round,
+    CEKI, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, RIGHT, Move, Round,
 )
 from domeng.errors import IllegalMoveError
 from domeng.players import RandomPlayer

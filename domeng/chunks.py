@@ -1,0 +1,400 @@
+"""The chunk runner of a study: one code path for local runs, Dask clusters
+and checkpoints.
+
+A study of ``tables`` tables is cut into chunks of ``chunk_tables``
+consecutive table indices (:class:`Plan`).  :func:`chunk_task` plays one
+chunk with :func:`domeng.batch.run_tables` and reduces its per-table arrays
+into the study's groups (table ``t`` belongs to group ``t * G // tables``),
+returning a small :class:`ChunkResult`.  Table ``t`` depends only on
+``(seed, t)`` and every sum is an integer sum, so adding the chunk results
+in any order, on any number of machines, gives bit-identical group sums:
+this is what makes clusters, retries after a lost worker, and resuming from
+a checkpoint exact.
+
+:func:`run_plan` drives the chunks:
+
+* locally, in table order, in this process (``threads`` numba threads);
+* on a ``dask.distributed.Client``: each chunk is one task (pure: its key
+  is derived from the study and the chunk index, and it may be retried or
+  recomputed after a worker dies); results are collected with
+  ``as_completed`` while a bounded window of tasks is in flight;
+* with a :class:`~domeng.checkpoint.Checkpoint`: chunks already on disk are
+  loaded instead of played, and each finished chunk is written durably
+  before it counts.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import layout as L
+from .rules import Rules
+
+#: a task failing with an exception is retried this many times (a worker
+#: dying is handled by the scheduler itself: the task is computed again)
+TASK_RETRIES = 2
+#: with a cluster and no explicit chunk size, aim at this many chunks per worker thread
+CHUNKS_PER_THREAD = 4
+#: ... but never chunks of fewer table-rounds than this (task overhead)
+MIN_CHUNK_ROUNDS = 20_000
+
+# one kernel call at a time per process: numba's default threading layer may
+# not be entered by two threads at once (a Dask worker with --nthreads > 1)
+_ENGINE_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a study computes and how it is cut into chunks."""
+
+    tables: int
+    rounds: int
+    seed: int
+    players: tuple  #: what run_tables gets (five names)
+    rules: Rules
+    chunk_tables: int
+    records: bool = False
+
+    @property
+    def groups(self) -> int:
+        from .study import MAX_GROUPS
+
+        return min(self.tables, MAX_GROUPS)
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.tables // self.chunk_tables)
+
+    def chunk(self, index: int) -> tuple[int, int]:
+        """``(first table, number of tables)`` of chunk ``index``."""
+        if not 0 <= index < self.n_chunks:
+            raise IndexError(f"chunk {index} out of range 0..{self.n_chunks - 1}")
+        start = index * self.chunk_tables
+        return start, min(self.chunk_tables, self.tables - start)
+
+    def group_tables(self) -> np.ndarray:
+        """Tables in each group (group g holds tables ceil(g*T/G) .. ceil((g+1)*T/G)-1)."""
+        G = self.groups
+        bounds = -((-np.arange(G + 1, dtype=np.int64) * self.tables) // G)
+        return np.diff(bounds)
+
+    def token(self) -> str:
+        """A short hash of everything the chunks' numbers depend on (Dask keys)."""
+        import hashlib
+        import json
+
+        from .cluster import fingerprint
+
+        text = json.dumps([self.tables, self.rounds, self.seed, list(self.players),
+                           self.rules.to_dict(), self.chunk_tables, self.records,
+                           fingerprint()], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass
+class ChunkResult:
+    """One chunk reduced into the study's groups: ``groups`` (the distinct
+    group ids of its tables, ascending), per-group sums ``agg[k, AGG_LEN]``
+    and ``state[k, S_LEN]``, ``counts[k]`` (its tables in each group), and
+    the per-round records when asked for."""
+
+    index: int
+    start: int
+    n: int
+    groups: np.ndarray
+    agg: np.ndarray
+    state: np.ndarray
+    counts: np.ndarray
+    records: np.ndarray | None = field(default=None, repr=False)
+
+    def validate(self, plan: Plan) -> None:
+        """Raise ValueError unless this is a well-formed result of chunk ``index`` of ``plan``."""
+        from .study import S_LEN
+
+        start, n = plan.chunk(self.index)
+        k = len(self.groups)
+        G = plan.groups
+        ok = (self.start == start and self.n == n and 1 <= k
+              and self.agg.shape == (k, L.AGG_LEN) and self.state.shape == (k, S_LEN)
+              and self.counts.shape == (k,) and int(self.counts.sum()) == n
+              and np.all(np.diff(self.groups) > 0) and self.groups[0] >= 0
+              and self.groups[-1] < G
+              and np.array_equal(self.groups, np.unique(
+                  (np.arange(start, start + n, dtype=np.int64) * G) // plan.tables))
+              and int(self.agg[:, L.A_ROUNDS].sum()) == n * plan.rounds)
+        if not ok:
+            raise ValueError(f"chunk {self.index} does not fit the study's chunking")
+
+
+def chunk_task(plan: Plan, index: int, threads: int | None = None,
+               expect: tuple | None = None) -> ChunkResult:
+    """Play chunk ``index`` of ``plan`` and reduce it into groups.
+
+    A pure function of its arguments (the Dask task).  ``threads``: numba
+    threads (None in a Dask worker: the worker's thread count, 1 for the
+    recommended ``--nthreads 1`` workers).  ``expect``: the client's
+    :func:`~domeng.cluster.fingerprint`; a worker running another domeng
+    refuses the task (its numbers could differ)."""
+    from .batch import run_tables
+    from .study import _check_chunk, group_of, summarize_state
+
+    if expect is not None:
+        from .cluster import ClusterError, fingerprint
+
+        mine = fingerprint()
+        if tuple(mine) != tuple(expect):
+            raise ClusterError(f"a worker runs domeng {mine[0]} (engine {mine[1]}) but the client "
+                               f"runs domeng {expect[0]} (engine {expect[1]}): install the same "
+                               "version everywhere")
+    if threads is None:
+        threads = _worker_threads()
+    start, n = plan.chunk(index)
+    with _ENGINE_LOCK:
+        out = run_tables(list(plan.players), plan.rules, plan.seed, start, n, plan.rounds,
+                         plan.records, threads)
+    _check_chunk(out, n, plan.rounds, plan.rules, start)
+    if plan.records and (out.records is None or len(out.records) != n * plan.rounds):
+        raise RuntimeError("run_tables did not return the records asked for")
+    gid = group_of(np.arange(start, start + n), plan.tables, plan.groups)
+    uniq, first = np.unique(gid, return_index=True)
+    return ChunkResult(
+        index=index, start=start, n=n, groups=uniq.astype(np.int64),
+        agg=np.add.reduceat(out.agg, first, axis=0),
+        state=np.add.reduceat(summarize_state(out.state), first, axis=0),
+        counts=np.diff(np.append(first, n)).astype(np.int64),
+        records=out.records if plan.records else None,
+    )
+
+
+def _worker_threads() -> int | None:
+    try:
+        from distributed import get_worker
+
+        w = get_worker()
+    except (ImportError, ValueError):
+        return None  # not in a Dask worker: the engine's default
+    n = getattr(getattr(w, "state", None), "nthreads", None) or getattr(w, "nthreads", 1)
+    return max(1, int(n))
+
+
+class Sums:
+    """Per-group sums of a study, filled chunk by chunk (in any order)."""
+
+    def __init__(self, plan: Plan) -> None:
+        from .study import S_LEN
+
+        G = plan.groups
+        self.agg = np.zeros((G, L.AGG_LEN), dtype=np.int64)
+        self.state = np.zeros((G, S_LEN), dtype=np.int64)
+        self.counted = np.zeros(G, dtype=np.int64)
+        self.done: set[int] = set()
+        self.tables_done = 0
+
+    def add(self, r: ChunkResult) -> None:
+        if r.index in self.done:
+            raise RuntimeError(f"internal error: chunk {r.index} counted twice")
+        self.done.add(r.index)
+        self.agg[r.groups] += r.agg
+        self.state[r.groups] += r.state
+        self.counted[r.groups] += r.counts
+        self.tables_done += r.n
+
+
+def default_chunk_tables(tables: int, rounds: int, records: bool, client=None) -> int:
+    """The study's default chunk size; with a cluster, small enough to give
+    every worker thread several chunks (results never depend on it)."""
+    from .study import default_chunk_tables as local_default
+
+    ct = local_default(tables, rounds, records)
+    if client is not None:
+        threads = max(1, _cluster_threads(client))
+        want = math.ceil(tables / (CHUNKS_PER_THREAD * threads))
+        floor = math.ceil(MIN_CHUNK_ROUNDS / rounds)
+        ct = max(1, min(ct, max(want, floor)))
+    return ct
+
+
+def _cluster_threads(client) -> int:
+    try:
+        return int(sum(client.nthreads().values()))
+    except Exception:
+        return 0
+
+
+class _OrderedRecords:
+    """Writes records to a RecordWriter in table order whatever order the
+    chunks finish in (out-of-order chunks wait in memory)."""
+
+    def __init__(self, writer, order: list[int]) -> None:
+        self.writer = writer
+        self.order = order
+        self.pos = 0
+        self.waiting: dict[int, np.ndarray] = {}
+
+    def put(self, index: int, recs: np.ndarray) -> None:
+        self.waiting[index] = recs
+        while self.pos < len(self.order) and self.order[self.pos] in self.waiting:
+            self.writer.write(self.waiting.pop(self.order[self.pos]))
+            self.pos += 1
+
+    def lag_ok(self, index_pos: int, window: int) -> bool:
+        """May the chunk at position ``index_pos`` of the order be submitted?"""
+        return index_pos < self.pos + window
+
+
+def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None,
+             checkpoint=None, progress_fn: Callable[[int, int], None] | None = None) -> Sums:
+    """Play every chunk of ``plan`` not yet in ``checkpoint`` and return the group sums.
+
+    ``writer``: a :class:`~domeng.study.RecordWriter` (records in table
+    order; not with a checkpoint, which keeps records per chunk)."""
+    sums = Sums(plan)
+    if checkpoint is not None:
+        for r in checkpoint.load_done():
+            sums.add(r)
+    todo = [i for i in range(plan.n_chunks) if i not in sums.done]
+    ordered = _OrderedRecords(writer, todo) if writer is not None else None
+
+    def consume(r: ChunkResult) -> None:
+        r.validate(plan)
+        if checkpoint is not None:
+            checkpoint.write_chunk(r)
+        elif ordered is not None:
+            ordered.put(r.index, r.records)
+        r.records = None
+        sums.add(r)
+        if progress_fn is not None:
+            progress_fn(sums.tables_done, plan.tables)
+
+    if client is None:
+        for i in todo:
+            consume(chunk_task(plan, i, threads))
+    else:
+        _run_on_cluster(client, plan, todo, consume, ordered)
+    return sums
+
+
+def _run_on_cluster(client, plan: Plan, todo: list[int], consume, ordered) -> None:
+    from distributed import as_completed
+
+    from .cluster import ClusterError, fingerprint
+
+    try:
+        from distributed.scheduler import KilledWorker
+    except ImportError:  # pragma: no cover - older layouts
+        from distributed import KilledWorker
+
+    token = plan.token()
+    expect = fingerprint()
+    window = 8
+    refreshed = -1e9
+
+    def refresh_window() -> int:
+        nonlocal refreshed, window
+        now = time.monotonic()
+        if now - refreshed > 5.0:
+            refreshed = now
+            window = max(8, 3 * _cluster_threads(client))
+        return window
+
+    ac = as_completed()
+    pending: dict[str, int] = {}
+    futures = {}
+    nxt = 0  # position in todo of the next chunk to submit
+
+    def fill() -> None:
+        nonlocal nxt
+        w = refresh_window()
+        while nxt < len(todo) and len(pending) < w and (ordered is None or ordered.lag_ok(nxt, w)):
+            i = todo[nxt]
+            f = client.submit(chunk_task, plan, i, None, expect,
+                              key=f"domeng-chunk-{token}-{i}", pure=True, retries=TASK_RETRIES)
+            pending[f.key] = i
+            futures[f.key] = f
+            ac.add(f)
+            nxt += 1
+
+    try:
+        fill()
+        while pending:
+            f = next(ac)
+            i = pending.pop(f.key)
+            futures.pop(f.key, None)
+            try:
+                r = f.result()
+            except KilledWorker as e:
+                raise ClusterError(f"chunk {i} (tables {plan.chunk(i)[0]}..) killed several "
+                                   f"workers in a row; giving up ({_first_line(e)})") from None
+            f.release()
+            consume(r)
+            fill()
+    finally:
+        if futures:
+            try:
+                client.cancel(list(futures.values()))
+            except Exception:
+                pass
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def record_metadata(plan: Plan) -> dict[str, str]:
+    """Key-value metadata of a study's records Parquet file."""
+    from .results import package_version
+
+    return {"domeng.version": package_version(), "domeng.seed": str(plan.seed),
+            "domeng.players": ",".join(plan.players), "domeng.rules": str(plan.rules.to_dict()),
+            "domeng.kinds": ",".join(L.KIND_NAMES)}
+
+
+def run_study(plan: Plan, *, client=None, threads: int | None = None, records=None,
+              checkpoint=None, progress_fn=None):
+    """Run (or finish) a study and return its :class:`~domeng.results.Results`.
+
+    ``records``: a Parquet path (without a checkpoint; with one, the
+    checkpoint's records path is used).  With a checkpoint, the results are
+    also written into its folder at the end (``results.npz`` last)."""
+    from .results import Results, package_version
+    from .study import RecordWriter
+
+    meta = {
+        "tables": plan.tables, "rounds": plan.rounds, "seed": plan.seed,
+        "rules": plan.rules.to_dict(), "players": list(plan.players),
+        "version": package_version(), "groups": plan.groups,
+    }
+    t0 = time.perf_counter()
+    writer = None
+    if checkpoint is None and plan.records:
+        if records is None:
+            raise ValueError("records asked for without a records path")
+        writer = RecordWriter(records, metadata=record_metadata(plan))
+    try:
+        sums = run_plan(plan, client=client, threads=threads, writer=writer,
+                        checkpoint=checkpoint, progress_fn=progress_fn)
+        rows = None
+        if writer is not None:
+            writer.close()
+            rows = writer.rows
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    if not np.array_equal(plan.group_tables(), sums.counted) or len(sums.done) != plan.n_chunks:
+        raise RuntimeError("internal error: tables were not all counted once")
+    if checkpoint is not None:
+        rows = checkpoint.finish_records(record_metadata(plan))
+    meta["elapsed_seconds"] = time.perf_counter() - t0
+    meta["records_rows"] = rows
+    res = Results(sums.agg, sums.state, sums.counted, meta)
+    if checkpoint is not None:
+        res.write_files(checkpoint.folder)
+    return res

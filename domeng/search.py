@@ -1,0 +1,212 @@
+"""The ``search`` player: determinized Monte Carlo search on the batch engine.
+
+At each decision with two or more legal moves it repeats, ``samples`` times:
+
+1. **Determinize.** Deal the tiles it cannot see (other hands and the 3 out of
+   play) at random, consistently with everything it knows (D17): each seat
+   gets exactly its number of tiles, and a seat that passed holds neither
+   number that was open at its pass (``OBS_VOID``).  Deals are drawn by a
+   shuffle and a capacity-weighted assignment, retried when a constraint
+   cannot be met (after 32 failures the void constraints are dropped).
+2. **Roll out.** For every legal move, play it and then the rest of the
+   round with fast ``heavy``-style rollout players for every seat (shed the
+   heaviest playable tile, ties at random), using the kernel's own rule
+   functions (:func:`domeng.kernel.play_move`, :func:`domeng.kernel.pass_turn`),
+   so the rollouts follow exactly the rules in force (``OBS_RULES``).  All
+   moves of one sample share the deal and the rollout's random numbers
+   (common random numbers), so their difference is mostly the move's effect.
+3. **Score.** A rollout's value is minus the stones the seat gains by the end
+   of the round (stones are penalties), plus ``CAMAT_BONUS`` if it becomes
+   CAMAT (D15).
+
+It plays the move with the best total (ties: the first).  Every draw comes
+from the table's generator, so games with a search player are reproducible.
+The player sees nothing beyond its observation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import kernel as K
+from . import layout as L
+from .bits import lowest_bit, popcount
+from .nbrng import next64, randbelow
+from .observation import (
+    H_SEAT, H_TILE, MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEN, OBS_SEAT,
+    OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
+)
+from .strategies import STRATEGY_SIG
+from .tiles import NUMBER_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
+
+DEFAULT_SAMPLES = 400
+CAMAT_BONUS = 10.0
+_NUM = NUMBER_MASK.copy()
+_HI = TILE_HIGH.copy()
+_LO = TILE_LOW.copy()
+_PIPS = TILE_PIPS.copy()
+_ALL = np.int64((1 << 28) - 1)
+
+
+@njit(cache=True)
+def sample_hands(obs, rng, hands, tiles):
+    """Deal the unseen tiles to the other seats, consistently with their
+    hand sizes and known voids; ``hands`` gets all five masks."""
+    me = obs[OBS_SEAT]
+    unseen = _ALL & ~obs[OBS_HAND] & ~obs[OBS_CHAIN]
+    n = 0
+    m = unseen
+    while m:
+        tiles[n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    cap = np.zeros(6, dtype=np.int64)
+    for attempt in range(33):
+        use_voids = attempt < 32
+        for p in range(5):
+            hands[p] = 0
+            cap[p] = obs[OBS_HAND_SIZE + p] if p != me else 0
+        cap[5] = n - (cap[0] + cap[1] + cap[2] + cap[3] + cap[4])  # out of play
+        hands[me] = obs[OBS_HAND]
+        for i in range(n - 1, 0, -1):
+            j = randbelow(rng, i + 1)
+            tmp = tiles[i]
+            tiles[i] = tiles[j]
+            tiles[j] = tmp
+        ok = True
+        for i in range(n):
+            t = tiles[i]
+            total = 0
+            for p in range(6):
+                if cap[p] > 0 and (p == 5 or not use_voids or
+                                   ((obs[OBS_VOID + p] >> _HI[t]) & 1) == 0
+                                   and ((obs[OBS_VOID + p] >> _LO[t]) & 1) == 0):
+                    total += cap[p]
+            if total == 0:
+                ok = False
+                break
+            r = randbelow(rng, total)
+            for p in range(6):
+                if cap[p] > 0 and (p == 5 or not use_voids or
+                                   ((obs[OBS_VOID + p] >> _HI[t]) & 1) == 0
+                                   and ((obs[OBS_VOID + p] >> _LO[t]) & 1) == 0):
+                    if r < cap[p]:
+                        cap[p] -= 1
+                        if p < 5:
+                            hands[p] |= np.int64(1) << t
+                        break
+                    r -= cap[p]
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def rollout_choice(moves, n, rng):
+    """The rollout policy: the heaviest tile, ties at random."""
+    if n == 1:
+        return 0
+    best = -1
+    k = 0
+    for i in range(n):
+        pv = _PIPS[moves[i] >> 1]
+        if pv > best:
+            best = pv
+            k = 1
+        elif pv == best:
+            k += 1
+    j = randbelow(rng, k) if k > 1 else 0
+    for i in range(n):
+        if _PIPS[moves[i] >> 1] == best:
+            if j == 0:
+                return i
+            j -= 1
+    return 0
+
+
+@njit(cache=True)
+def search_core(obs, hist, moves, n_moves, rng, samples):
+    if n_moves == 1:
+        return 0
+    me = obs[OBS_SEAT]
+    hands = np.zeros(5, dtype=np.int64)
+    tiles = np.zeros(28, dtype=np.int64)
+    s_hands = np.zeros(5, dtype=np.int64)
+    s_obs = np.zeros(OBS_LEN, dtype=np.int64)
+    s_hist = np.zeros((MAX_TURNS, 3), dtype=np.int64)
+    s_moves = np.zeros(64, dtype=np.int64)
+    payers = np.zeros(8, dtype=np.int64)
+    w0 = np.zeros(K.W_LEN, dtype=np.int64)
+    w = np.zeros(K.W_LEN, dtype=np.int64)
+    agg = np.zeros(L.AGG_LEN, dtype=np.int64)
+    tr = np.zeros((1, K.TR_WIDTH), dtype=np.int64)
+    tn = np.zeros(1, dtype=np.int64)
+    s_rng = np.zeros(1, dtype=np.uint64)
+    totals = np.zeros(n_moves, dtype=np.float64)
+    # round counters the rules need: who already had a PASSEBUNGE (option D6)
+    w0[K.W_KIND] = -1
+    w0[K.W_WINNER] = -1
+    w0[K.W_FIRST_CAPPU] = -1
+    w0[K.W_CUCUQ] = -1
+    w0[K.W_MANGUNO] = -1
+    played = np.zeros(5, dtype=np.int64)
+    for k in range(obs[OBS_TURN]):
+        p = hist[k, H_SEAT]
+        if hist[k, H_TILE] >= 0:
+            played[p] = 1
+        elif played[p] == 0:
+            w0[K.W_PB_TAKEN + p] = 1
+    my_stones = obs[OBS_STONES + me]
+    for d in range(samples):
+        sample_hands(obs, rng, hands, tiles)
+        seed = next64(rng)
+        for i in range(n_moves):
+            for p in range(5):
+                s_hands[p] = hands[p]
+            for k in range(OBS_LEN):
+                s_obs[k] = obs[k]
+            for k in range(K.W_LEN):
+                w[k] = w0[k]
+            s_rng[0] = seed
+            ended = K.play_move(s_hands, s_obs, s_hist, me, moves[i], payers, w, agg, tr, tn, 0)
+            s = me
+            while not ended:
+                s = (s + 1) % 5
+                n = K.legal_moves(s_hands[s], s_obs, s_moves)
+                if n > 0:
+                    j = rollout_choice(s_moves, n, s_rng)
+                    ended = K.play_move(s_hands, s_obs, s_hist, s, s_moves[j], payers, w, agg,
+                                        tr, tn, 0)
+                else:
+                    ended = K.pass_turn(s_hands, s_obs, s_hist, s, payers, w, agg, tr, tn, 0)
+            value = float(my_stones - s_obs[OBS_STONES + me])
+            if w[K.W_FIRST_CAPPU] == me and s_obs[OBS_TABLE] == 0 and s_obs[OBS_STONES + me] == 0:
+                value += CAMAT_BONUS
+            totals[i] += value
+    best = 0
+    for i in range(1, n_moves):
+        if totals[i] > totals[best]:
+            best = i
+    return best
+
+
+_STRATEGIES: dict[int, object] = {}
+
+
+def make_search_strategy(samples: int | None = None):
+    """The search player with ``samples`` determinizations per decision
+    (default :data:`DEFAULT_SAMPLES`), compiled for the player signature."""
+    n = DEFAULT_SAMPLES if samples is None else int(samples)
+    if n < 1:
+        raise ValueError("samples must be >= 1")
+    if n not in _STRATEGIES:
+        def search_strategy(obs, hist, moves, n_moves, rng):
+            return search_core(obs, hist, moves, n_moves, rng, n)
+
+        search_strategy.__name__ = f"search_{n}"
+        _STRATEGIES[n] = njit(STRATEGY_SIG)(search_strategy)
+    return _STRATEGIES[n]
+
+
+__all__ = ["make_search_strategy", "search_core", "sample_hands", "DEFAULT_SAMPLES", "popcount"]
