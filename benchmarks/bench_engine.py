@@ -164,7 +164,7 @@ def interleaved(cases: list[tuple[str, callable]], repeat: int) -> dict[str, dic
             b = best.get(name)
             if b is None or wall < b["wall_s"]:
                 best[name] = {"units": units, "wall_s": wall, "cpu_per_wall": cpu / wall,
-                              "rate": units / wall}
+                              "rate": units / wall, "rate_cpu": units / cpu if cpu > 0 else None}
     return best
 
 
@@ -242,9 +242,11 @@ def bench_kernel(repeat: int, fig: dict, met: list) -> None:
     k1 = best["kernel_1t"]
     fig["kernel_random_1t_rounds_per_s"] = k1["rate"]
     fig["kernel_random_1t_cpu_per_wall"] = k1["cpu_per_wall"]
+    fig["kernel_random_1t_rounds_per_cpu_s"] = k1["rate_cpu"]
     fig["turns_per_round_random"] = turns["random"]
     fig["kernel_random_1t_ns_per_turn"] = 1e9 / (k1["rate"] * turns["random"])
     say(f"    kernel 1 thread : {fmt_rate(k1['rate'])} rounds  (CPU/wall {k1['cpu_per_wall']:.2f}, "
+        f"{fmt_rate(k1['rate_cpu'])} per CPU-second, "
         f"{turns['random']:.1f} turns/round, {fig['kernel_random_1t_ns_per_turn']:.1f} ns/turn)")
     met.append(("kernel, random, 1 thread", fmt_rate(k1["rate"]) + " rounds",
                 ">= 2.00M/s", k1["rate"] >= T_ONE_CORE))
@@ -265,8 +267,10 @@ def bench_kernel(repeat: int, fig: dict, met: list) -> None:
 
     ref = best["reference"]
     fig["reference_rounds_per_s"] = ref["rate"]
+    fig["reference_cpu_per_wall"] = ref["cpu_per_wall"]
     fig["kernel_vs_reference"] = k1["rate"] / ref["rate"]
-    say(f"    reference engine: {fmt_rate(ref['rate'])} rounds; kernel (1 thread) / reference = "
+    say(f"    reference engine: {fmt_rate(ref['rate'])} rounds (CPU/wall {ref['cpu_per_wall']:.2f}); "
+        f"kernel (1 thread) / reference = "
         f"{fig['kernel_vs_reference']:.0f}x")
     met.append(("reference engine, random", fmt_rate(ref["rate"]) + " rounds", "", None))
     met.append(("kernel (1 thread) / reference", f"{fig['kernel_vs_reference']:.0f}x", ">= 150x",
@@ -276,8 +280,10 @@ def bench_kernel(repeat: int, fig: dict, met: list) -> None:
     if dom["fn"] is not None:
         d = best["dominoes"]
         fig["dominoes_games_per_s"] = d["rate"]
+        fig["dominoes_cpu_per_wall"] = d["cpu_per_wall"]
         fig["kernel_vs_dominoes"] = k1["rate"] / d["rate"]
-        say(f"    dominoes {dom['version']}: {fmt_rate(d['rate'])} random games; kernel rounds (1 thread) "
+        say(f"    dominoes {dom['version']}: {fmt_rate(d['rate'])} random games (CPU/wall "
+            f"{d['cpu_per_wall']:.2f}); kernel rounds (1 thread) "
             f"/ dominoes games = {fig['kernel_vs_dominoes']:.0f}x")
         met.append((f"dominoes {dom['version']}, random games", fmt_rate(d["rate"]) + " games", "", None))
         met.append(("kernel rounds / dominoes games", f"{fig['kernel_vs_dominoes']:.0f}x", ">= 400x",
@@ -298,11 +304,14 @@ def bench_kernel(repeat: int, fig: dict, met: list) -> None:
     say("    " + ol.text())
     fig["load_section_heuristic"] = {"other_cores": ol.other, "steal_cores": ol.steal}
     fig["kernel_heuristic_1t_rounds_per_s"] = {}
+    fig["kernel_heuristic_1t_rounds_per_cpu_s"] = {}
     for name, p in HEURISTIC_CASES:
         b = best[name]
         fig["kernel_heuristic_1t_rounds_per_s"][name] = b["rate"]
+        fig["kernel_heuristic_1t_rounds_per_cpu_s"][name] = b["rate_cpu"]
         ns = 1e9 / (b["rate"] * turns[name])
         say(f"    {name:6s} ({p}): {fmt_rate(b['rate'])} rounds  (CPU/wall {b['cpu_per_wall']:.2f}, "
+            f"{fmt_rate(b['rate_cpu'])} per CPU-second, "
             f"{turns[name]:.1f} turns/round, {ns:.1f} ns/turn)")
         met.append((f"kernel, {name}, 1 thread", fmt_rate(b["rate"]) + " rounds", ">= 1.00M/s",
                     b["rate"] >= T_HEURISTIC))
@@ -377,19 +386,28 @@ def status(key):
 tables, rounds = int(sys.argv[1]), int(sys.argv[2])
 import domeng
 from domeng import layout as L
+t0 = time.perf_counter()
 domeng.simulate(tables=2, rounds=2, progress=False)  # imports and compiled code loaded
-base = status("VmRSS")
+warmup = time.perf_counter() - t0
+before = status("VmRSS")
+hwm_warmup = status("VmHWM")
+try:  # reset the peak (VmHWM), so that a compilation in the warm-up is not counted
+    Path("/proc/self/clear_refs").write_text("5")
+    reset = status("VmHWM") <= before + 1
+except OSError:
+    reset = False
 t0 = time.perf_counter()
 res = domeng.simulate(tables=tables, rounds=rounds, progress=False)
 wall = time.perf_counter() - t0
 played = int(res.group_agg[:, L.A_ROUNDS].sum())
-print(json.dumps({"rss_before_mb": base, "vmhwm_mb": status("VmHWM"),
+print(json.dumps({"rss_before_mb": before, "hwm_warmup_mb": hwm_warmup, "warmup_s": warmup,
+                  "hwm_reset": reset, "vmhwm_mb": status("VmHWM"), "rss_end_mb": status("VmRSS"),
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
                   "rounds": played, "wall_s": wall}))
 """
 
 START_CHILD = r"""
-import json, os, sys, time
+import json, os, resource, sys, time
 t_imp0 = time.time()
 import domeng
 import domeng.study, domeng.results, domeng.batch  # everything simulate needs
@@ -398,12 +416,15 @@ first = []
 def progress(done, total):  # called right after each run_tables call (chunk)
     if not first:
         first.append(time.time())
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        first.append(ru.ru_utime + ru.ru_stime)
 domeng.simulate(tables=2, rounds=2, progress=progress)
 t_end = time.time()
 cache = os.environ.get("NUMBA_CACHE_DIR")
 n_files = sum(len(f) for _, _, f in os.walk(cache)) if cache else None
 print(json.dumps({"t_imp0": t_imp0, "t_imp1": t_imp1, "t_first": first[0], "t_end": t_end,
-                  "cache_files": n_files}))
+                  "cpu_first": first[1], "cache_files": n_files,
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}))
 """
 
 
@@ -417,15 +438,25 @@ def bench_rss(big: bool, fig: dict, met: list) -> None:
     r, _, wall = run_child(RSS_CHILD, [str(tables), str(rounds)], child_env(), timeout=3600)
     if r["rounds"] != total:
         raise RuntimeError(f"simulate played {r['rounds']} rounds, expected {total}")
-    peak = max(r["vmhwm_mb"] or 0.0, r["maxrss_mb"])
+    # the study's peak: VmHWM reset after the warm-up (which may have compiled,
+    # if the numba cache was stale); else the whole process's peak
+    peak = r["vmhwm_mb"] if r["hwm_reset"] else r["maxrss_mb"]
     fig["rss_study_rounds"] = total
     fig["rss_peak_mb"] = peak
+    fig["rss_peak_includes_warmup"] = not r["hwm_reset"]
+    fig["rss_process_lifetime_peak_mb"] = r["maxrss_mb"]
     fig["rss_before_study_mb"] = r["rss_before_mb"]
+    fig["rss_end_mb"] = r["rss_end_mb"]
+    fig["rss_child_warmup_s"] = r["warmup_s"]
     fig["rss_study_wall_s"] = r["wall_s"]
     fig["simulate_rounds_per_s_all_threads"] = total / r["wall_s"]
-    say(f"    peak RSS {peak:.0f} MB (RSS after imports and a tiny study: {r['rss_before_mb']:.0f} MB); "
-        f"the study took {r['wall_s']:.1f} s = {fmt_rate(total / r['wall_s'])} rounds "
-        f"end to end on all threads")
+    say(f"    peak RSS during the study {peak:.0f} MB"
+        + (" (VmHWM reset after the warm-up)" if r["hwm_reset"] else " (whole process)")
+        + f"; RSS before it {r['rss_before_mb']:.0f} MB, after it {r['rss_end_mb']:.0f} MB")
+    say(f"    whole-process peak {r['maxrss_mb']:.0f} MB; the warm-up (imports + a tiny study) took "
+        f"{r['warmup_s']:.1f} s" + (" -- it compiled (stale numba cache)" if r["warmup_s"] > 5 else ""))
+    say(f"    the study took {r['wall_s']:.1f} s = {fmt_rate(total / r['wall_s'])} rounds end to end "
+        f"on all threads")
     label = "peak RSS, 100M-round study" if big else "peak RSS, 10M-round study*"
     met.append((label, f"{peak:.0f} MB", "< 500 MB (100M)", peak < T_RSS_MB))
 
@@ -439,25 +470,30 @@ def bench_start(repeat: int, cold_repeat: int, fig: dict, met: list) -> None:
             env = child_env({"NUMBA_CACHE_DIR": cache})
             r, t_spawn, _ = run_child(START_CHILD, [], env, timeout=600)
             cold.append({"total_s": r["t_first"] - t_spawn, "imports_s": r["t_imp1"] - t_spawn,
-                         "first_call_s": r["t_first"] - r["t_imp1"], "cache_files": r["cache_files"]})
+                         "first_call_s": r["t_first"] - r["t_imp1"], "cache_files": r["cache_files"],
+                         "cpu_s": r["cpu_first"], "maxrss_mb": r["maxrss_mb"]})
             if not warm:  # the warm runs reuse the first cache this loop filled
                 for _ in range(repeat):
                     r, t_spawn, _ = run_child(START_CHILD, [], env, timeout=600)
                     warm.append({"total_s": r["t_first"] - t_spawn, "imports_s": r["t_imp1"] - t_spawn,
-                                 "first_call_s": r["t_first"] - r["t_imp1"]})
+                                 "first_call_s": r["t_first"] - r["t_imp1"], "cpu_s": r["cpu_first"]})
     c = min(cold, key=lambda x: x["total_s"])
     w = min(warm, key=lambda x: x["total_s"])
     fig["cold_start_s"] = c["total_s"]
     fig["cold_imports_s"] = c["imports_s"]
     fig["cold_first_call_s"] = c["first_call_s"]
     fig["cold_cache_files_written"] = c["cache_files"]
+    fig["cold_cpu_s"] = c["cpu_s"]
+    fig["cold_compile_peak_rss_mb"] = c["maxrss_mb"]
+    fig["warm_cpu_s"] = w["cpu_s"]
     fig["warm_start_s"] = w["total_s"]
     fig["warm_imports_s"] = w["imports_s"]
     fig["warm_first_call_s"] = w["first_call_s"]
     say(f"    cold cache: {c['total_s']:.2f} s (imports {c['imports_s']:.2f} s, first call with "
-        f"compilation {c['first_call_s']:.2f} s; {c['cache_files']} cache files written)")
+        f"compilation {c['first_call_s']:.2f} s; CPU time {c['cpu_s']:.1f} s; "
+        f"{c['cache_files']} cache files written; peak RSS while compiling {c['maxrss_mb']:.0f} MB)")
     say(f"    warm cache: {w['total_s']:.2f} s (imports {w['imports_s']:.2f} s, first call "
-        f"{w['first_call_s']:.2f} s)")
+        f"{w['first_call_s']:.2f} s; CPU time {w['cpu_s']:.1f} s)")
     met.append(("compile (cold cache), start->first call", f"{c['total_s']:.1f} s", "< 20 s",
                 c["total_s"] < T_COMPILE_S))
     met.append(("warm cache, start->first call", f"{w['total_s']:.2f} s", "< 2 s",

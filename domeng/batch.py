@@ -23,7 +23,7 @@ import numpy as np
 from . import layout as L
 from . import kernel as K
 from .engine import END_NAMES
-from .errors import DomengError
+from .errors import DomengError, PlayerError
 from .players import resolve_players
 from .reference_study import run_reference
 from .rules import Rules
@@ -117,6 +117,7 @@ def run_tables(
     rec_n = np.zeros(n_tables, dtype=np.int64)
     _set_threads(threads)
     K.run_kernel(pids, fns, rules.to_array(), state, rounds, camats, agg, recs, rec_n, int(records))
+    _check_bad_moves(state, specs)
     out_recs = None
     if records:
         idx = np.arange(n_tables)
@@ -126,6 +127,14 @@ def run_tables(
             recs = recs[keep]
         out_recs = recs
     return TablesOutput(agg, state, out_recs)
+
+
+def _check_bad_moves(state: np.ndarray, specs) -> None:
+    bad = int(state[:, L.ST_BAD_MOVES].sum())
+    if bad:
+        custom = [p.name for p in specs if p.kind == "compiled"]
+        raise PlayerError(f"compiled player(s) {', '.join(custom) or '?'} returned {bad} move "
+                          "index(es) outside 0..n_moves-1")
 
 
 # --------------------------------------------------------------------- trace
@@ -196,6 +205,7 @@ def trace_table(
     agg = np.zeros(L.AGG_LEN, dtype=np.int64)
     tr = np.zeros((rounds * K.TR_ROWS_PER_ROUND, K.TR_WIDTH), dtype=np.int64)
     n = K.trace_kernel(pids, fns, rules.to_array(), st, rounds, agg, tr)
+    _check_bad_moves(st[None, :], resolve_players(players))
     if n > tr.shape[0]:  # pragma: no cover - the buffer is sized for the worst case
         raise RuntimeError("trace buffer overflow")
     return decode_trace(tr[:n]), agg, st

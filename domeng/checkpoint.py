@@ -284,10 +284,11 @@ class Checkpoint:
             else:
                 raise TypeError(f"unknown study parameter {key!r}")
             if have != want:
-                shown = ",".join(have) if key == "players" else have
+                if key == "players":
+                    have, want = ",".join(have), ",".join(want)
                 raise CheckpointError(
-                    f"cannot resume {str(self.folder)!r} with {key}={_show(want)}: the study there "
-                    f"has {key}={_show(shown)}; resume without it, or start a new study elsewhere")
+                    f"cannot resume {str(self.folder)!r} with {key}={want}: the study there "
+                    f"has {key}={have}; resume without it, or start a new study elsewhere")
 
     # ------------------------------------------------------------ chunks
     def chunk_path(self, index: int) -> Path:
@@ -386,10 +387,6 @@ class Checkpoint:
         for i in range(self.plan.n_chunks):
             self.records_part(i).unlink(missing_ok=True)
         return int(pq.ParquetFile(path).metadata.num_rows)
-
-
-def _show(v) -> str:
-    return json.dumps(v) if isinstance(v, (dict, list)) else str(v)
 
 
 # ---------------------------------------------------------------- resume

@@ -141,7 +141,7 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
     recommended ``--nthreads 1`` workers).  ``expect``: the client's
     :func:`~domeng.cluster.fingerprint`; a worker running another domeng
     refuses the task (its numbers could differ)."""
-    from .batch import run_tables
+    from . import study  # run_tables is looked up there (tests replace it)
     from .study import _check_chunk, group_of, summarize_state
 
     if expect is not None:
@@ -156,7 +156,7 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
         threads = _worker_threads()
     start, n = plan.chunk(index)
     with _ENGINE_LOCK:
-        out = run_tables(list(plan.players), plan.rules, plan.seed, start, n, plan.rounds,
+        out = study.run_tables(list(plan.players), plan.rules, plan.seed, start, n, plan.rounds,
                          plan.records, threads)
     _check_chunk(out, n, plan.rounds, plan.rules, start)
     if plan.records and (out.records is None or len(out.records) != n * plan.rounds):

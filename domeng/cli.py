@@ -123,6 +123,31 @@ def build_parser() -> argparse.ArgumentParser:
                                     "terminal) or computer players.  Type help during the game.")
     _play.add_arguments(pl)
     pl.set_defaults(func=_play.run)
+
+    tn = sub.add_parser(
+        "tournament", help="rank five players in a duplicate tournament",
+        description="Play DEALS games of ROUNDS rounds, each once for every rotation of the "
+                    "five players around the table (the same deals each time), and rank the "
+                    "players by net stones per round with 95%% confidence intervals.")
+    tn.add_argument("--players", "-p", required=True, metavar="A,B,C,D,E",
+                    help="five players: random, heavy, keeper, hunter, search, search-N "
+                         "(N samples per move) or module:function (a compiled player)")
+    tn.add_argument("--deals", "-d", type=_whole(1), default=200, metavar="N",
+                    help="games played in every rotation (default 200)")
+    tn.add_argument("--rounds", "-r", type=_whole(1), default=10, metavar="R",
+                    help="rounds per game (default 10)")
+    tn.add_argument("--seed", "-s", type=_seed, default=0, metavar="S", help="seed (default 0)")
+    tn.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                    help="set a rule option (repeatable; see `domeng rules`)")
+    tn.add_argument("--workers", "-w", type=_whole(1), default=None, metavar="N",
+                    help="threads of the batch engine")
+    tn.add_argument("--out", "-o", default=None, metavar="DIR",
+                    help="write summary.json, players.csv/.parquet, margins.csv, plots and "
+                         "report.html to DIR")
+    tn.add_argument("--json", action="store_true",
+                    help="print only the summary as one JSON object on stdout")
+    tn.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    tn.set_defaults(func=cmd_tournament)
     return p
 
 
@@ -241,6 +266,27 @@ def cmd_rules(args) -> int:
 
 
 # ---------------------------------------------------------------- main
+def cmd_tournament(args) -> int:
+    import json
+
+    from .rules import Rules
+    from .tournament import tournament
+
+    rules = Rules.parse(args.rule)
+    res = tournament(args.players, deals=args.deals, rounds=args.rounds, seed=args.seed,
+                     rules=rules, workers=args.workers,
+                     progress=False if (args.no_progress or args.json) else None)
+    if args.out:
+        res.save(args.out)
+    if args.json:
+        print(json.dumps(res.summary()))
+    else:
+        print(res.to_text())
+        if args.out:
+            print(f"results written to {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``domeng`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     parser = build_parser()
@@ -250,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as e:  # --help, --version
             return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
         if args.command is None:
-            raise UsageError("domeng: error: choose a command: simulate, report, rules or play "
+            raise UsageError("domeng: error: choose a command: simulate, tournament, report, rules or play "
                              "(see domeng --help)")
         return args.func(args)
     except UsageError as e:

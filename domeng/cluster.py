@@ -85,7 +85,7 @@ def local_cluster(workers: int, **kwargs) -> Iterator[object]:
 
 
 @contextlib.contextmanager
-def connect(address: str, timeout: float = 20.0) -> Iterator[object]:
+def connect(address: str, timeout: float = 10.0) -> Iterator[object]:
     """A ``Client`` connected to the scheduler at ``address`` (closed at the end)."""
     distributed = _dask()
     try:

@@ -431,11 +431,12 @@ def choose(pids, fns, s, obs, hist, hands, moves, n, rng):
 
 
 @njit(cache=True, _nrt=False)
-def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
+def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, drng, agg,
                rec, do_rec, tr, tn, do_trace):
     """Play one round at a table (mirrors ``Table.new_round`` + ``play_round``
-    + ``aggregate_round`` of the reference)."""
-    deal(rng, perm, hands)
+    + ``aggregate_round`` of the reference).  ``drng`` deals; it is ``rng``
+    itself except in duplicate tournaments."""
+    deal(drng, perm, hands)
     rnd = st[L.ST_ROUNDS] + 1
     must = -1
     if st[L.ST_NEXT_STARTER] < 0:
@@ -460,6 +461,9 @@ def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, r
         n = legal_moves(hands[s], obs, moves)
         if n > 0:
             idx = choose(pids, fns, s, obs, hist, hands, moves, n, rng)
+            if idx < 0 or idx >= n:  # a compiled player's bad answer: flagged, never played
+                st[L.ST_BAD_MOVES] += 1
+                idx = 0
             if play_move(hands, obs, hist, s, moves[idx], payers, w, agg, tr, tn, do_trace):
                 break
         elif pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
@@ -573,10 +577,12 @@ def init_states(seed, table_start, n_tables, stones):
 
 @njit(cache=True, _nrt=False)
 def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
-                do_trace, hands, obs, hist, moves, perm, payers, w, rng, dummy):
+                do_trace, hands, obs, hist, moves, perm, payers, w, rng, drng, dummy):
     """The round loop of :func:`play_table`, compiled without reference
     counting (it allocates nothing), which keeps the hot path free of atomics."""
     rng[0] = np.uint64(st[L.ST_RNG])
+    split = st[L.ST_SPLIT] != 0
+    drng[0] = np.uint64(st[L.ST_DEAL_RNG])
     for i in range(rules.shape[0]):
         obs[OBS_RULES + i] = rules[i]
     for p in range(5):
@@ -590,13 +596,18 @@ def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base,
             rec = recs[rec_base + r]
         else:
             rec = dummy
-        play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, agg,
-                   rec, do_rec, tr, tn, do_trace)
+        if split:
+            play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, drng,
+                       agg, rec, do_rec, tr, tn, do_trace)
+        else:
+            play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, rng,
+                       agg, rec, do_rec, tr, tn, do_trace)
         played += 1
     for p in range(5):
         st[L.ST_STONES + p] = obs[OBS_STONES + p]
     st[L.ST_TABLE] = obs[OBS_TABLE]
     st[L.ST_RNG] = np.int64(rng[0])
+    st[L.ST_DEAL_RNG] = np.int64(drng[0])
     return played
 
 
@@ -613,9 +624,10 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
     payers = np.zeros(8, dtype=np.int64)
     w = np.zeros(W_LEN, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
+    drng = np.zeros(1, dtype=np.uint64)
     dummy = np.zeros(L.REC_LEN, dtype=np.int64)
     return play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr,
-                       tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, dummy)
+                       tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, drng, dummy)
 
 
 @njit(cache=True, parallel=True)

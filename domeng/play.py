@@ -43,10 +43,10 @@ from typing import Any, Callable, Sequence
 from .engine import (
     CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, POLLO, RIGHT, Move, Round, Table,
 )
-from .errors import DomengError, IllegalMoveError, PlayerError, TileError
+from .errors import DomengError, PlayerError, TileError
 from .observation import N_SEATS
 from .rules import Rules
-from .tiles import N_TILES, is_double, numbers, other_end, parse_tile, tile_str
+from .tiles import is_double, numbers, other_end, parse_tile, tile_str
 
 HUMAN = "human"
 DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
@@ -114,7 +114,7 @@ def parse_move(
     """
     s = " ".join(text.strip().lower().split())
     n = len(moves)
-    choose = f"a move number 1-{n}" if n > 1 else "1"
+    choose = f"a move number 1-{n}" if n > 1 else "1 (the only move)"
     if not s:
         raise InputError(f"type {choose}, or a tile like 5-3 left (help for more)")
     if s.isdigit():
@@ -283,9 +283,11 @@ class Game:
         self.round_events: list[list[dict]] = []  # each finished round's events (tests)
         self.round_start: dict[str, Any] = self._table_state()
         self.round_hands: list[list[int]] | None = None
-        self.round_moves: list[tuple[int, int, int]] = []
+        # the generator's state after the last completed action: what a save
+        # records, so that leaving during a computer's pause (after it drew,
+        # before it played) still resumes exactly
+        self.rng_mark = self.table.rng.state
         self.shown = 0  # events of the current round already printed
-        self.last_human: int | None = None
 
     # -- names ------------------------------------------------------------
     def label(self, seat: int) -> str:
@@ -340,12 +342,13 @@ class Game:
             "table": self.round_start if in_round else self._table_state(),
             "results": list(self.results),
             "round": None,
-            "rng_state": self.table.rng.state,
+            "rng_state": self.rng_mark,
         }
         if in_round:
             data["round"] = {
                 "hands": [[tile_str(t) for t in h] for h in self.round_hands],  # type: ignore
-                "moves": [[s, tile_str(t), ("left", "right")[e]] for s, t, e in self.round_moves],
+                "moves": [[s, tile_str(t), ("left", "right")[e]]
+                          for s, t, e in self.rnd.chain],  # type: ignore[union-attr]
             }
         return data
 
@@ -435,10 +438,10 @@ class Game:
                     raise ValueError(f"move {item} is out of turn (seat {rnd.to_move} was to move)")
                 mv = Move(parse_tile(tile), {"left": LEFT, "right": RIGHT}[end])
                 rnd.play(mv)  # IllegalMoveError if the saved move is not legal
-                game.round_moves.append((rnd.chain[-1][0], mv.tile, mv.end))
             if rnd.ended:
                 raise ValueError("the saved round has already ended")
         t.rng.state = _int(data["rng_state"], "rng_state", 0, 2**64 - 1)
+        game.rng_mark = t.rng.state
         return game
 
     @classmethod
@@ -460,13 +463,12 @@ class Game:
         self.round_start = self._table_state()
         rnd = self.table.new_round(hands)
         self.round_hands = [sorted(h) for h in rnd.hands]
-        self.round_moves = []
+        self.rng_mark = self.table.rng.state
         self.shown = 0
         return rnd
 
     def run(self) -> int:
         """Play until the game is over or a person leaves; returns the exit status."""
-        io = self.io
         try:
             try:
                 self._intro()
@@ -500,7 +502,7 @@ class Game:
 
     def _intro(self) -> None:
         io = self.io
-        io.say(f"Domeng: five players, double-six set, 5 tiles each, 3 out of play.")
+        io.say("Domeng: five players, double-six set, 5 tiles each, 3 out of play.")
         seats = ", ".join(f"{i} {self.who(i)}" for i in range(N_SEATS))
         io.say(wrap(f"Seats: {seats}.  Seed {self.seed}.  "
                     f"Rules: {str(self.rules).replace(' rules', '')}."))
@@ -511,7 +513,7 @@ class Game:
         elif self.rnd is not None:
             io.say("Resumed in round 1.")
         io.say(f"The game ends {self.target_text()}.  Type help at any prompt.")
-        if self.rnd is not None and not self.rnd.ended and self.round_moves:
+        if self.rnd is not None and not self.rnd.ended and self.rnd.chain:
             io.say(f"Round {self.rnd.number} so far:")
             self._show_new_events()
 
@@ -536,7 +538,7 @@ class Game:
             else:
                 move = self._ask_move(seat, moves)
             rnd.play(move)
-            self.round_moves.append((seat, move.tile, move.end))
+            self.rng_mark = self.table.rng.state
             if seat not in self.players and len(self.humans) > 1:
                 self.io.clear()  # hide this person's hand from the next one
             self._show_new_events()
@@ -565,14 +567,13 @@ class Game:
             text = io.ask(prompt)
             cmd = text.strip().lower()
             if self._command(cmd):
-                if cmd in ("help", "h", "?"):
-                    self._moves_list(moves)
+                self._board(seat, moves)  # the board again, below the text just shown
                 continue
             try:
                 return parse_move(text, moves, hand, rnd.left, rnd.right,
                                   must_lead=rnd.must_lead, chain=[t for _, t, _ in rnd.chain])
             except InputError as e:
-                io.say(f"  Refused: {e}.")
+                io.say(wrap(f"Refused: {e}.", "  ", "    "))
 
     def _command(self, cmd: str) -> bool:
         """Handle help, rules and quit; True if ``cmd`` was one of them."""
@@ -772,7 +773,7 @@ class Game:
                                     f"{L(ev['cucuq'])}"))
                 else:
                     m = ev["manguno"]
-                    matt = ", ".join(f"{L(s)} {sums[s]}" for s in ev["mattikkeng"])
+                    matt = ", ".join(L(s) for s in ev["mattikkeng"])
                     out.append(wrap(f"*** {L(m)} is MANGUNO (pip sum {sums[m]}); MATTIKKENG: "
                                     f"{matt}; {L(ev['winner'])} wins the round"))
                 if k in (MANGUNO, MATTIKKENG):
@@ -790,10 +791,10 @@ class Game:
                 line = f"    {k}: {L(dest)} gets "
                 if total:
                     line += f"{_sources(total, parts)} (up to {due})"
+                    if unpaid:
+                        line += f"; {unpaid} more could not be paid"
                 else:
-                    line += f"nothing (up to {due}): no stones left to give"
-                if unpaid:
-                    line += f"; {unpaid} could not be paid"
+                    line += f"nothing (up to {due}): nobody has a stone to give"
                 out.append(wrap(line, "", "      "))
             elif typ == "camat":
                 out.append(wrap(f"*** {L(ev['seat'])} becomes CAMAT: the table was empty and "
@@ -831,8 +832,10 @@ class Game:
         io.say("")
         io.say(f"Round {rnd.number} over: {self.label(res.winner)} wins ({res.kind}).  "
                f"{res.tiles_played} tiles played, {res.passes} pass{'' if res.passes == 1 else 'es'}.")
+        camat = (f"  Then {self.label(res.camat)} became CAMAT and every stone went back "
+                 "to the table." if res.camat is not None else "")
         io.say(wrap(f"Stones this round: {moved or 'none moved'}"
-                    + (f"; table {table:+d}" if table else "") + "."))
+                    + (f"; table {table:+d}" if table else "") + "." + camat))
         self._standings()
         if not self.game_over():
             nxt = self.table.next_starter

@@ -133,7 +133,8 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
     if target.exists():
         if not target.is_dir():
             raise ResultsError(f"cannot write results to {str(target)!r}: it is a file")
-        if any(target.iterdir()) and not (target / "results.npz").exists():
+        if any(target.iterdir()) and not ((target / "results.npz").exists()
+                                          or (target / "per_deal.npz").exists()):
             raise ResultsError(
                 f"refusing to write results to {str(target)!r}: the folder exists and holds "
                 "something other than domeng results"

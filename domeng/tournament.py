@@ -1,0 +1,333 @@
+"""Duplicate tournaments: rank five players with the luck of the deal cancelled.
+
+A tournament plays ``deals`` independent games (tables) of ``rounds`` rounds.
+Every game is played five times, once for each rotation of the five players
+around the table, with the *same sequence of deals* (the deals come from a
+stream of their own, seeded by ``(seed, deal)``; each rotation's players
+draw from another stream, seeded by ``(seed, deal, rotation)``).  So every
+player sits once in every seat of every deal, and what remains between
+players is their play.
+
+Per player, the statistics are summed over the five rotations of a deal;
+the deals are independent, so 95% confidence intervals are computed across
+deals (``mean +- 1.96 * sd / sqrt(deals)``).  Stones are penalties (term 13):
+a lower ``net_per_round`` (stones received minus stones given, per round
+played) is better.  ``margins()`` compares two players deal by deal (a paired
+difference), which is far more precise than comparing their intervals.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import layout as L
+from .batch import initial_states, kernel_players, run_tables
+from .errors import DomengError
+from .players import resolve_players
+from .rng import MASK64, mix64, table_state
+from .rules import Rules
+
+Z95 = 1.959963984540054
+#: per-deal, per-player statistics (columns of TournamentResults.per_deal)
+STATS = ("rounds", "received", "given", "net", "unpaid_owed", "wins", "wins_CAPPU", "wins_CEKI",
+         "wins_POLLO", "wins_MANGUNO", "wins_MATTIKKENG", "camats", "passebunge")
+
+
+def _player_seed(seed: int) -> int:
+    return mix64((seed ^ 0x5DEECE66D2545F49) & MASK64)
+
+
+def duplicate_states(seed: int, deal_start: int, n_deals: int, rotation: int,
+                     rules: Rules) -> np.ndarray:
+    """Fresh table states of deals ``deal_start..`` for one rotation: deals
+    from ``table_state(seed, deal)``, play from the rotation's own stream."""
+    st = initial_states(seed, deal_start, n_deals, rules)
+    pseed = _player_seed(seed)
+    for i in range(n_deals):
+        d = deal_start + i
+        st[i, L.ST_DEAL_RNG] = np.array([table_state(seed, d)], dtype=np.uint64).view(np.int64)[0]
+        st[i, L.ST_RNG] = np.array([table_state(pseed, 5 * d + rotation)],
+                                   dtype=np.uint64).view(np.int64)[0]
+        st[i, L.ST_SPLIT] = 1
+    return st
+
+
+def _per_player(agg: np.ndarray, rotation: int) -> np.ndarray:
+    """[deals, 5 players, len(STATS)] from one rotation's per-table aggregates;
+    player i sits at seat (i + rotation) % 5."""
+    n = agg.shape[0]
+    out = np.zeros((n, 5, len(STATS)), dtype=np.int64)
+    flow = L.agg_field(agg, "A_FLOW")  # [n, 6, 5, 7]
+    wins = L.agg_field(agg, "A_WINS")  # [n, 5, 5]
+    unpaid = L.agg_field(agg, "A_UNPAID")  # [n, 5, 7]
+    for i in range(5):
+        s = (i + rotation) % 5
+        received = flow[:, :, s, :].sum(axis=(1, 2))
+        given = flow[:, s + 1, :, :].sum(axis=(1, 2))
+        cols = [agg[:, L.A_ROUNDS], received, given, received - given,
+                unpaid[:, s, :].sum(axis=1), wins[:, s, :].sum(axis=1)]
+        cols += [wins[:, s, k] for k in range(5)]
+        cols += [agg[:, L.A_CAMAT + s], agg[:, L.A_PASSEBUNGE + s]]
+        out[:, i, :] = np.stack(cols, axis=1)
+    return out
+
+
+class TournamentResults:
+    """Per-deal statistics of each player (summed over the rotations), with
+    tidy tables and confidence intervals."""
+
+    def __init__(self, per_deal: np.ndarray, meta: dict[str, Any]):
+        self.per_deal = per_deal  # [deals, 5, len(STATS)]
+        self.meta = meta
+
+    @property
+    def players(self) -> list[str]:
+        return list(self.meta["players"])
+
+    @property
+    def deals(self) -> int:
+        return int(self.per_deal.shape[0])
+
+    def _stat(self, name: str) -> np.ndarray:
+        return self.per_deal[:, :, STATS.index(name)].astype(float)
+
+    def _mean_ci(self, x: np.ndarray, per: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ratio of sums over deals, and its SE across deals."""
+        r = x.sum(0) / per.sum(0)
+        d = self.deals
+        if d < 2:
+            return r, np.full_like(r, np.nan)
+        resid = x - r * per
+        se = np.sqrt((resid ** 2).sum(0) / (d * (d - 1))) / per.mean(0)
+        return r, se
+
+    def table(self) -> pd.DataFrame:
+        """One row per player: per-round rates with SE and 95% CI.
+
+        Columns: ``player``, ``position`` (the player's index in the lineup),
+        ``rounds`` (played in all), then for each of ``received``, ``given``,
+        ``net`` (stones per round; lower is better), ``win_rate``, ``ceki``,
+        ``pollo`` (round wins per round by kind), ``camat_per_1000``:
+        the value, ``_se`` and ``_ci_low``/``_ci_high``.
+        """
+        rounds = self._stat("rounds")
+        rows: dict[str, Any] = {"player": self.players, "position": list(range(5)),
+                                "rounds": rounds.sum(0).astype(int)}
+        for col, stat, scale in (("received", "received", 1), ("given", "given", 1),
+                                 ("net", "net", 1), ("win_rate", "wins", 1),
+                                 ("ceki", "wins_CEKI", 1), ("pollo", "wins_POLLO", 1),
+                                 ("camat_per_1000", "camats", 1000)):
+            v, se = self._mean_ci(self._stat(stat) * scale, rounds)
+            rows[col] = v
+            rows[col + "_se"] = se
+            rows[col + "_ci_low"] = v - Z95 * se
+            rows[col + "_ci_high"] = v + Z95 * se
+        return pd.DataFrame(rows)
+
+    def margins(self) -> pd.DataFrame:
+        """Paired differences of net stones per round between every two
+        players (``a`` minus ``b``; negative: ``a`` collects fewer stones)."""
+        rounds = self._stat("rounds")
+        net = self._stat("net")
+        rows = []
+        for a in range(5):
+            for b in range(5):
+                if a == b:
+                    continue
+                diff = net[:, a] / rounds[:, a] - net[:, b] / rounds[:, b]
+                m = float(diff.mean())
+                se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.nan
+                rows.append({"a": self.players[a], "b": self.players[b], "net_diff": m,
+                             "se": se, "ci_low": m - Z95 * se, "ci_high": m + Z95 * se,
+                             "significant": bool(abs(m) > Z95 * se) if se == se else False})
+        return pd.DataFrame(rows)
+
+    def ranking(self) -> pd.DataFrame:
+        """Players from the fewest net stones per round to the most."""
+        return self.table().sort_values("net").reset_index(drop=True)
+
+    def summary(self) -> dict[str, Any]:
+        t = self.table()
+        out = dict(self.meta)
+        out["players_stats"] = []
+        for _, r in t.iterrows():
+            d = {"player": r["player"], "position": int(r["position"]), "rounds": int(r["rounds"])}
+            for c in ("received", "given", "net", "win_rate", "ceki", "pollo", "camat_per_1000"):
+                d[c] = {"value": _f(r[c]), "se": _f(r[c + "_se"]),
+                        "ci95": [_f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])]}
+            out["players_stats"].append(d)
+        out["ranking"] = list(self.ranking()["player"])
+        out["margins"] = [{k: (_f(v) if isinstance(v, float) else v) for k, v in row.items()}
+                          for row in self.margins().to_dict("records")]
+        return out
+
+    def to_text(self) -> str:
+        t = self.ranking()
+        lines = [f"Duplicate tournament: {self.deals:,} deals x {self.meta['rounds']} rounds x 5 "
+                 f"rotations, seed {self.meta['seed']}, {self.meta['rules_text']}",
+                 "stones per round (lower net is better), 95% CI:",
+                 f"{'player':<16}{'net':>22}{'received':>10}{'given':>8}{'win rate':>10}"
+                 f"{'CAMAT/1000':>12}"]
+        for _, r in t.iterrows():
+            net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
+            lines.append(f"{r['player']:<16}{net:>22}{r['received']:>10.4f}{r['given']:>8.4f}"
+                         f"{r['win_rate']:>10.4f}{r['camat_per_1000']:>12.2f}")
+        return "\n".join(lines)
+
+    def save(self, folder: str | Path) -> Path:
+        """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
+        plots and report.html, written atomically."""
+        from .results import atomic_directory
+        folder = Path(folder)
+        with atomic_directory(folder) as tmp:
+            (tmp / "summary.json").write_text(json.dumps(self.summary(), indent=2))
+            self.table().to_csv(tmp / "players.csv", index=False)
+            self.table().to_parquet(tmp / "players.parquet", index=False)
+            self.margins().to_csv(tmp / "margins.csv", index=False)
+            np.savez_compressed(tmp / "per_deal.npz", per_deal=self.per_deal,
+                                meta=json.dumps(self.meta))
+            pngs = self.plots()
+            (tmp / "plots").mkdir()
+            for name, data in pngs.items():
+                (tmp / "plots" / f"{name}.png").write_bytes(data)
+            (tmp / "report.html").write_text(self.html(pngs))
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | Path) -> "TournamentResults":
+        try:
+            z = np.load(Path(folder) / "per_deal.npz")
+            return cls(z["per_deal"], json.loads(str(z["meta"])))
+        except (OSError, KeyError, ValueError) as e:
+            raise DomengError(f"cannot read tournament results in {str(folder)!r}: {e}") from None
+
+    def plots(self) -> dict[str, bytes]:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from .report import _bars, _png
+        t = self.table()
+        labels = [f"{p}\n(#{i})" for i, p in enumerate(t["player"])]
+        out = {}
+        fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), layout="constrained")
+        x = np.arange(5)
+        axes[0].bar(x, t["net"], yerr=Z95 * t["net_se"].fillna(0), capsize=4,
+                    color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]])
+        axes[0].axhline(0, color="#777777", lw=1)
+        axes[0].set_xticks(x)
+        axes[0].set_xticklabels(labels)
+        axes[0].set_title("net stones per round (lower is better)")
+        axes[0].grid(axis="y", alpha=0.3)
+        _bars(axes[1], labels, t["win_rate"], t["win_rate_se"], ref=0.2)
+        axes[1].set_title("round win rate")
+        _bars(axes[2], labels, t["camat_per_1000"], t["camat_per_1000_se"], fmt="{:.1f}")
+        axes[2].set_title("CAMAT per 1000 rounds")
+        fig.suptitle(f"Duplicate tournament, {self.deals:,} deals x {self.meta['rounds']} rounds "
+                     "x 5 rotations (95% CI)", fontsize=11)
+        out["tournament"] = _png(fig)
+        return out
+
+    def html(self, pngs: dict[str, bytes] | None = None) -> str:
+        pngs = self.plots() if pngs is None else pngs
+        esc = html.escape
+        parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+                 "<title>Domeng tournament</title><style>body{font-family:sans-serif;"
+                 "max-width:1100px;margin:2em auto}table.df{border-collapse:collapse}"
+                 "table.df td,table.df th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
+                 "</head><body><h1>Domeng duplicate tournament</h1>",
+                 f"<pre>{esc(self.to_text())}</pre>"]
+        for name, data in pngs.items():
+            parts.append(f"<img alt='{esc(name)}' src='data:image/png;base64,"
+                         f"{base64.b64encode(data).decode()}'>")
+        parts.append("<h2>Players</h2>" + self.table().to_html(index=False, classes="df",
+                                                               float_format=lambda v: f"{v:.4f}"))
+        parts.append("<h2>Paired margins of net stones per round</h2>" + self.margins().to_html(
+            index=False, classes="df", float_format=lambda v: f"{v:.4f}"))
+        parts.append("</body></html>")
+        return "\n".join(parts)
+
+
+def _f(v) -> float | None:
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def tournament(
+    players: Sequence[Any] | str,
+    deals: int = 200,
+    rounds: int = 10,
+    seed: int = 0,
+    rules: Rules | str | Sequence[str] | None = None,
+    workers: int | None = None,
+    chunk_deals: int | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
+) -> TournamentResults:
+    """Play a duplicate tournament of five players (see the module docstring)."""
+    if isinstance(rules, Rules) or rules is None:
+        rules = rules or Rules()
+    else:
+        rules = Rules.parse(rules)
+    for name, v in (("deals", deals), ("rounds", rounds)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise DomengError(f"{name} must be a whole number >= 1, got {v!r}")
+    specs = resolve_players(players)
+    kernel_players(specs)  # compiled players only: a tournament runs on the batch engine
+    names = [p.name for p in specs]
+    if len(set(names)) != 5:
+        # the same player twice is allowed; label by position
+        names = [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+    if chunk_deals is None:
+        chunk_deals = max(1, min(deals, 200_000 // rounds))
+    report = _progress(progress)
+    per_deal = np.zeros((deals, 5, len(STATS)), dtype=np.int64)
+    total = deals * 5
+    done = 0
+    t0 = time.time()
+    for start in range(0, deals, chunk_deals):
+        n = min(chunk_deals, deals - start)
+        for r in range(5):
+            lineup = [specs[(s - r) % 5] for s in range(5)]  # seat s: player (s - r) % 5
+            st = duplicate_states(seed, start, n, r, rules)
+            out = run_tables(lineup, rules, seed, start, n, rounds, threads=workers, state=st)
+            per_deal[start:start + n] += _per_player(out.agg, r)
+            done += n
+            if report:
+                report(done, total)
+    meta = {"kind": "tournament", "players": names, "deals": deals, "rounds": rounds,
+            "seed": seed, "rules": rules.to_dict(), "rules_text": str(rules),
+            "format": "duplicate: each deal played once per rotation of the players",
+            "elapsed_seconds": time.time() - t0}
+    return TournamentResults(per_deal, meta)
+
+
+def _progress(progress) -> Callable[[int, int], None] | None:
+    if callable(progress):
+        return progress
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress:
+        return None
+    t0 = time.time()
+
+    def bar(done: int, total: int) -> None:
+        el = time.time() - t0
+        rate = done / el if el > 0 else 0.0
+        eta = (total - done) / rate if rate > 0 else 0.0
+        frac = done / total
+        sys.stderr.write(f"\r[{'#' * int(30 * frac):<30}] {100 * frac:5.1f}%  "
+                         f"{rate:,.1f} games/s  ETA {eta:,.0f}s ")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+    return bar

@@ -1,0 +1,184 @@
+"""Studies on a real Dask cluster (a LocalCluster of worker processes):
+bit-identical to a single-process run whatever the chunking and the number
+of workers, records in table order, the CLI's --scheduler / --cluster, a
+worker killed in the middle of a study, and a checkpoint resumed on a
+cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("distributed")
+
+import domeng  # noqa: E402
+from domeng.chunks import Plan, chunk_task  # noqa: E402
+from domeng.cli import main  # noqa: E402
+from domeng.cluster import ClusterError, fingerprint, local_cluster, parse_local  # noqa: E402
+from domeng.rules import Rules  # noqa: E402
+from domeng.study import simulate  # noqa: E402
+
+MIXED = "random,heavy,keeper,hunter,random"
+STUDY = dict(tables=13, rounds=17, players=MIXED, seed=9, rules="pollo=4")
+
+
+def same(a, b) -> None:
+    assert np.array_equal(a.group_agg, b.group_agg)
+    assert np.array_equal(a.group_state, b.group_state)
+    assert np.array_equal(a.group_tables, b.group_tables)
+    assert a.summary() == b.summary()
+
+
+@pytest.fixture(scope="module")
+def client():
+    with local_cluster(2) as c:
+        c.wait_for_workers(2, timeout=60)
+        yield c
+
+
+@pytest.fixture(scope="module")
+def local():
+    return simulate(progress=False, **STUDY)
+
+
+@pytest.mark.parametrize("chunk_tables", [1, 4, 13, None])
+def test_cluster_equals_local_whatever_the_chunking(client, local, chunk_tables):
+    res = simulate(client=client, chunk_tables=chunk_tables, progress=False, **STUDY)
+    same(res, local)
+    assert res.total_rounds == 13 * 17
+
+
+def test_both_workers_take_part_and_tasks_run_in_worker_processes(client):
+    seen = []
+    res = simulate(client=client, chunk_tables=1, progress=lambda d, t: seen.append((d, t)),
+                   tables=24, rounds=3000, seed=1)
+    assert res.total_rounds == 24 * 3000
+    # the progress callable followed the cluster: one call per chunk, up to all tables
+    assert [t for _, t in seen] == [24] * 24 and [d for d, _ in seen] == list(range(1, 25))
+    # each worker process ran chunks
+    done = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert len(done) == 2 and all(n > 0 for n in done.values()), done
+    assert os.getpid() not in client.run(os.getpid).values()
+
+
+def test_records_on_a_cluster_are_written_in_table_order(client, tmp_path):
+    a, b = tmp_path / "cluster.parquet", tmp_path / "local.parquet"
+    kw = dict(tables=9, rounds=6, players=MIXED, seed=4, progress=False)
+    res = simulate(client=client, chunk_tables=2, records=a, **kw)
+    simulate(chunk_tables=9, records=b, **kw)
+    ra, rb = pd.read_parquet(a), pd.read_parquet(b)
+    assert len(ra) == 54 and res.meta["records_rows"] == 54
+    pd.testing.assert_frame_equal(ra, rb)
+    assert list(ra.table) == sorted(ra.table)
+
+
+def test_cli_scheduler_gives_the_local_numbers(client, capsys):
+    argv = ["simulate", "--tables", "13", "--rounds", "17", "--players", MIXED, "--seed", "9",
+            "--rule", "pollo=4", "--json", "--no-progress"]
+    assert main(argv) == 0
+    here = json.loads(capsys.readouterr().out)
+    assert main(argv + ["--scheduler", client.scheduler.address, "--chunk-tables", "3"]) == 0
+    there = json.loads(capsys.readouterr().out)
+    assert there == here and there["total_rounds"] == 221
+
+
+def test_cli_local_cluster_writes_a_resumable_study(tmp_path, capsys, local):
+    out = tmp_path / "study"
+    argv = ["simulate", "--tables", "13", "--rounds", "17", "--players", MIXED, "--seed", "9",
+            "--rule", "pollo=4", "--json", "--out", str(out), "--records", "--chunk-tables", "2"]
+    assert main(argv + ["--cluster", "local:2"]) == 0
+    cap = capsys.readouterr()
+    assert "100.0%" in cap.err  # the progress bar followed the cluster
+    s = json.loads(cap.out)
+    assert s == local.summary()
+    assert domeng.Results.load(out).summary() == s
+    assert len(list((out / "chunks").glob("chunk-*.npz"))) == 7
+    assert pd.read_parquet(out / "records.parquet").shape[0] == 13 * 17
+    assert (out / "report.html").is_file()
+
+
+def test_a_checkpoint_started_locally_is_finished_on_the_cluster_and_back(client, tmp_path, local):
+    class Stop(Exception):
+        pass
+
+    def stop_after(k):
+        def progress(done, total):
+            if done >= k:
+                raise Stop
+        return progress
+
+    d1 = tmp_path / "one"
+    with pytest.raises(Stop):  # a "crash" after 3 chunks of 1 table
+        simulate(chunk_tables=1, checkpoint=d1, progress=stop_after(3), **STUDY)
+    assert len(list((d1 / "chunks").glob("chunk-*.npz"))) == 3
+    assert not (d1 / "results.npz").exists()
+    same(domeng.resume(d1, client=client, progress=False), local)
+
+    d2 = tmp_path / "two"
+    with pytest.raises(Stop):
+        simulate(client=client, chunk_tables=2, checkpoint=d2, progress=stop_after(6), **STUDY)
+    n = len(list((d2 / "chunks").glob("chunk-*.npz")))
+    assert 3 <= n < 7
+    same(domeng.resume(d2, progress=False), local)
+
+
+def test_a_worker_killed_in_the_middle_is_replaced_and_the_result_is_identical():
+    kw = dict(tables=40, rounds=20_000, players=MIXED, seed=21, chunk_tables=1)
+    expected = simulate(progress=False, **kw)
+    with local_cluster(2) as c:
+        c.wait_for_workers(2, timeout=60)
+        pids = c.run(os.getpid)
+        victim = sorted(pids.values())[0]
+        killed = []
+
+        def kill_once(done, total):
+            if done >= 4 and not killed:
+                os.kill(victim, signal.SIGKILL)
+                killed.append(done)
+
+        res = simulate(client=c, progress=kill_once, **kw)
+        assert killed and killed[0] < 40  # the worker died while chunks were left
+        same(res, expected)
+        # the scheduler did compute again chunks that the dead worker was playing or held
+        log = c.run_on_scheduler(lambda dask_scheduler: [
+            (str(t[0]), t[1], t[2]) for t in dask_scheduler.transition_log
+            if str(t[0]).startswith("domeng-chunk")])
+        lost = {k for k, start, finish in log if start in ("processing", "memory")
+                and finish in ("released", "waiting")}
+        entered = [k for k, _, finish in log if finish == "processing"]
+        assert lost and all(entered.count(k) >= 2 for k in lost), lost
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the nanny starts a new worker process
+            now = c.run(os.getpid)
+            if victim not in now.values() and len(now) == 2:
+                break
+            time.sleep(0.2)
+        assert victim not in c.run(os.getpid).values()
+
+
+def test_a_worker_with_another_engine_refuses_its_task():
+    plan = Plan(tables=2, rounds=2, seed=0, players=("random",) * 5, rules=Rules(), chunk_tables=1)
+    assert chunk_task(plan, 1, 1, fingerprint()).n == 1
+    with pytest.raises(ClusterError, match="same version"):
+        chunk_task(plan, 0, 1, ("0.0.0", "deadbeef"))
+
+
+def test_bad_cluster_options(capsys, tmp_path):
+    for argv, message in [
+        (["--cluster", "local:0"], "local:N"),
+        (["--cluster", "big"], "local:N"),
+        (["--cluster", "local:1", "--scheduler", "tcp://127.0.0.1:9"], "not both"),
+        (["--cluster", "local:1", "--workers", "2"], "--workers"),
+    ]:
+        assert main(["simulate", "--tables", "2", "--rounds", "2", *argv]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and message in err, err
+    assert parse_local(" local : 3 ") == 3
+    with pytest.raises(domeng.DomengError, match="workers"):
+        simulate(tables=2, rounds=2, workers=2, client=object(), progress=False)
