@@ -412,6 +412,9 @@ def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None
              chunk_tables=chunk_tables, records=records)
     if workers is not None:
         workers = _count("workers", workers)
+        if client is not None:
+            raise CheckpointError("workers sets this process's engine threads; with a Dask "
+                                  "client each task uses its worker's threads")
     done0 = sum(r.n for r in ck.load_done())
     progress_fn = make_progress(progress, ck.plan.tables, ck.plan.rounds, done0)
     return run_study(ck.plan, client=client, threads=workers, checkpoint=ck,

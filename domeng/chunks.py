@@ -173,6 +173,10 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
 
 
 def _worker_threads() -> int | None:
+    import sys
+
+    if "distributed" not in sys.modules:  # not in a Dask worker (and keep local runs light)
+        return None
     try:
         from distributed import get_worker
 

@@ -65,7 +65,7 @@ W_FROM_TABLE = 22
 W_UNPAID = 23
 W_NPASS = 24
 W_NPB = 25
-W_LEN = 33  # with the outcome slots W_KIND.. below
+W_LEN = 35  # with the outcome slots W_KIND.. below
 
 # trace events: rows of TR_WIDTH ints, column 0 the type
 EV_DEAL, EV_LEAD, EV_PLAY, EV_PASS, EV_TRANSFER, EV_UNPAID, EV_BLOCK, EV_END, EV_CAMAT = range(9)
@@ -258,7 +258,8 @@ W_CUCUQ = 29
 W_MANGUNO = 30
 W_N_MATT = 31
 W_MATT_MASK = 32
-W_LEN = 33
+W_LEAD = 33  # the tile led
+W_SECOND_PASSED = 34  # the seat after the starter passed on its first turn
 
 
 @njit(cache=True, inline="always")
@@ -296,6 +297,7 @@ def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace):
     was_lead = obs[OBS_LEFT] < 0
     mk = apply_play(obs, hist, hands, s, move)
     if was_lead:
+        w[W_LEAD] = move >> 1
         _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     else:
         _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT],
@@ -333,6 +335,8 @@ def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
     if s == obs[OBS_LAST_MAPPANO]:
         block(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace)
         return True
+    if obs[OBS_TURN] == 1:
+        w[W_SECOND_PASSED] = 1
     pb = obs[OBS_HAS_PLAYED + s] == 0
     if pb and obs[OBS_RULES + R_PASSEBUNGE_EVERY_PASS] == 0 and w[W_PB_TAKEN + s]:
         pb = False  # option D6: only the first such pass
@@ -540,6 +544,8 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
         rec[L.RC_FROM_TABLE] = w[W_FROM_TABLE]
         rec[L.RC_UNPAID] = w[W_UNPAID]
         rec[L.RC_CAMAT] = camat
+        rec[L.RC_LEAD] = w[W_LEAD]
+        rec[L.RC_SECOND_PASSED] = w[W_SECOND_PASSED]
 
 
 @njit(cache=True, _nrt=False)

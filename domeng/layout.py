@@ -148,8 +148,12 @@ REC_COLUMNS = (
     "passes", "passebunge", "tiles", "turns",
     "stones_pass", "stones_passebunge", "stones_cappu", "stones_ceki", "stones_pollo",
     "stones_manguno", "stones_mattikkeng", "stones_from_table", "unpaid", "camat",
+    "lead", "second_passed",
 )
 REC_LEN = len(REC_COLUMNS)
 (RC_TABLE, RC_ROUND, RC_STARTER, RC_KIND, RC_WINNER, RC_CUCUQ, RC_MANGUNO, RC_N_MATT,
  RC_PASSES, RC_PASSEBUNGE, RC_TILES, RC_TURNS, RC_STONES, _, _, _, _, _, _,
- RC_FROM_TABLE, RC_UNPAID, RC_CAMAT) = range(REC_LEN)
+ RC_FROM_TABLE, RC_UNPAID, RC_CAMAT, RC_LEAD, RC_SECOND_PASSED) = range(REC_LEN)
+#: ``lead``: the tile led; ``second_passed``: 1 if the seat after the starter
+#: passed on its first turn (the foundation's exact first-round values are
+#: checked on these)

@@ -15,7 +15,8 @@ it happens, and only *their own* hand, on their own turn.
 Saving (``--save FILE``, or ``quit`` and a file name) writes plain JSON:
 rules, seats, seed, target, the table's state at the start of the current
 round, the finished rounds' results, the current round's deal and the plays
-made so far, and the generator's state now.  Loading (``--load FILE``)
+made so far, and the generator's state after the last completed play or
+pass.  Loading (``--load FILE``)
 rebuilds the table, deals the round from the saved hands, replays the saved
 plays (each is checked to be legal) and restores the generator, so the game
 continues exactly as it would have without the interruption.

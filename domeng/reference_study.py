@@ -96,6 +96,9 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
     rec[L.RC_FROM_TABLE] = from_table
     rec[L.RC_UNPAID] = unpaid
     rec[L.RC_CAMAT] = -1 if res.camat is None else res.camat
+    rec[L.RC_LEAD] = next(ev["tile"] for ev in rnd.events if ev["type"] == "lead")
+    turns = [ev for ev in rnd.events if ev["type"] in ("lead", "play", "pass", "block")]
+    rec[L.RC_SECOND_PASSED] = int(len(turns) > 1 and turns[1]["type"] == "pass")
     return rec
 
 

@@ -159,7 +159,8 @@ def _records_schema():
             t = pa.int64()
         elif name == "kind":
             t = pa.dictionary(pa.int8(), pa.string())
-        elif name in ("starter", "winner", "cucuq", "manguno", "camat", "n_mattikkeng"):
+        elif name in ("starter", "winner", "cucuq", "manguno", "camat", "n_mattikkeng", "lead",
+                      "second_passed"):
             t = pa.int8()
         else:
             t = pa.int32()
