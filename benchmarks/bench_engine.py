@@ -19,14 +19,16 @@ interleaved, so a burst of load from another process hits both sides):
 4. the ``dominoes`` package from PyPI: random games/s (``Game.new()`` then
    ``make_move(*random.choice(game.valid_moves))`` until ``game.result``;
    the library passes automatically) and the kernel-rounds/dominoes-games
-   ratio -- skipped, with a note, if ``dominoes`` does not import;
+   ratio -- skipped, with a note, if ``dominoes`` does not import; for
+   information also with the library's own ``dominoes.players.random``;
 5. peak RSS of a subprocess running ``domeng.simulate(..., progress=False)``
    in aggregate mode: 10 million rounds by default, 100 million with ``--big``
    (the target is stated for 100 million);
 6. compile time: a fresh subprocess with an empty numba cache
    (``NUMBA_CACHE_DIR`` = a new temporary directory), from process start to
-   the first ``run_tables`` call of a tiny ``simulate`` returning; then
-   later subprocesses with that cache warm, same measure.
+   the first ``run_tables`` call of a tiny ``simulate`` returning, with the
+   main compile phases (numba's event API); then later subprocesses with
+   that cache warm, same measure.
 
 The machine may be shared: the script prints the load average and, for each
 in-process section, how many cores other processes used meanwhile (from
@@ -231,6 +233,8 @@ def bench_kernel(repeat: int, fig: dict, met: list) -> None:
     cases.append(("reference", reference))
     if dom["fn"] is not None:
         cases.append(("dominoes", dom["fn"]))
+        if dom.get("fn_lib") is not None:
+            cases.append(("dominoes_lib", dom["fn_lib"]))
     say(f"\n[1] kernel (random players, {KERNEL_TABLES} tables x {KERNEL_ROUNDS} rounds), "
         f"reference engine ({REF_TABLES} x {REF_ROUNDS}), dominoes ({DOMINOES_GAMES} games); "
         f"interleaved, best of {repeat} ...")
@@ -286,6 +290,12 @@ def bench_kernel(repeat: int, fig: dict, met: list) -> None:
             f"{d['cpu_per_wall']:.2f}); kernel rounds (1 thread) "
             f"/ dominoes games = {fig['kernel_vs_dominoes']:.0f}x")
         met.append((f"dominoes {dom['version']}, random games", fmt_rate(d["rate"]) + " games", "", None))
+        if "dominoes_lib" in best:
+            dl = best["dominoes_lib"]
+            fig["dominoes_players_random_games_per_s"] = dl["rate"]
+            fig["kernel_vs_dominoes_players_random"] = k1["rate"] / dl["rate"]
+            say(f"    dominoes with its own players.random: {fmt_rate(dl['rate'])} games; kernel / that = "
+                f"{fig['kernel_vs_dominoes_players_random']:.0f}x (information only)")
         met.append(("kernel rounds / dominoes games", f"{fig['kernel_vs_dominoes']:.0f}x", ">= 400x",
                     fig["kernel_vs_dominoes"] >= T_VS_DOMINOES))
     else:
@@ -341,13 +351,32 @@ def dominoes_case() -> dict:
                 g.make_move(*rng.choice(g.valid_moves))
         return DOMINOES_GAMES
 
+    def run_lib():  # the same with the library's own random player (it sorts valid_moves)
+        rand_state = random.getstate()
+        random.seed(SEED)
+        try:
+            for _ in range(DOMINOES_GAMES):
+                g = dominoes.Game.new()
+                while g.result is None:
+                    dominoes.players.random(g)
+                    g.make_move(*g.valid_moves[0])
+        finally:
+            random.setstate(rand_state)
+        return DOMINOES_GAMES
+
     try:  # one game as a smoke test of the API
         g = dominoes.Game.new()
         while g.result is None:
             g.make_move(*rng.choice(g.valid_moves))
     except Exception as e:
         return {"fn": None, "version": ver, "why": f"dominoes {ver} API failed: {type(e).__name__}: {e}"}
-    return {"fn": run, "version": ver, "why": None}
+    try:
+        g = dominoes.Game.new()
+        dominoes.players.random(g)
+        lib = run_lib
+    except Exception:
+        lib = None
+    return {"fn": run, "fn_lib": lib, "version": ver, "why": None}
 
 
 # ---------------------------------------------------------------- subprocesses
@@ -412,6 +441,14 @@ t_imp0 = time.time()
 import domeng
 import domeng.study, domeng.results, domeng.batch  # everything simulate needs
 t_imp1 = time.time()
+recorders = []
+if os.environ.get("DOMENG_BENCH_EVENTS"):  # where the compile time goes (numba's event API)
+    try:
+        from numba.core import event
+        recorders = [(k, event.install_recorder(k)) for k in ("numba:run_pass", "numba:llvm_lock")]
+        recorders = [(k, cm, cm.__enter__()) for k, cm in recorders]
+    except Exception:
+        recorders = []
 first = []
 def progress(done, total):  # called right after each run_tables call (chunk)
     if not first:
@@ -420,10 +457,44 @@ def progress(done, total):  # called right after each run_tables call (chunk)
         first.append(ru.ru_utime + ru.ru_stime)
 domeng.simulate(tables=2, rounds=2, progress=progress)
 t_end = time.time()
+
+def union(intervals):
+    tot, end = 0.0, None
+    for a, b in sorted(intervals):
+        if end is None or a > end:
+            tot += b - a
+            end = b
+        elif b > end:
+            tot += b - end
+            end = b
+    return tot
+
+phases = {}
+for kind, cm, rec in recorders:
+    cm.__exit__(None, None, None)
+    open_, spans = {}, {}
+    for ts, ev in rec.buffer:
+        name = ev.data.get("name", kind) if isinstance(ev.data, dict) else kind
+        if kind == "numba:llvm_lock":
+            name = "llvm"
+        elif name.startswith("inline_inlinables"):
+            name = "inline_inlinables"
+        elif name.startswith("nopython_type_inference"):
+            name = "type_inference (incl. inlining)"
+        elif name.startswith("native_lowering"):
+            name = "native_lowering (incl. llvm)"
+        else:
+            continue
+        if ev.is_start:
+            open_.setdefault(name, []).append(ts)
+        elif open_.get(name):
+            spans.setdefault(name, []).append((open_[name].pop(), ts))
+    for name, iv in spans.items():
+        phases[name] = union(iv)
 cache = os.environ.get("NUMBA_CACHE_DIR")
 n_files = sum(len(f) for _, _, f in os.walk(cache)) if cache else None
 print(json.dumps({"t_imp0": t_imp0, "t_imp1": t_imp1, "t_first": first[0], "t_end": t_end,
-                  "cpu_first": first[1], "cache_files": n_files,
+                  "cpu_first": first[1], "cache_files": n_files, "phases": phases,
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}))
 """
 
@@ -468,10 +539,12 @@ def bench_start(repeat: int, cold_repeat: int, fig: dict, met: list) -> None:
     for _ in range(cold_repeat):
         with tempfile.TemporaryDirectory(prefix="domeng-bench-numba-") as cache:
             env = child_env({"NUMBA_CACHE_DIR": cache})
-            r, t_spawn, _ = run_child(START_CHILD, [], env, timeout=600)
+            r, t_spawn, _ = run_child(START_CHILD, [], dict(env, DOMENG_BENCH_EVENTS="1"),
+                                      timeout=600)
             cold.append({"total_s": r["t_first"] - t_spawn, "imports_s": r["t_imp1"] - t_spawn,
                          "first_call_s": r["t_first"] - r["t_imp1"], "cache_files": r["cache_files"],
-                         "cpu_s": r["cpu_first"], "maxrss_mb": r["maxrss_mb"]})
+                         "cpu_s": r["cpu_first"], "maxrss_mb": r["maxrss_mb"],
+                         "phases": r["phases"]})
             if not warm:  # the warm runs reuse the first cache this loop filled
                 for _ in range(repeat):
                     r, t_spawn, _ = run_child(START_CHILD, [], env, timeout=600)
@@ -486,12 +559,16 @@ def bench_start(repeat: int, cold_repeat: int, fig: dict, met: list) -> None:
     fig["cold_cpu_s"] = c["cpu_s"]
     fig["cold_compile_peak_rss_mb"] = c["maxrss_mb"]
     fig["warm_cpu_s"] = w["cpu_s"]
+    fig["cold_compile_phases_s"] = c["phases"]
     fig["warm_start_s"] = w["total_s"]
     fig["warm_imports_s"] = w["imports_s"]
     fig["warm_first_call_s"] = w["first_call_s"]
     say(f"    cold cache: {c['total_s']:.2f} s (imports {c['imports_s']:.2f} s, first call with "
         f"compilation {c['first_call_s']:.2f} s; CPU time {c['cpu_s']:.1f} s; "
         f"{c['cache_files']} cache files written; peak RSS while compiling {c['maxrss_mb']:.0f} MB)")
+    if c["phases"]:
+        say("    compile phases (wall, nested phases overlap): "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(c["phases"].items(), key=lambda x: -x[1])))
     say(f"    warm cache: {w['total_s']:.2f} s (imports {w['imports_s']:.2f} s, first call "
         f"{w['first_call_s']:.2f} s; CPU time {w['cpu_s']:.1f} s)")
     met.append(("compile (cold cache), start->first call", f"{c['total_s']:.1f} s", "< 20 s",
