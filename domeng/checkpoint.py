@@ -177,6 +177,8 @@ class Checkpoint:
 
         folder = Path(folder)
         try:
+            if plan.engine_players is not None:
+                raise ValueError
             if parse_players(list(plan.players)) != list(plan.players):
                 raise ValueError
         except (DomengError, ValueError):

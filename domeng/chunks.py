@@ -29,7 +29,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -56,10 +56,16 @@ class Plan:
     tables: int
     rounds: int
     seed: int
-    players: tuple  #: what run_tables gets (five names)
+    players: tuple  #: the five players' names
     rules: Rules
     chunk_tables: int
     records: bool = False
+    #: what run_tables gets when the players are not all given by name
+    #: (compiled functions or objects); None: the names
+    engine_players: Any = field(default=None, compare=False)
+
+    def players_arg(self):
+        return list(self.players) if self.engine_players is None else self.engine_players
 
     @property
     def groups(self) -> int:
@@ -91,9 +97,14 @@ class Plan:
 
         from .cluster import fingerprint
 
+        nonce = None
+        if self.engine_players is not None:  # players given as objects: never share keys
+            import uuid
+
+            nonce = uuid.uuid4().hex
         text = json.dumps([self.tables, self.rounds, self.seed, list(self.players),
                            self.rules.to_dict(), self.chunk_tables, self.records,
-                           fingerprint()], sort_keys=True, default=str)
+                           fingerprint(), nonce], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -156,7 +167,7 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
         threads = _worker_threads()
     start, n = plan.chunk(index)
     with _ENGINE_LOCK:
-        out = study.run_tables(list(plan.players), plan.rules, plan.seed, start, n, plan.rounds,
+        out = study.run_tables(plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds,
                          plan.records, threads)
     _check_chunk(out, n, plan.rounds, plan.rules, start)
     if plan.records and (out.records is None or len(out.records) != n * plan.rounds):

@@ -23,6 +23,11 @@ stones and the starter, D4, D15, so rounds are not independent samples).
 
 Per-round records (``records=PATH``) are written to a Parquet file chunk by
 chunk (:class:`RecordWriter`), never all held in memory.
+
+The chunks are driven by :mod:`domeng.chunks`: in this process, or as
+tasks on a Dask cluster (``client=``, :mod:`domeng.cluster`), and with
+``checkpoint=DIR`` each finished chunk is saved so that
+:func:`domeng.resume` can finish a crashed study (:mod:`domeng.checkpoint`).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import layout as L
-from .batch import run_tables
+from .batch import run_tables  # noqa: F401  (chunks.chunk_task calls study.run_tables)
 from .errors import DomengError
 from .players import parse_players
 from .rules import Rules
@@ -415,8 +420,11 @@ def simulate(
 
     from .chunks import Plan, run_study
 
+    by_name = isinstance(players, str) or (
+        isinstance(players, (list, tuple)) and all(isinstance(p, str) for p in players))
     plan = Plan(tables=tables, rounds=rounds, seed=seed, players=tuple(names), rules=rules_obj,
-                chunk_tables=chunk_tables, records=records is not None)
+                chunk_tables=chunk_tables, records=records is not None,
+                engine_players=None if by_name else players)
     ckpt = None
     if checkpoint is not None:
         from .checkpoint import Checkpoint
