@@ -1,0 +1,148 @@
+"""Small helpers shared by the analysis scripts (statistics, output, plotting).
+
+Every script does ``sys.path.insert(0, <analysis folder>)`` and imports this
+module; nothing here changes the engine.  Confidence intervals are normal
+approximations ``value +- 1.96 * SE`` with the SE computed across
+independent units (tables, groups of tables, or deals), never across rounds:
+rounds at one table are correlated through the stones, the CAMAT and the
+starter (D4, D15).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+Z95 = 1.959963984540054
+
+
+def ratio_se(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ratio estimator ``sum x / sum n`` over independent units (axis 0) and
+    its standard error (the same formula as ``domeng.results.ratio``)."""
+    x = np.asarray(x, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    while n.ndim < x.ndim:
+        n = n[..., None]
+    g = x.shape[0]
+    sx = x.sum(axis=0)
+    sn = n.sum(axis=0)
+    r = sx / sn
+    if g < 2:
+        return r, np.full_like(r, np.nan)
+    resid = x - r * n
+    se = np.sqrt((resid ** 2).sum(axis=0) / (g * (g - 1))) / n.mean(axis=0)
+    return r, se
+
+
+def mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over independent units (axis 0) and its standard error."""
+    x = np.asarray(x, dtype=np.float64)
+    return x.mean(axis=0), x.std(axis=0, ddof=1) / math.sqrt(x.shape[0])
+
+
+def est(value, se) -> dict:
+    """A JSON estimate: value, SE and 95% CI."""
+    value = float(value)
+    se = float(se)
+    if not math.isfinite(se):
+        return {"value": value, "se": None, "ci95": None}
+    return {"value": value, "se": se, "ci95": [value - Z95 * se, value + Z95 * se]}
+
+
+def add_ci(df: pd.DataFrame, col: str, se: str | None = None) -> pd.DataFrame:
+    se = se or f"{col}_se"
+    df[f"{col}_ci_low"] = df[col] - Z95 * df[se]
+    df[f"{col}_ci_high"] = df[col] + Z95 * df[se]
+    return df
+
+
+def fmt_ci(value: float, se: float, digits: int = 3) -> str:
+    """``v [lo, hi]`` for the write-ups."""
+    return f"{value:.{digits}f} [{value - Z95 * se:.{digits}f}, {value + Z95 * se:.{digits}f}]"
+
+
+def out_dir(script_file: str) -> Path:
+    out = Path(script_file).resolve().parent / "output"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def write_csv(df: pd.DataFrame, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    df.to_csv(tmp, index=False, float_format="%.6g")
+    os.replace(tmp, path)
+
+
+def _jsonable(o):
+    if isinstance(o, dict):
+        return {str(k): _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_jsonable(v) for v in o]
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating, float)):
+        f = float(o)
+        return f if math.isfinite(f) else None
+    if isinstance(o, np.ndarray):
+        return _jsonable(o.tolist())
+    if isinstance(o, np.bool_):
+        return bool(o)
+    return o
+
+
+def write_json(obj: dict, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(_jsonable(obj), indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def environment() -> dict:
+    import domeng
+
+    return {"domeng_version": domeng.__version__, "python": platform.python_version(),
+            "numpy": np.__version__, "pandas": pd.__version__, "cpu_count": os.cpu_count()}
+
+
+def setup_matplotlib():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "font.size": 10,
+                         "axes.titlesize": 11, "axes.grid": True, "grid.alpha": 0.3,
+                         "axes.spines.top": False, "axes.spines.right": False})
+    return plt
+
+
+def save_fig(fig, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, bbox_inches="tight")
+    os.replace(tmp, path)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+        self.marks: dict[str, float] = {}
+        self._last = self.t0
+
+    def mark(self, name: str) -> None:
+        now = time.perf_counter()
+        self.marks[name] = round(now - self._last, 2)
+        self._last = now
+        print(f"  {name}: {self.marks[name]:.1f} s", file=sys.stderr, flush=True)
+
+    def total(self) -> float:
+        return round(time.perf_counter() - self.t0, 2)
