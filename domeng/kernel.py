@@ -262,7 +262,7 @@ W_LEAD = 33  # the tile led
 W_SECOND_PASSED = 34  # the seat after the starter passed on its first turn
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def begin_round(obs, hands, w, st, must, starter, rnd):
     """Reset the public state and round counters for a new round."""
     for i in range(W_LEN):
@@ -359,7 +359,7 @@ def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace):
     """D11..D14: everyone passed and the LAST MAPPANO ``m`` cannot play."""
     if obs[OBS_RULES + R_PENALIZE_MANGUNO_PASS]:
@@ -476,7 +476,7 @@ def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, r
     finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd):
     """D15: CAMAT and the return of the stones; D4: next starter; then the
     round's aggregates and record."""

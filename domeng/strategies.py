@@ -166,7 +166,7 @@ def hunter_strategy(obs, hist, moves, n_moves, rng):
     return pick_best(hunter_score, obs, moves, n_moves, rng)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def builtin_choose(pid, obs, hist, moves, n_moves, rng):
     """Dispatch to a built-in strategy by id."""
     if pid == P_RANDOM:
