@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"rounds per table (default {DEFAULT_ROUNDS})")
     s.add_argument("--players", "-p", default=None, metavar="P[,P,P,P,P]",
                    help="one player for all seats or five, seat 0..4: random, heavy, keeper, "
-                        f"hunter (default {','.join(DEFAULT_PLAYERS)})")
+                        "hunter, search, search-N, or module:function for your own compiled "
+                        f"player (default {','.join(DEFAULT_PLAYERS)})")
     s.add_argument("--seed", "-s", type=_seed, default=None, metavar="S",
                    help="study seed (default 0); the same seed gives the same numbers")
     s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",

@@ -362,7 +362,9 @@ def simulate(
         Number of tables (games) and rounds per table, each >= 1.
     players:
         One built-in name for all seats, five names (seat 0..4) as a list
-        or a comma-separated string: ``random``, ``heavy``, ``keeper``, ``hunter``.
+        or a comma-separated string: ``random``, ``heavy``, ``keeper``, ``hunter``,
+        ``search``, ``search-N``, ``module:function``; or player objects (a
+        compiled function, or an object with ``choose``: see docs/players.md).
     rules:
         :class:`~domeng.rules.Rules`, ``"name=value,..."``, a list of such
         strings, a dict of option values, or None (the defaults of RULES.md).

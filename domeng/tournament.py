@@ -5,8 +5,12 @@ Every game is played five times, once for each rotation of the five players
 around the table, with the *same sequence of deals* (the deals come from a
 stream of their own, seeded by ``(seed, deal)``; each rotation's players
 draw from another stream, seeded by ``(seed, deal, rotation)``).  So every
-player sits once in every seat of every deal, and what remains between
-players is their play.
+player sits once in every seat, and every player faces the first round's deal
+from every seat.  From the second round on the starter depends on who won,
+so later rounds diverge between rotations: in long games the duplicate format
+cancels the seat, not much of the deal's luck (standard errors are then close
+to those of an ordinary study of the same size).  Neighbours are not
+cancelled either: a rotation keeps the players' cyclic order.
 
 Per player, the statistics are summed over the five rotations of a deal;
 the deals are independent, so 95% confidence intervals are computed across
