@@ -145,16 +145,17 @@ def legal_moves(hand, obs, moves):
     ml = _NUM[left]
     mr = _NUM[right]
     m = hand & (ml | mr)
+    same = np.int64(1) if left == right else np.int64(0)
     while m:
+        # branch-free: write both candidates, count the ones that are moves
         t = lowest_bit(m)
         m &= m - 1
         fl = (ml >> t) & 1
-        if fl:
-            moves[n] = t * 2
-            n += 1
-        if (mr >> t) & 1 and not (fl and left == right):
-            moves[n] = t * 2 + 1
-            n += 1
+        fr = ((mr >> t) & 1) & (1 - (fl & same))
+        moves[n] = t * 2
+        n += fl
+        moves[n] = t * 2 + 1
+        n += fr
     return n
 
 
@@ -206,8 +207,10 @@ def pip_sum(hand):
 
 # ---------------------------------------------------------------- play / pass
 @njit(cache=True, inline="always")
-def apply_play(obs, hist, hands, s, move):
-    """Play ``move`` for seat ``s``; returns 1 if it is a MAPPAKULING (D8)."""
+def apply_play(obs, hist, hands, s, move, full):
+    """Play ``move`` for seat ``s``; returns 1 if it is a MAPPAKULING (D8).
+    ``full``: also keep the fields only players read (history, tiles played
+    by seat, hand sizes); the rules never need them."""
     t = move >> 1
     end = move & 1
     hands[s] &= ~(np.int64(1) << t)
@@ -217,39 +220,44 @@ def apply_play(obs, hist, hands, s, move):
         obs[OBS_LEFT] = _HI[t]
         obs[OBS_RIGHT] = _LO[t]
         obs[OBS_MUST_LEAD] = -1
-    elif end == 0:
-        obs[OBS_LEFT] = _LO[t] if _HI[t] == left else _HI[t]
-        mappakuling = 1 if obs[OBS_LEFT] == obs[OBS_RIGHT] else 0
     else:
+        # the tile joins number ``at`` on its end and shows ``v`` there now
+        # (arithmetic instead of branches: the end is a coin flip for the CPU)
         right = obs[OBS_RIGHT]
-        obs[OBS_RIGHT] = _LO[t] if _HI[t] == right else _HI[t]
-        mappakuling = 1 if obs[OBS_LEFT] == obs[OBS_RIGHT] else 0
+        at = left + (right - left) * end
+        v = _HI[t] + _LO[t] - at
+        left = left + (v - left) * (1 - end)
+        right = right + (v - right) * end
+        obs[OBS_LEFT] = left
+        obs[OBS_RIGHT] = right
+        mappakuling = 1 if left == right else 0
     k = obs[OBS_TURN]
-    hist[k, 0] = s
-    hist[k, 1] = t
-    hist[k, 2] = end
     obs[OBS_TURN] = k + 1
     obs[OBS_CHAIN] |= np.int64(1) << t
-    obs[OBS_PLAYED_BY + s] |= np.int64(1) << t
     obs[OBS_HAS_PLAYED + s] = 1
     obs[OBS_LAST_MAPPANO] = s  # terms 4, 5
     obs[OBS_PASSES] = 0
-    obs[OBS_HAND_SIZE + s] -= 1
+    if full:
+        hist[k, 0] = s
+        hist[k, 1] = t
+        hist[k, 2] = end
+        obs[OBS_PLAYED_BY + s] |= np.int64(1) << t
+        obs[OBS_HAND_SIZE + s] -= 1
     return mappakuling
 
 
 @njit(cache=True, inline="always")
-def record_pass(obs, hist, s):
+def record_pass(obs, hist, s, full):
     """A pass by ``s`` in the public record: history row and void numbers (D17)."""
     k = obs[OBS_TURN]
-    hist[k, 0] = s
-    hist[k, 1] = -1
-    hist[k, 2] = 0
     obs[OBS_TURN] = k + 1
-    obs[OBS_VOID + s] |= (np.int64(1) << obs[OBS_LEFT]) | (np.int64(1) << obs[OBS_RIGHT])
+    if full:
+        hist[k, 0] = s
+        hist[k, 1] = -1
+        hist[k, 2] = 0
+        obs[OBS_VOID + s] |= (np.int64(1) << obs[OBS_LEFT]) | (np.int64(1) << obs[OBS_RIGHT])
 
 
-# ---------------------------------------------------------------- one round
 # ---------------------------------------------------------------- round outcome slots in w
 W_KIND = 26  # end kind (K_*), -1 while the round goes on
 W_WINNER = 27
@@ -290,12 +298,12 @@ def begin_round(obs, hands, w, st, must, starter, rnd):
 
 
 @njit(cache=True, inline="always")
-def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace):
+def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace, full):
     """Seat ``s`` plays ``move`` (legal, D5).  Ends the round at once if it
     was his last tile (D9: FIRST CAPPU; D8: CEKI / POLLO), settling the
     CUCUQ's award (D10).  Returns True when the round has ended."""
     was_lead = obs[OBS_LEFT] < 0
-    mk = apply_play(obs, hist, hands, s, move)
+    mk = apply_play(obs, hist, hands, s, move, full)
     if was_lead:
         w[W_LEAD] = move >> 1
         _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
@@ -327,13 +335,13 @@ def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace):
 
 
 @njit(cache=True, inline="always")
-def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
+def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full):
     """Seat ``s`` has no playable tile.  If it is the LAST MAPPANO the round
     is blocked (D11) and settled (D12..D14); otherwise a PASS or PASSEBUNGE
     (D6) paid from the table, then by the LAST MAPPANO (D7).  Returns True
     when the round has ended."""
     if s == obs[OBS_LAST_MAPPANO]:
-        block(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace)
+        block(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full)
         return True
     if obs[OBS_TURN] == 1:
         w[W_SECOND_PASSED] = 1
@@ -347,7 +355,7 @@ def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
         w[W_NPB] += 1
         w[W_PB + s] += 1
     _trace(tr, tn, do_trace, EV_PASS, s, 1 if pb else 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-    record_pass(obs, hist, s)
+    record_pass(obs, hist, s, full)
     obs[OBS_PASSES] += 1
     payers[0] = obs[OBS_LAST_MAPPANO]
     if pb:
@@ -360,7 +368,7 @@ def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
 
 
 @njit(cache=True, _nrt=False)
-def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace):
+def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
     """D11..D14: everyone passed and the LAST MAPPANO ``m`` cannot play."""
     if obs[OBS_RULES + R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
@@ -369,7 +377,7 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace):
         _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
         award(obs, obs[OBS_RULES + R_PASS], m, payers, 0, L.REASON_PASS, agg, w, tr, tn,
               do_trace)
-    record_pass(obs, hist, m)
+    record_pass(obs, hist, m, full)
     _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
     w[W_MANGUNO] = m
     sm = pip_sum(hands[m])
@@ -424,11 +432,11 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace):
 @njit(cache=True, inline="always")
 def choose(pids, fns, s, obs, hist, hands, moves, n, rng):
     """The seat's player picks a move index; it sees only its D17 view."""
-    obs[OBS_SEAT] = s
-    obs[OBS_HAND] = hands[s]
     pid = pids[s]
     if pid == 0:
-        return 0 if n == 1 else randbelow(rng, n)  # the random player, inline
+        return 0 if n == 1 else randbelow(rng, n)  # the random player, inline: reads nothing
+    obs[OBS_SEAT] = s
+    obs[OBS_HAND] = hands[s]
     if pid < N_BUILTIN:
         return builtin_choose(pid, obs, hist, moves, n, rng)
     return fns[s](obs, hist, moves, n, rng)
@@ -460,6 +468,11 @@ def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, r
             for s in range(5):
                 tr[k, 4 + s] = hands[s]
         tn[0] = k + 1
+    # the observation-only fields are kept when some seat's player reads them
+    full = 0
+    for p in range(5):
+        if pids[p] != 0:
+            full = 1
     s = starter
     while True:
         n = legal_moves(hands[s], obs, moves)
@@ -468,11 +481,11 @@ def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, r
             if idx < 0 or idx >= n:  # a compiled player's bad answer: flagged, never played
                 st[L.ST_BAD_MOVES] += 1
                 idx = 0
-            if play_move(hands, obs, hist, s, moves[idx], payers, w, agg, tr, tn, do_trace):
+            if play_move(hands, obs, hist, s, moves[idx], payers, w, agg, tr, tn, do_trace, full):
                 break
-        elif pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace):
+        elif pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full):
             break
-        s = (s + 1) % 5  # D1
+        s = (s + 1) * (s < 4)  # D1: the next seat clockwise, (s + 1) % 5
     finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd)
 
 

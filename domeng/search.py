@@ -169,7 +169,8 @@ def search_core(obs, hist, moves, n_moves, rng, samples):
             for k in range(K.W_LEN):
                 w[k] = w0[k]
             s_rng[0] = seed
-            ended = K.play_move(s_hands, s_obs, s_hist, me, moves[i], payers, w, agg, tr, tn, 0)
+            ended = K.play_move(s_hands, s_obs, s_hist, me, moves[i], payers, w, agg, tr, tn, 0,
+                                0)
             s = me
             while not ended:
                 s = (s + 1) % 5
@@ -177,9 +178,9 @@ def search_core(obs, hist, moves, n_moves, rng, samples):
                 if n > 0:
                     j = rollout_choice(s_moves, n, s_rng)
                     ended = K.play_move(s_hands, s_obs, s_hist, s, s_moves[j], payers, w, agg,
-                                        tr, tn, 0)
+                                        tr, tn, 0, 0)
                 else:
-                    ended = K.pass_turn(s_hands, s_obs, s_hist, s, payers, w, agg, tr, tn, 0)
+                    ended = K.pass_turn(s_hands, s_obs, s_hist, s, payers, w, agg, tr, tn, 0, 0)
             value = float(my_stones - s_obs[OBS_STONES + me])
             if w[K.W_FIRST_CAPPU] == me and s_obs[OBS_TABLE] == 0 and s_obs[OBS_STONES + me] == 0:
                 value += CAMAT_BONUS
