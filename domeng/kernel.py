@@ -17,9 +17,19 @@ State of one table while it plays (all ``int64`` unless noted):
 * ``st[ST_LEN]``: what carries over between rounds (D16), see
   :mod:`domeng.layout`; ``rng`` (``uint64[1]``) is the table's generator.
 
-Rules arrive as the ``int64`` array of :meth:`domeng.rules.Rules.to_array`,
-so changing an option never recompiles.  Players arrive as ids
-(:data:`domeng.strategies.PLAYER_IDS`).
+Rules arrive as the ``int64`` array of :meth:`domeng.rules.Rules.to_array`
+(and are copied into ``obs[OBS_RULES:]``), so changing an option never
+recompiles.  Players arrive as ids (:data:`domeng.strategies.PLAYER_IDS`)
+plus a tuple of five compiled functions for seats whose player is a
+compiled function (numba first-class functions: a new player needs no new
+kernel).
+
+Speed notes.  The round loop (:func:`play_rounds`, :func:`play_round`, ...)
+allocates nothing and is compiled with ``_nrt=False``: no reference counting
+of array arguments in the hot path.  The per-turn steps are inlined; the
+once-a-round steps are calls (compile time).  The observation fields that
+only players read (history, tiles by seat, hand sizes, voids) are kept when
+some seat's player reads them (``full``); the rules never read them.
 """
 
 from __future__ import annotations
