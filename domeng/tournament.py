@@ -120,16 +120,22 @@ class TournamentResults:
 
         Columns: ``player``, ``position`` (the player's index in the lineup),
         ``rounds`` (played in all), then for each of ``received``, ``given``,
-        ``net`` (stones per round; lower is better), ``win_rate``, ``ceki``,
-        ``pollo`` (round wins per round by kind), ``camat_per_1000``:
-        the value, ``_se`` and ``_ci_low``/``_ci_high``.
+        ``net`` (stones per round; lower is better), ``win_rate``,
+        ``wins_cappu``, ``wins_ceki``, ``wins_pollo``, ``wins_manguno``,
+        ``wins_mattikkeng`` (round wins per round, by end kind),
+        ``passebunge`` (per round) and ``camat_per_1000``: the value, ``_se``
+        and ``_ci_low``/``_ci_high``.
         """
         rounds = self._stat("rounds")
         rows: dict[str, Any] = {"player": self.players, "position": list(range(5)),
                                 "rounds": rounds.sum(0).astype(int)}
         for col, stat, scale in (("received", "received", 1), ("given", "given", 1),
                                  ("net", "net", 1), ("win_rate", "wins", 1),
-                                 ("ceki", "wins_CEKI", 1), ("pollo", "wins_POLLO", 1),
+                                 ("wins_cappu", "wins_CAPPU", 1), ("wins_ceki", "wins_CEKI", 1),
+                                 ("wins_pollo", "wins_POLLO", 1),
+                                 ("wins_manguno", "wins_MANGUNO", 1),
+                                 ("wins_mattikkeng", "wins_MATTIKKENG", 1),
+                                 ("passebunge", "passebunge", 1),
                                  ("camat_per_1000", "camats", 1000)):
             v, se = self._mean_ci(self._stat(stat) * scale, rounds)
             rows[col] = v
@@ -166,7 +172,9 @@ class TournamentResults:
         out["players_stats"] = []
         for _, r in t.iterrows():
             d = {"player": r["player"], "position": int(r["position"]), "rounds": int(r["rounds"])}
-            for c in ("received", "given", "net", "win_rate", "ceki", "pollo", "camat_per_1000"):
+            for c in ("received", "given", "net", "win_rate", "wins_cappu", "wins_ceki",
+                      "wins_pollo", "wins_manguno", "wins_mattikkeng", "passebunge",
+                      "camat_per_1000"):
                 d[c] = {"value": _f(r[c]), "se": _f(r[c + "_se"]),
                         "ci95": [_f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])]}
             out["players_stats"].append(d)
