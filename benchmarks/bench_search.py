@@ -44,7 +44,7 @@ def decision_times(n_games: int = 20) -> np.ndarray:
             seat = rnd.to_move
             obs = rnd.observation(seat)
             t0 = time.perf_counter()
-            move = players[seat].choose(obs, moves, t.rng)
+            move = players[seat].choose(obs, moves, t.seat_rngs[seat])
             dt = time.perf_counter() - t0
             if seat == 0 and len(moves) > 1:
                 times.append(dt)

@@ -149,9 +149,10 @@ class Table:
     """One game of Domeng (D16): five seats playing rounds in sequence.
 
     Stones held, the table's stones, the CAMAT and the next starter carry
-    over from round to round.  All randomness (deals, and the players' draws
-    when played through :meth:`play_round`) comes from ``rng``, by default
-    the stream of table ``table_index`` in a study seeded ``seed``.
+    over from round to round.  Deals come from ``rng``, by default the deal
+    stream of table ``table_index`` in a study seeded ``seed``; the player at
+    seat ``s`` draws only from ``seat_rngs[s]``, its own stream, so that no
+    player can learn the deal from its generator (D17; see :mod:`domeng.rng`).
     """
 
     def __init__(
@@ -160,9 +161,15 @@ class Table:
         seed: int = 0,
         table_index: int = 0,
         rng: SplitMix64 | None = None,
+        seat_rngs: Sequence[SplitMix64] | None = None,
     ) -> None:
         self.rules = rules if rules is not None else Rules()
         self.rng = rng if rng is not None else SplitMix64.for_table(seed, table_index)
+        if seat_rngs is None:
+            seat_rngs = [SplitMix64.for_seat(seed, table_index, s) for s in range(N_SEATS)]
+        if len(seat_rngs) != N_SEATS:
+            raise PlayerError("a table needs 5 seat generators")
+        self.seat_rngs = list(seat_rngs)
         self.stones = [0] * N_SEATS
         self.table_stones = self.rules.stones
         self.camat: int | None = None
@@ -170,6 +177,18 @@ class Table:
         self.next_starter: int | None = None  # None: the first round (D3)
         self.round: Round | None = None
         self.history: list[RoundResult] = []
+
+    # -- generators -------------------------------------------------------
+    def rng_states(self) -> list[int]:
+        """The deal stream's state, then the five seat streams' states."""
+        return [self.rng.state] + [r.state for r in self.seat_rngs]
+
+    def set_rng_states(self, states: Sequence[int]) -> None:
+        if len(states) != 1 + N_SEATS:
+            raise ValueError("6 generator states: the deal stream and one per seat")
+        self.rng.state = int(states[0])
+        for r, v in zip(self.seat_rngs, states[1:]):
+            r.state = int(v)
 
     # -- invariants -------------------------------------------------------
     def total_stones(self) -> int:
@@ -214,7 +233,7 @@ class Table:
                 rnd.pass_turn()
                 continue
             seat = rnd.to_move
-            move = players[seat].choose(rnd.observation(seat), moves, self.rng)
+            move = players[seat].choose(rnd.observation(seat), moves, self.seat_rngs[seat])
             if move not in moves:
                 raise PlayerError(f"player at seat {seat} chose an illegal move {move!r}")
             rnd.play(move)

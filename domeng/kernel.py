@@ -46,7 +46,7 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 from . import layout as L
 from .bits import lowest_bit, popcount
-from .nbrng import randbelow, table_state
+from .nbrng import randbelow, seat_state, table_state
 from .observation import (
     MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_HAS_PLAYED, OBS_LAST_MAPPANO,
     OBS_LEFT, OBS_LEN, OBS_MUST_LEAD, OBS_RULES, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_SEAT,
@@ -440,25 +440,36 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
 
 
 @njit(cache=True, inline="always")
-def choose(pids, fns, s, obs, hist, hands, moves, n, rng):
-    """The seat's player picks a move index; it sees only its D17 view."""
+def choose(pids, fns, s, obs, hist, hands, moves, n, prng, pobs, phist, pmoves):
+    """The seat's player picks a move index.  It sees only its D17 view and
+    draws only from its own generator ``prng[s]`` (never the deal stream).
+    A user's compiled player gets copies (``pobs``, ``phist``, ``pmoves``):
+    it can read nothing past its own legal moves and change nothing."""
     pid = pids[s]
     if pid == 0:
-        return 0 if n == 1 else randbelow(rng, n)  # the random player, inline: reads nothing
+        return 0 if n == 1 else randbelow(prng[s], n)  # the random player, inline: reads nothing
     obs[OBS_SEAT] = s
     obs[OBS_HAND] = hands[s]
     if pid < N_BUILTIN:
-        return builtin_choose(pid, obs, hist, moves, n, rng)
-    return fns[s](obs, hist, moves, n, rng)
+        return builtin_choose(pid, obs, hist, moves, n, prng[s])
+    for i in range(OBS_LEN):
+        pobs[i] = obs[i]
+    k = obs[OBS_TURN]
+    for i in range(MAX_TURNS):
+        for c in range(3):
+            phist[i, c] = hist[i, c] if i < k else -1
+    for i in range(pmoves.shape[0]):
+        pmoves[i] = moves[i] if i < n else -1
+    return fns[s](pobs, phist, pmoves, n, prng[s])
 
 
 @njit(cache=True, _nrt=False)
-def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, drng, agg,
-               rec, do_rec, tr, tn, do_trace):
+def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng, agg,
+               rec, do_rec, tr, tn, do_trace, pobs, phist, pmoves):
     """Play one round at a table (mirrors ``Table.new_round`` + ``play_round``
-    + ``aggregate_round`` of the reference).  ``drng`` deals; it is ``rng``
-    itself except in duplicate tournaments."""
-    deal(drng, perm, hands)
+    + ``aggregate_round`` of the reference).  ``rng`` is the deal stream,
+    ``prng[s]`` the stream of seat ``s``'s player."""
+    deal(rng, perm, hands)
     rnd = st[L.ST_ROUNDS] + 1
     must = -1
     if st[L.ST_NEXT_STARTER] < 0:
@@ -487,7 +498,7 @@ def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, r
     while True:
         n = legal_moves(hands[s], obs, moves)
         if n > 0:
-            idx = choose(pids, fns, s, obs, hist, hands, moves, n, rng)
+            idx = choose(pids, fns, s, obs, hist, hands, moves, n, prng, pobs, phist, pmoves)
             if idx < 0 or idx >= n:  # a compiled player's bad answer: flagged, never played
                 st[L.ST_BAD_MOVES] += 1
                 idx = 0
@@ -592,26 +603,30 @@ def _trace_end(tr, tn, do_trace, w, hands):
 @njit(cache=True)
 def init_states(seed, table_start, n_tables, stones):
     """Fresh table states: no stones held, ``stones`` on the table, no CAMAT,
-    first round next, and each table's generator from (seed, table index)."""
+    first round next, and each table's generators (the deal stream and the
+    five seat streams) from (seed, table index)."""
     state = np.zeros((n_tables, L.ST_LEN), dtype=np.int64)
     useed = np.uint64(seed)
     for i in range(n_tables):
         state[i, L.ST_TABLE] = stones
         state[i, L.ST_CAMAT] = -1
         state[i, L.ST_NEXT_STARTER] = -1
-        s = table_state(useed, np.uint64(table_start + i))
-        state[i, L.ST_RNG] = np.int64(s)
+        t = np.uint64(table_start + i)
+        state[i, L.ST_RNG] = np.int64(table_state(useed, t))
+        for p in range(5):
+            state[i, L.ST_SEAT_RNG + p] = np.int64(seat_state(useed, t, np.uint64(p)))
     return state
 
 
 @njit(cache=True, _nrt=False)
 def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
-                do_trace, hands, obs, hist, moves, perm, payers, w, rng, drng, dummy):
+                do_trace, hands, obs, hist, moves, perm, payers, w, rng, prng, dummy, pobs, phist,
+                pmoves):
     """The round loop of :func:`play_table`, compiled without reference
     counting (it allocates nothing), which keeps the hot path free of atomics."""
     rng[0] = np.uint64(st[L.ST_RNG])
-    split = st[L.ST_SPLIT] != 0
-    drng[0] = np.uint64(st[L.ST_DEAL_RNG])
+    for p in range(5):
+        prng[p, 0] = np.uint64(st[L.ST_SEAT_RNG + p])
     for i in range(rules.shape[0]):
         obs[OBS_RULES + i] = rules[i]
     for p in range(5):
@@ -625,18 +640,15 @@ def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base,
             rec = recs[rec_base + r]
         else:
             rec = dummy
-        if split:
-            play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, drng,
-                       agg, rec, do_rec, tr, tn, do_trace)
-        else:
-            play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, rng,
-                       agg, rec, do_rec, tr, tn, do_trace)
+        play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng,
+                   agg, rec, do_rec, tr, tn, do_trace, pobs, phist, pmoves)
         played += 1
     for p in range(5):
         st[L.ST_STONES + p] = obs[OBS_STONES + p]
     st[L.ST_TABLE] = obs[OBS_TABLE]
     st[L.ST_RNG] = np.int64(rng[0])
-    st[L.ST_DEAL_RNG] = np.int64(drng[0])
+    for p in range(5):
+        st[L.ST_SEAT_RNG + p] = np.int64(prng[p, 0])
     return played
 
 
@@ -653,10 +665,14 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
     payers = np.zeros(8, dtype=np.int64)
     w = np.zeros(W_LEN, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
-    drng = np.zeros(1, dtype=np.uint64)
+    prng = np.zeros((5, 1), dtype=np.uint64)
     dummy = np.zeros(L.REC_LEN, dtype=np.int64)
+    pobs = np.zeros(OBS_LEN, dtype=np.int64)
+    phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
+    pmoves = np.full(64, -1, dtype=np.int64)
     return play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr,
-                       tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, drng, dummy)
+                       tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, prng, dummy,
+                       pobs, phist, pmoves)
 
 
 @njit(cache=True, parallel=True)

@@ -37,8 +37,8 @@ Per-table aggregates (``int64[AGG_LEN]``, offsets ``A_*``):
 
 Per-table state (``int64[ST_LEN]``): stones held, table stones, CAMAT, next
 starter (-1 before the first round), rounds played, CAMATs, rounds since the
-last CAMAT, and the generator state (stored as int64 bits); for duplicate
-tournaments, a second generator for the deals alone (``ST_SPLIT``).  A table can be
+last CAMAT, and the generators' states (stored as int64 bits): the deal
+stream and one stream per seat's player (see :mod:`domeng.rng`).  A table can be
 continued from its state, which is what checkpoints keep.
 
 Per-round records (``int64[REC_LEN]``, columns ``REC_COLUMNS``).
@@ -136,11 +136,10 @@ ST_NEXT_STARTER = 7
 ST_ROUNDS = 8
 ST_CAMATS = 9
 ST_SINCE_CAMAT = 10
-ST_RNG = 11
-ST_DEAL_RNG = 12  # the deal generator, when deals have their own stream (ST_SPLIT)
-ST_SPLIT = 13  # 1: deals come from ST_DEAL_RNG (duplicate tournaments), 0: from ST_RNG
-ST_BAD_MOVES = 14  # moves a compiled player chose out of range (replaced by its first move)
-ST_LEN = 15
+ST_RNG = 11  # the deal stream
+ST_SEAT_RNG = 12  # [5] each seat's player stream
+ST_BAD_MOVES = 17  # moves a compiled player chose out of range (replaced by its first move)
+ST_LEN = 18
 
 # Per-round records
 REC_COLUMNS = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import GAMMA, MUL1, MUL2, TABLE_MUL
+from .rng import GAMMA, MUL1, MUL2, SEAT_SALT, TABLE_MUL
 
 _GAMMA = np.uint64(GAMMA)
 _MUL1 = np.uint64(MUL1)
@@ -23,6 +23,8 @@ _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 _M32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
+_SEAT_SALT = np.uint64(SEAT_SALT)
+_FIVE = np.uint64(5)
 
 
 @njit(cache=True, inline="always")
@@ -36,6 +38,12 @@ def mix64(z):
 def table_state(seed, table):
     """Initial state of table ``table`` (both ``uint64``); see :func:`domeng.rng.table_state`."""
     return mix64(mix64(seed + _GAMMA) ^ (table * _TABLE_MUL + _ONE))
+
+
+@njit(cache=True)
+def seat_state(seed, table, seat):
+    """Initial state of a seat's generator (all ``uint64``); see :func:`domeng.rng.seat_state`."""
+    return table_state(seed ^ _SEAT_SALT, table * _FIVE + seat)
 
 
 @njit(cache=True, inline="always")

@@ -53,7 +53,7 @@ HUMAN = "human"
 DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
 DEFAULT_DELAY = 0.6
 SAVE_FORMAT = "domeng-play-save"
-SAVE_VERSION = 1
+SAVE_VERSION = 2
 WIDTH = 79  # every line fits an 80-column terminal
 
 
@@ -287,7 +287,7 @@ class Game:
         # the generator's state after the last completed action: what a save
         # records, so that leaving during a computer's pause (after it drew,
         # before it played) still resumes exactly
-        self.rng_mark = self.table.rng.state
+        self.rng_mark = self.table.rng_states()
         self.shown = 0  # events of the current round already printed
 
     # -- names ------------------------------------------------------------
@@ -441,8 +441,11 @@ class Game:
                 rnd.play(mv)  # IllegalMoveError if the saved move is not legal
             if rnd.ended:
                 raise ValueError("the saved round has already ended")
-        t.rng.state = _int(data["rng_state"], "rng_state", 0, 2**64 - 1)
-        game.rng_mark = t.rng.state
+        states = data["rng_state"]
+        if not (isinstance(states, list) and len(states) == 6):
+            raise ValueError("rng_state must list 6 generator states (the deal and each seat)")
+        t.set_rng_states([_int(v, "rng_state", 0, 2**64 - 1) for v in states])
+        game.rng_mark = t.rng_states()
         return game
 
     @classmethod
@@ -464,7 +467,7 @@ class Game:
         self.round_start = self._table_state()
         rnd = self.table.new_round(hands)
         self.round_hands = [sorted(h) for h in rnd.hands]
-        self.rng_mark = self.table.rng.state
+        self.rng_mark = self.table.rng_states()
         self.shown = 0
         return rnd
 
@@ -505,7 +508,9 @@ class Game:
         io = self.io
         io.say("Domeng: five players, double-six set, 5 tiles each, 3 out of play.")
         seats = ", ".join(f"{i} {self.who(i)}" for i in range(N_SEATS))
-        io.say(wrap(f"Seats: {seats}.  Seed {self.seed}.  "
+        # the seed is shown only when the game is over: with it (and the
+        # engine) a person could recompute the deals (D17)
+        io.say(wrap(f"Seats: {seats}.  "
                     f"Rules: {str(self.rules).replace(' rules', '')}."))
         if self.table.rounds_played:
             io.say(f"Resumed after {self.table.rounds_played} round"
@@ -531,7 +536,8 @@ class Game:
                 self._show_new_events()
                 continue
             if seat in self.players:
-                move = self.players[seat].choose(rnd.observation(seat), moves, self.table.rng)
+                move = self.players[seat].choose(rnd.observation(seat), moves,
+                                                 self.table.seat_rngs[seat])
                 if move not in moves:
                     raise PlayerError(f"player {self.seats[seat]} at seat {seat} chose an "
                                       f"illegal move {move!r}")
@@ -539,7 +545,7 @@ class Game:
             else:
                 move = self._ask_move(seat, moves)
             rnd.play(move)
-            self.rng_mark = self.table.rng.state
+            self.rng_mark = self.table.rng_states()
             if seat not in self.players and len(self.humans) > 1:
                 self.io.clear()  # hide this person's hand from the next one
             self._show_new_events()
@@ -876,6 +882,8 @@ class Game:
         for place, s in enumerate(order, 1):
             io.say(f"  {place}. {self.label(s):<18} CAMAT {camats[s]}  stones {t.stones[s]:>2}"
                    f"  rounds won {wins[s]}")
+        io.say(wrap(f"This game's seed was {self.seed}: `domeng play --seed {self.seed}` with "
+                    "the same seats deals the same tiles again."))
         io.say("Thanks for playing.")
 
 
@@ -980,7 +988,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "unless --rounds is given)")
     p.add_argument("--seed", "-s", type=_arg_seed, default=None, metavar="S",
                    help="seed of the deals and the computer players (default: a random one, "
-                        "printed); the same seed and the same choices give the same game")
+                        "shown when the game is over); the same seed and the same choices give "
+                        "the same game")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="set a rule option, e.g. pollo=4 (repeatable; see `domeng rules`)")
     p.add_argument("--delay", type=_arg_delay, default=DEFAULT_DELAY, metavar="SECONDS",

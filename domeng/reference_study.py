@@ -79,7 +79,7 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
     st[L.ST_TABLE] = t.table_stones
     st[L.ST_CAMAT] = -1 if t.camat is None else t.camat
     st[L.ST_NEXT_STARTER] = -1 if t.next_starter is None else t.next_starter
-    st[L.ST_RNG] = np.array([t.rng.state], dtype=np.uint64).view(np.int64)[0]
+    st[L.ST_RNG:L.ST_RNG + 6] = np.array(t.rng_states(), dtype=np.uint64).view(np.int64)
     rec = np.zeros(L.REC_LEN, dtype=np.int64)
     rec[L.RC_ROUND] = rnd.number
     rec[L.RC_STARTER] = rnd.starter

@@ -12,6 +12,13 @@ Each draw adds ``GAMMA`` to the state and returns ``mix64(state)``.  Integers
 below ``n`` are drawn from the upper 32 bits by Lemire's nearly-divisionless
 method, with rejection, so they are exactly uniform.
 
+Each table has six streams: the *deal stream* (``table_state``), from which
+the deals are drawn (D2), and one *seat stream* per seat (``seat_state``),
+which is the only generator that seat's player ever gets.  A player cannot
+learn anything about the deal, or about another player's draws, from its own
+generator (D17): the streams start at unrelated points, derived through
+``mix64`` from ``(seed ^ SEAT_SALT, 5 * table + seat)``.
+
 All tables lie on the one SplitMix64 cycle of length 2**64 at pseudo-random
 starting points; the chance that two of T tables that each draw N numbers
 overlap is about T*T*N / 2**64 (1e5 tables x 4e4 draws: 2e-5).
@@ -25,6 +32,7 @@ GAMMA = 0x9E3779B97F4A7C15
 MUL1 = 0xBF58476D1CE4E5B9
 MUL2 = 0x94D049BB133111EB
 TABLE_MUL = 0xD1B54A32D192ED03
+SEAT_SALT = 0x5EA75EA7C0FFEE11  #: separates the seat streams from the deal streams
 
 
 def mix64(z: int) -> int:
@@ -42,6 +50,13 @@ def table_state(seed: int, table: int) -> int:
     return mix64(mix64((seed + GAMMA) & MASK64) ^ ((table * TABLE_MUL + 1) & MASK64))
 
 
+def seat_state(seed: int, table: int, seat: int) -> int:
+    """Initial state of the generator of ``seat`` at table ``table``."""
+    if not 0 <= seat < 5:
+        raise ValueError("seat must be 0..4")
+    return table_state(seed ^ SEAT_SALT, 5 * table + seat)
+
+
 class SplitMix64:
     """A seeded SplitMix64 stream (pure Python, the reference implementation).
 
@@ -55,7 +70,13 @@ class SplitMix64:
 
     @classmethod
     def for_table(cls, seed: int, table: int = 0) -> "SplitMix64":
+        """The deal stream of table ``table``."""
         return cls(table_state(seed, table))
+
+    @classmethod
+    def for_seat(cls, seed: int, table: int, seat: int) -> "SplitMix64":
+        """The stream of ``seat``'s player at table ``table``."""
+        return cls(seat_state(seed, table, seat))
 
     def next64(self) -> int:
         """The next 64-bit output."""

@@ -38,7 +38,7 @@ from . import layout as L
 from .batch import initial_states, kernel_players, run_tables
 from .errors import DomengError
 from .players import resolve_players
-from .rng import MASK64, mix64, table_state
+from .rng import MASK64, mix64, seat_state
 from .rules import Rules
 
 Z95 = 1.959963984540054
@@ -53,16 +53,15 @@ def _player_seed(seed: int) -> int:
 
 def duplicate_states(seed: int, deal_start: int, n_deals: int, rotation: int,
                      rules: Rules) -> np.ndarray:
-    """Fresh table states of deals ``deal_start..`` for one rotation: deals
-    from ``table_state(seed, deal)``, play from the rotation's own stream."""
+    """Fresh table states of deals ``deal_start..`` for one rotation: the
+    deal stream of deal ``d`` is the same in every rotation; the seats'
+    player streams are the rotation's own."""
     st = initial_states(seed, deal_start, n_deals, rules)
     pseed = _player_seed(seed)
     for i in range(n_deals):
         d = deal_start + i
-        st[i, L.ST_DEAL_RNG] = np.array([table_state(seed, d)], dtype=np.uint64).view(np.int64)[0]
-        st[i, L.ST_RNG] = np.array([table_state(pseed, 5 * d + rotation)],
-                                   dtype=np.uint64).view(np.int64)[0]
-        st[i, L.ST_SPLIT] = 1
+        states = [seat_state(pseed, 5 * d + rotation, s) for s in range(5)]
+        st[i, L.ST_SEAT_RNG:L.ST_SEAT_RNG + 5] = np.array(states, dtype=np.uint64).view(np.int64)
     return st
 
 

@@ -70,7 +70,7 @@ def snapshot(rnd: Round) -> dict:
         "camat": t.camat,
         "next_starter": t.next_starter,
         "rounds_played": t.rounds_played,
-        "rng": t.rng.state,
+        "rng": t.rng_states(),
     })
 
 

@@ -20,7 +20,7 @@ from domeng.batch import initial_states, run_tables, trace_table
 from domeng.errors import DomengError, PlayerError
 from domeng.players import make_player
 from domeng.reference_study import run_reference
-from domeng.rng import SplitMix64, table_state
+from domeng.rng import SplitMix64, seat_state, table_state
 from domeng.rules import Rules
 
 OPTION_COMBOS = [
@@ -157,7 +157,7 @@ def test_until_camats():
     assert (out.records[ends, L.RC_CAMAT] >= 0).all()
 
 
-def test_rule_options_reach_the_kernel_without_recompiling():
+def test_rule_options_reach_the_kernel():
     a = run_tables("random", Rules(), seed=4, n_tables=50, rounds=50)
     b = run_tables("random", Rules(passebunge_every_pass=False), seed=4, n_tables=50, rounds=50)
     # D6 option: fewer PASSEBUNGE, same number of passes in the first round of each table
@@ -178,8 +178,14 @@ def test_initial_states():
     st_ = initial_states(7, 3, 2, Rules(stones=30))
     assert (st_[:, L.ST_TABLE] == 30).all()
     assert (st_[:, L.ST_CAMAT] == -1).all() and (st_[:, L.ST_NEXT_STARTER] == -1).all()
-    assert st_[0, L.ST_RNG] == np.array([table_state(7, 3)], dtype=np.uint64).view(np.int64)[0]
-    assert st_[1, L.ST_RNG] == np.array([table_state(7, 4)], dtype=np.uint64).view(np.int64)[0]
+    def as_int64(x):
+        return np.array([x], dtype=np.uint64).view(np.int64)[0]
+
+    assert st_[0, L.ST_RNG] == as_int64(table_state(7, 3))
+    assert st_[1, L.ST_RNG] == as_int64(table_state(7, 4))
+    for s in range(5):  # each seat's player has a stream of its own, not the deal's
+        assert st_[1, L.ST_SEAT_RNG + s] == as_int64(seat_state(7, 4, s))
+    assert len(set(st_[1, L.ST_RNG:L.ST_RNG + 6])) == 6
 
 
 def test_kernel_observation_hides_other_hands():

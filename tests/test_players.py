@@ -15,7 +15,7 @@ from domeng import layout as L
 from domeng.batch import run_tables
 from domeng.cli import main
 from domeng.engine import Table
-from domeng.errors import PlayerError
+from domeng.errors import DomengError, PlayerError
 from domeng.observation import OBS_HAND, OBS_HAND_SIZE, OBS_SEAT, OBS_VOID
 from domeng.players import RandomPlayer, make_player, resolve_player, resolve_players
 from domeng.reference_study import run_reference
@@ -70,11 +70,28 @@ def test_a_python_player_runs_on_the_reference_engine():
     out = run_tables(players, seed=1, n_tables=2, rounds=5, records=True)
     assert out.agg[:, L.A_ROUNDS].sum() == 10
     assert out.records.shape == (10, L.REC_LEN)
-    # the same lineup step by step: the Python player's moves are the last legal ones
+    # the slow path is the reference engine itself: same numbers as run_reference
+    r_agg, r_state, _, _ = run_reference([AlwaysLast()] + [RandomPlayer()] * 4, Rules(), 1, 2, 5)
+    np.testing.assert_array_equal(out.agg, r_agg)
+    np.testing.assert_array_equal(out.state, r_state)
+    # and the Python player's moves are its own choice: the last legal move each time
     t = Table(seed=1)
-    res = t.play_round([AlwaysLast(), RandomPlayer(), RandomPlayer(), RandomPlayer(),
-                        RandomPlayer()])
-    assert res.turns > 0
+    rnd = t.new_round()
+    seen = 0
+    while not rnd.ended:
+        moves = rnd.legal_moves()
+        if not moves:
+            rnd.pass_turn()
+            continue
+        if rnd.to_move == 0:
+            move = AlwaysLast().choose(rnd.observation(0), moves, t.seat_rngs[0])
+            assert move == moves[-1]
+            seen += 1
+        else:
+            move = RandomPlayer().choose(rnd.observation(rnd.to_move), moves,
+                                         t.seat_rngs[rnd.to_move])
+        rnd.play(move)
+    assert seen > 0
 
 
 def test_players_from_a_module_on_the_command_line(tmp_path, monkeypatch, capsys):
@@ -156,8 +173,13 @@ def test_duplicate_tournament_rotates_players_over_the_same_deals():
     assert list(t["player"]) == ["random#0", "heavy", "keeper", "hunter", "random#4"]
     assert (t["rounds"] == 30 * 5 * 5).all()  # each player plays every round of every rotation
     # stones received minus given, over all players, is what the table paid out
-    net_total = res.per_deal[:, :, 5 - 2].sum()  # the "net" column
-    assert net_total >= 0
+    from domeng.tournament import STATS
+    # every player played every round of every rotation of every deal
+    assert (res.per_deal[:, :, STATS.index("rounds")] == 5 * 5).all()
+    # stones a player receives come from the table or from other players:
+    # what players give is at most what they receive, in every deal
+    per = res.per_deal
+    assert (per[:, :, STATS.index("given")].sum(1) <= per[:, :, STATS.index("received")].sum(1)).all()
     m = res.margins()
     assert len(m) == 20
     ab = m[(m.a == "hunter") & (m.b == "heavy")].iloc[0]
@@ -194,8 +216,69 @@ def test_tournament_command(tmp_path, capsys):
     from domeng.tournament import TournamentResults
     back = TournamentResults.load(out)
     assert back.deals == 4
-    code = main(["tournament", "--players", "random,python_players_are:not_here", "--deals", "2"])
-    assert code == 2
+    code = main(["tournament", "--players", "random,heavy,keeper,hunter,no_such_mod_xyz:fn",
+                 "--deals", "2", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot import player module" in err
+
+
+def test_a_python_player_cannot_play_a_tournament(capsys):
+    """Tournaments run on the batch engine: a Python player is refused up front."""
+    with pytest.raises(DomengError, match="reference engine only"):
+        tournament([AlwaysLast(), "random", "random", "random", "random"], deals=2, rounds=1)
+
+
+def test_compiled_players_get_copies_they_can_neither_read_past_nor_change():
+    """D17 in the kernel: a user's compiled player sees no legal moves but its
+    own (the rest of ``moves`` is -1) and its writes to what it is given
+    change nothing in the game."""
+
+    @numba.njit
+    def vandal(obs, hist, moves, n_moves, rng):
+        for i in range(n_moves, moves.shape[0]):
+            if moves[i] != -1:
+                return -1  # it could see past its moves: flagged as a bad move
+        for i in range(obs.shape[0]):
+            obs[i] = 0
+        for i in range(moves.shape[0]):
+            moves[i] = 27 * 2  # [6|6] everywhere
+        hist[:, :] = 3
+        return 0
+
+    @numba.njit
+    def polite(obs, hist, moves, n_moves, rng):
+        return 0
+
+    a = run_tables([vandal, "hunter", vandal, "random", "keeper"], seed=5, n_tables=10,
+                   rounds=40, records=True)
+    b = run_tables([polite, "hunter", polite, "random", "keeper"], seed=5, n_tables=10,
+                   rounds=40, records=True)
+    np.testing.assert_array_equal(a.agg, b.agg)
+    np.testing.assert_array_equal(a.records, b.records)
+    held = a.state[:, L.ST_STONES:L.ST_STONES + 5].sum(1) + a.state[:, L.ST_TABLE]
+    assert (held == 25).all()
+
+
+def test_a_player_never_gets_the_deal_stream():
+    """D17: the generator a player draws from is its seat's own stream, not
+    the stream the deals come from (else it could recompute the deal)."""
+    from domeng.rng import GAMMA, MASK64
+
+    t = Table(seed=9, table_index=3)
+    deal_start = t.rng.state
+    got = []
+
+    class Spy:
+        def choose(self, obs, moves, rng):
+            got.append(rng.state)
+            return moves[0]
+
+    for _ in range(3):
+        t.play_round([Spy()] * 5)
+    inv_gamma = pow(GAMMA, -1, 1 << 64)
+    for state in got:
+        steps = ((state - deal_start) * inv_gamma) & MASK64  # draws from the deal stream's start
+        assert steps > 10**12  # not a point of the deal stream anywhere near this game
 
 
 def test_search_beats_random_players_clearly():

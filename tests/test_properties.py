@@ -101,7 +101,7 @@ def play_checked(table: Table, players, rounds: int, obs_every_seat: bool = Fals
                 with pytest.raises(IllegalMoveError):
                     rnd.pass_turn()  # D5: cannot pass with a playable tile
                 assert snapshot(rnd) == before
-                move = players[s].choose(rnd.observation(s), moves, table.rng)
+                move = players[s].choose(rnd.observation(s), moves, table.seat_rngs[s])
                 assert move in moves
                 t, end = move
                 assert t in rnd.hands[s]
@@ -168,12 +168,13 @@ def test_play_round_matches_step_by_step(seed, lineup, rounds):
         while not rnd.ended:
             moves = rnd.legal_moves()
             if moves:
-                rnd.play(players[rnd.to_move].choose(rnd.observation(rnd.to_move), moves, b.rng))
+                rnd.play(players[rnd.to_move].choose(rnd.observation(rnd.to_move), moves,
+                                                     b.seat_rngs[rnd.to_move]))
             else:
                 rnd.pass_turn()
     assert a.round.events == b.round.events
-    assert (a.stones, a.table_stones, a.camat, a.next_starter, a.rng.state) == \
-        (b.stones, b.table_stones, b.camat, b.next_starter, b.rng.state)
+    assert (a.stones, a.table_stones, a.camat, a.next_starter, a.rng_states()) == \
+        (b.stones, b.table_stones, b.camat, b.next_starter, b.rng_states())
 
 
 @settings(max_examples=30)

@@ -104,7 +104,7 @@ def deals():
         for t in rnd.events[0]["out"]:
             where[t][5] += 1
         moves = rnd.legal_moves()
-        move = player.choose(rnd.observation(rnd.to_move), moves, table.rng)
+        move = player.choose(rnd.observation(rnd.to_move), moves, table.seat_rngs[rnd.to_move])
         assert move == Move(d, LEFT)  # D3: the opener leads that very double
         rnd.play(move)
         first_pass += not rnd.legal_moves()
