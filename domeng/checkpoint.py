@@ -123,10 +123,15 @@ def _plan_of(m: dict) -> Plan:
                 chunk_tables=int(m["chunk_tables"]), records=m.get("records") is not None)
 
 
-def _prepare_folder(folder: Path) -> None:
-    """Make ``folder`` ready for a new study: create it, use it if empty,
-    replace a finished results folder; refuse a file, an unfinished study
-    and a folder holding anything else."""
+PREVIOUS = "previous-results.txt"  #: names the finished study this one replaces, until it ends
+
+
+def _prepare_folder(folder: Path) -> Path | None:
+    """Make ``folder`` ready for a new study: create it, use it if empty;
+    move a finished results folder aside to ``FOLDER.previous`` (deleted when
+    the new study has finished, so a failed or interrupted run loses no
+    results); refuse a file, an unfinished study and a folder holding
+    anything else.  Returns where the previous results went, if anywhere."""
     from .results import ResultsError
 
     shown = str(folder)
@@ -143,18 +148,25 @@ def _prepare_folder(folder: Path) -> None:
                     f"`domeng simulate --resume {shown}` (domeng.resume), or delete the folder")
             raise ResultsError(f"refusing to write results to {shown!r}: the folder exists and "
                                "holds something other than domeng results")
-        # a finished results folder: replaced (moved aside, then deleted)
+        # a finished results folder: kept aside until the new study has finished
+        previous = folder.with_name(folder.name + ".previous")
+        k = 1
+        while previous.exists():
+            k += 1
+            previous = folder.with_name(f"{folder.name}.previous{k}")
         try:
-            old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".old", dir=folder.parent))
-            os.rmdir(old)
-            os.rename(folder, old)
+            os.rename(folder, previous)
         except OSError as e:
             raise ResultsError(f"cannot replace the results in {shown!r}: {e.strerror or e}") from None
-        shutil.rmtree(old, ignore_errors=True)
+    else:
+        previous = None
     try:
         folder.mkdir(parents=True)
+        if previous is not None:
+            durable_write(folder / PREVIOUS, str(previous) + "\n")
     except OSError as e:
         raise ResultsError(f"cannot write results to {shown!r}: {e.strerror or e}") from None
+    return previous
 
 
 class Checkpoint:
@@ -209,6 +221,17 @@ class Checkpoint:
         fsync_dir(folder.parent)
         return cls(folder, m)
 
+    def drop_previous(self) -> None:
+        """The study has finished: delete the results it replaced, if any."""
+        marker = self.folder / PREVIOUS
+        try:
+            previous = Path(marker.read_text().strip())
+        except OSError:
+            return
+        if previous.name.startswith(self.folder.name + ".previous"):
+            shutil.rmtree(previous, ignore_errors=True)
+        marker.unlink(missing_ok=True)
+
     @classmethod
     def open(cls, folder: str | os.PathLike) -> "Checkpoint":
         """Open a study folder to resume it; refuses a folder it cannot
@@ -251,7 +274,9 @@ class Checkpoint:
             if (ck.plan.n_chunks != int(m["n_chunks"]) or ck.plan.groups != int(m["groups"])
                     or min(ck.plan.tables, ck.plan.rounds, ck.plan.chunk_tables) < 1):
                 raise ValueError("inconsistent chunking")
-        except (KeyError, TypeError, ValueError, DomengError) as e:
+            if m.get("records") is not None and not isinstance(m["records"], str):
+                raise ValueError("records must be a path")
+        except (KeyError, TypeError, ValueError, AttributeError, DomengError) as e:
             raise CheckpointError(f"corrupt manifest {str(path)!r}: {e}") from None
         ck.chunks.mkdir(exist_ok=True)
         return ck

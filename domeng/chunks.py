@@ -412,4 +412,5 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
     res = Results(sums.agg, sums.state, sums.counted, meta)
     if checkpoint is not None:
         res.write_files(checkpoint.folder)
+        checkpoint.drop_previous()
     return res

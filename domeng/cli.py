@@ -27,14 +27,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
-def _whole(minimum: int, name: str = "a whole number"):
+def _whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):
     def conv(text: str) -> int:
         try:
             v = int(text.replace("_", ""))
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {name} >= {minimum}, got {text!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"must be {name} >= {minimum}, got {text!r}")
+        if v < minimum or v > maximum:
+            raise argparse.ArgumentTypeError(
+                f"must be {name} from {minimum} to {maximum:,}, got {text!r}")
         return v
     return conv
 
@@ -133,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     tn.add_argument("--players", "-p", required=True, metavar="A,B,C,D,E",
                     help="five players: random, heavy, keeper, hunter, search, search-N "
                          "(N samples per move) or module:function (a compiled player)")
-    tn.add_argument("--deals", "-d", type=_whole(1), default=200, metavar="N",
+    tn.add_argument("--deals", "-d", type=_whole(1, maximum=10**6), default=200, metavar="N",
                     help="games played in every rotation (default 200)")
     tn.add_argument("--rounds", "-r", type=_whole(1), default=10, metavar="R",
                     help="rounds per game (default 10)")
@@ -271,9 +272,11 @@ def cmd_tournament(args) -> int:
     import json
 
     from .rules import Rules
-    from .tournament import tournament
+    from .tournament import check_out, tournament
 
     rules = Rules.parse(args.rule)
+    if args.out:
+        check_out(args.out)  # before the tournament is played, not after
     res = tournament(args.players, deals=args.deals, rounds=args.rounds, seed=args.seed,
                      rules=rules, workers=args.workers,
                      progress=False if (args.no_progress or args.json) else None)
@@ -316,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         where = f" {e.filename!r}" if getattr(e, "filename", None) else ""
         print(f"domeng: error:{where} {e.strerror or _one_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except MemoryError:
+        print("domeng: error: not enough memory for this study; use fewer tables or chunk it "
+              "(--chunk-tables)", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("\ndomeng: interrupted", file=sys.stderr)

@@ -15,7 +15,8 @@ State of one table while it plays (all ``int64`` unless noted):
 * ``hist[MAX_TURNS, 3]``: the round's public history;
 * ``w[W_LEN]``: round-local counters (passes by seat, stones by reason...);
 * ``st[ST_LEN]``: what carries over between rounds (D16), see
-  :mod:`domeng.layout`; ``rng`` (``uint64[1]``) is the table's generator.
+  :mod:`domeng.layout`; ``rng`` (``uint64[1]``) is the deal stream and ``prng[s]`` the
+  stream of seat ``s``'s player.
 
 Rules arrive as the ``int64`` array of :meth:`domeng.rules.Rules.to_array`
 (and are copied into ``obs[OBS_RULES:]``), so changing an option never

@@ -205,11 +205,12 @@ On your turn, type the number of a move from the list, or the tile itself:
 e.g. 5-3 left.  A player with no tile that fits passes automatically.
 Commands: help (this text), rules (the rules of Domeng), quit (leave; you
 can save the game first).  Ctrl-D or Ctrl-C also leave.
-Stones are penalties: a PASS earns 1 (a PASSEBUNGE, before your first
-play, 2); when someone plays out (FIRST CAPPU), the seat before him (the
-CUCUQ) gets 1, or 3 for a CEKI, or 5 for a POLLO.  Stones come from the
-table while it has any, then from the player who caused them.  Once the
-table is empty, a FIRST CAPPU who holds no stones becomes CAMAT."""
+Stones are penalties: a PASS earns {pass_award} (a PASSEBUNGE, before your
+first play, {passebunge_award}); when someone plays out (FIRST CAPPU), the seat
+before him (the CUCUQ) gets {cappu_award}, or {ceki_award} for a CEKI, or
+{pollo_award} for a POLLO.  Stones come from the table while it has any, then
+from the player who caused them.  Once the table is empty, a FIRST CAPPU who
+holds no stones becomes CAMAT."""
 
 
 # ---------------------------------------------------------------------------
@@ -586,7 +587,7 @@ class Game:
         """Handle help, rules and quit; True if ``cmd`` was one of them."""
         io = self.io
         if cmd in ("help", "h", "?"):
-            io.say(HELP)
+            io.say(HELP.format(**self.rules.to_dict()))
             return True
         if cmd in ("rules", "rule"):
             from .ruletext import rules_text

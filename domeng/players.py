@@ -2,7 +2,7 @@
 
 A player is anything with ``choose(obs, moves, rng) -> Move``: it gets its
 seat's :class:`~domeng.observation.Observation` (D17), the legal moves
-(D5, never empty: passes are made by the engine) and the table's generator,
+(D5, never empty: passes are made by the engine) and its seat's own generator,
 and returns one of the moves.  All randomness must come from ``rng``.
 
 :class:`RandomPlayer` is the reference definition of the ``random`` player.

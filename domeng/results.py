@@ -699,6 +699,19 @@ class Results:
             raise ResultsError(f"corrupt results file {str(path)!r}: inconsistent arrays")
         try:
             Rules.from_mapping(meta["rules"])
-        except DomengError as e:
-            raise ResultsError(f"corrupt results file {str(path)!r}: {e}") from None
-        return cls(agg, state, ntab, meta)
+            players = meta["players"]
+            if not (isinstance(players, list) and len(players) == 5
+                    and all(isinstance(p, str) for p in players)):
+                raise ValueError("players must be a list of 5 names")
+            for key in ("tables", "rounds", "seed"):
+                if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
+                    raise ValueError(f"{key} must be a whole number")
+            if int(agg[:, L.A_ROUNDS].sum()) != int(meta["tables"]) * int(meta["rounds"]):
+                raise ValueError("the rounds played do not match tables x rounds")
+            res = cls(agg, state, ntab, meta)
+            res.summary()  # everything a report reads must be computable
+        except (DomengError, AttributeError, TypeError, ValueError, KeyError, IndexError,
+                ZeroDivisionError) as e:
+            raise ResultsError(f"corrupt results file {str(path)!r}: "
+                               f"{' '.join(str(e).split()) or type(e).__name__}") from None
+        return res

@@ -36,6 +36,8 @@ R_PASSEBUNGE_EVERY_PASS = 10
 R_PENALIZE_MANGUNO_PASS = 11
 N_RULES = 12
 
+#: the largest value a numeric option may take (it must fit the engines' integers)
+MAX_VALUE = 10**9
 _TRUE = {"true", "1", "yes", "on", "y", "t"}
 _FALSE = {"false", "0", "no", "off", "n", "f"}
 
@@ -83,11 +85,13 @@ class Rules:
             else:
                 if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                     raise RulesError(
-                        f"rule option {f.name} must be a whole number >= 0, got {value!r}"
+                        f"rule option {f.name} must be a whole number from 0 to {MAX_VALUE:,}, "
+                        f"got {value!r}"
                     )
-                if value < 0:
+                if value < 0 or value > MAX_VALUE:
                     raise RulesError(
-                        f"rule option {f.name} must be a whole number >= 0, got {value}"
+                        f"rule option {f.name} must be a whole number from 0 to {MAX_VALUE:,}, "
+                        f"got {value}"
                     )
         if self.stones < 1:
             raise RulesError(f"rule option stones must be a whole number >= 1, got {self.stones}")
@@ -155,7 +159,7 @@ class Rules:
             return int(s)
         except ValueError:
             raise RulesError(
-                f"rule option {key} must be a whole number >= 0, got {text!r}"
+                f"rule option {key} must be a whole number from 0 to {MAX_VALUE:,}, got {text!r}"
             ) from None
 
     # ----------------------------------------------------------------- views

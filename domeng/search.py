@@ -20,7 +20,7 @@ At each decision with two or more legal moves it repeats, ``samples`` times:
    CAMAT (D15).
 
 It plays the move with the best total (ties: the first).  Every draw comes
-from the table's generator, so games with a search player are reproducible.
+from its seat's generator, so games with a search player are reproducible.
 The player sees nothing beyond its observation.
 """
 

@@ -10,7 +10,7 @@ follow too::
 * ``hist``: ``int64[MAX_TURNS, 3]``, the round's public history;
 * ``moves``: ``int64[:]``, the legal moves encoded ``tile * 2 + end``
   (end 0 left, 1 right), sorted ascending, ``n_moves >= 1`` of them in use;
-* ``rng``: ``uint64[1]``, the table's generator (draw only with
+* ``rng``: ``uint64[1]``, the seat's own generator (draw only with
   :func:`domeng.nbrng.randbelow`).
 
 A strategy draws a random number only to break a tie between two or more

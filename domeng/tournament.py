@@ -269,6 +269,25 @@ class TournamentResults:
         return "\n".join(parts)
 
 
+def check_out(folder: str | Path) -> None:
+    """Refuse an output folder :meth:`TournamentResults.save` could not use
+    (a file, a folder holding other things, an unwritable place), before
+    anything is played."""
+    import os
+
+    p = Path(folder)
+    if p.exists() and not p.is_dir():
+        raise DomengError(f"cannot write results to {str(p)!r}: it is a file")
+    if p.is_dir() and any(p.iterdir()) and not (p / "per_deal.npz").exists():
+        raise DomengError(f"refusing to write results to {str(p)!r}: the folder exists and holds "
+                          "something other than tournament results")
+    parent = p.parent if not p.exists() else p
+    while not parent.exists():
+        parent = parent.parent
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise DomengError(f"cannot write results to {str(p)!r}: permission denied")
+
+
 def _f(v) -> float | None:
     v = float(v)
     return v if math.isfinite(v) else None

@@ -100,8 +100,13 @@ def test_wrong_type(spec, needle):
 
 @pytest.mark.parametrize("spec", ["pollo=-1", "pass=-3", "stones=-25"])
 def test_negative_value(spec):
-    with pytest.raises(RulesError, match=">= 0"):
+    with pytest.raises(RulesError, match="from 0 to"):
         Rules.parse(spec)
+
+
+def test_huge_value_rejected_with_the_allowed_range():
+    with pytest.raises(RulesError, match="pollo_award must be a whole number from 0 to 1,000,000,000"):
+        Rules.parse("pollo=99999999999999999999999")
 
 
 def test_zero_stones_rejected_zero_award_allowed():
