@@ -47,7 +47,7 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 from . import layout as L
 from .bits import lowest_bit, popcount
-from .nbrng import randbelow, seat_state, table_state
+from .nbrng import randbelow, randbelow_at, seat_state, table_state
 from .observation import (
     MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_HAS_PLAYED, OBS_LAST_MAPPANO,
     OBS_LEFT, OBS_LEN, OBS_MUST_LEAD, OBS_RULES, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_SEAT,
@@ -441,18 +441,28 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
 
 
 @njit(cache=True, inline="always")
-def choose(pids, fns, s, obs, hist, hands, moves, n, prng, pobs, phist, pmoves):
+def choose(pids, fns, s, obs, hist, hands, moves, n, prng, crng, pobs, phist, pmoves):
     """The seat's player picks a move index.  It sees only its D17 view and
-    draws only from its own generator ``prng[s]`` (never the deal stream).
-    A user's compiled player gets copies (``pobs``, ``phist``, ``pmoves``):
-    it can read nothing past its own legal moves and change nothing."""
+    draws only from its own generator ``prng[s]`` (never the deal stream),
+    handed over in the one-word array ``crng``."""
     pid = pids[s]
     if pid == 0:
-        return 0 if n == 1 else randbelow(prng[s], n)  # the random player, inline: reads nothing
+        return 0 if n == 1 else randbelow_at(prng, s, n)  # the random player, inline
     obs[OBS_SEAT] = s
     obs[OBS_HAND] = hands[s]
+    crng[0] = prng[s]
     if pid < N_BUILTIN:
-        return builtin_choose(pid, obs, hist, moves, n, prng[s])
+        idx = builtin_choose(pid, obs, hist, moves, n, crng)
+    else:
+        idx = call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves)
+    prng[s] = crng[0]
+    return idx
+
+
+@njit(cache=True, _nrt=False)
+def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves):
+    """A user's compiled player gets copies (``pobs``, ``phist``, ``pmoves``):
+    it can read nothing past its own legal moves and change nothing."""
     for i in range(OBS_LEN):
         pobs[i] = obs[i]
     k = obs[OBS_TURN]
@@ -461,12 +471,12 @@ def choose(pids, fns, s, obs, hist, hands, moves, n, prng, pobs, phist, pmoves):
             phist[i, c] = hist[i, c] if i < k else -1
     for i in range(pmoves.shape[0]):
         pmoves[i] = moves[i] if i < n else -1
-    return fns[s](pobs, phist, pmoves, n, prng[s])
+    return fns[s](pobs, phist, pmoves, n, crng)
 
 
 @njit(cache=True, _nrt=False)
-def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng, agg,
-               rec, do_rec, tr, tn, do_trace, pobs, phist, pmoves):
+def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng, crng,
+               agg, rec, do_rec, tr, tn, do_trace, pobs, phist, pmoves):
     """Play one round at a table (mirrors ``Table.new_round`` + ``play_round``
     + ``aggregate_round`` of the reference).  ``rng`` is the deal stream,
     ``prng[s]`` the stream of seat ``s``'s player."""
@@ -499,7 +509,8 @@ def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, r
     while True:
         n = legal_moves(hands[s], obs, moves)
         if n > 0:
-            idx = choose(pids, fns, s, obs, hist, hands, moves, n, prng, pobs, phist, pmoves)
+            idx = choose(pids, fns, s, obs, hist, hands, moves, n, prng, crng, pobs, phist,
+                         pmoves)
             if idx < 0 or idx >= n:  # a compiled player's bad answer: flagged, never played
                 st[L.ST_BAD_MOVES] += 1
                 idx = 0
@@ -621,13 +632,13 @@ def init_states(seed, table_start, n_tables, stones):
 
 @njit(cache=True, _nrt=False)
 def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
-                do_trace, hands, obs, hist, moves, perm, payers, w, rng, prng, dummy, pobs, phist,
-                pmoves):
+                do_trace, hands, obs, hist, moves, perm, payers, w, rng, prng, crng, dummy, pobs,
+                phist, pmoves):
     """The round loop of :func:`play_table`, compiled without reference
     counting (it allocates nothing), which keeps the hot path free of atomics."""
     rng[0] = np.uint64(st[L.ST_RNG])
     for p in range(5):
-        prng[p, 0] = np.uint64(st[L.ST_SEAT_RNG + p])
+        prng[p] = np.uint64(st[L.ST_SEAT_RNG + p])
     for i in range(rules.shape[0]):
         obs[OBS_RULES + i] = rules[i]
     for p in range(5):
@@ -642,14 +653,14 @@ def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base,
         else:
             rec = dummy
         play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng,
-                   agg, rec, do_rec, tr, tn, do_trace, pobs, phist, pmoves)
+                   crng, agg, rec, do_rec, tr, tn, do_trace, pobs, phist, pmoves)
         played += 1
     for p in range(5):
         st[L.ST_STONES + p] = obs[OBS_STONES + p]
     st[L.ST_TABLE] = obs[OBS_TABLE]
     st[L.ST_RNG] = np.int64(rng[0])
     for p in range(5):
-        st[L.ST_SEAT_RNG + p] = np.int64(prng[p, 0])
+        st[L.ST_SEAT_RNG + p] = np.int64(prng[p])
     return played
 
 
@@ -666,14 +677,15 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
     payers = np.zeros(8, dtype=np.int64)
     w = np.zeros(W_LEN, dtype=np.int64)
     rng = np.zeros(1, dtype=np.uint64)
-    prng = np.zeros((5, 1), dtype=np.uint64)
+    prng = np.zeros(5, dtype=np.uint64)
+    crng = np.zeros(1, dtype=np.uint64)
     dummy = np.zeros(L.REC_LEN, dtype=np.int64)
     pobs = np.zeros(OBS_LEN, dtype=np.int64)
     phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
     pmoves = np.full(64, -1, dtype=np.int64)
     return play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr,
-                       tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, prng, dummy,
-                       pobs, phist, pmoves)
+                       tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, prng, crng,
+                       dummy, pobs, phist, pmoves)
 
 
 @njit(cache=True, parallel=True)

@@ -47,21 +47,34 @@ def seat_state(seed, table, seat):
 
 
 @njit(cache=True, inline="always")
-def next64(rng):
-    s = rng[0] + _GAMMA
-    rng[0] = s
+def next64_at(rng, i):
+    """The next output of the stream whose state is ``rng[i]``."""
+    s = rng[i] + _GAMMA
+    rng[i] = s
     return mix64(s)
 
 
 @njit(cache=True, inline="always")
-def randbelow(rng, n):
-    """Uniform integer in [0, n) (Lemire's method with rejection), as int64."""
+def next64(rng):
+    return next64_at(rng, 0)
+
+
+@njit(cache=True, inline="always")
+def randbelow_at(rng, i, n):
+    """Uniform integer in [0, n) from the stream ``rng[i]`` (Lemire's method
+    with rejection), as int64."""
     un = np.uint64(n)
-    m = (next64(rng) >> _S32) * un
+    m = (next64_at(rng, i) >> _S32) * un
     low = m & _M32
     if low < un:
         threshold = (_TWO32 - un) % un
         while low < threshold:
-            m = (next64(rng) >> _S32) * un
+            m = (next64_at(rng, i) >> _S32) * un
             low = m & _M32
     return np.int64(m >> _S32)
+
+
+@njit(cache=True, inline="always")
+def randbelow(rng, n):
+    """Uniform integer in [0, n) from the stream ``rng[0]``."""
+    return randbelow_at(rng, 0, n)
