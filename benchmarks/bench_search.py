@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from domeng.engine import Table
-from domeng.players import RandomPlayer, make_player
+from domeng.players import make_player
 from domeng.search import DEFAULT_SAMPLES
 from domeng.tournament import tournament
 

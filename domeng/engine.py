@@ -25,7 +25,7 @@ A move is ``Move(tile, end)`` with ``end`` LEFT (0) or RIGHT (1) (D5).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from .errors import IllegalMoveError, PlayerError

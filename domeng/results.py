@@ -162,21 +162,11 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
 
 
 def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
-    """Write a file under a temporary name in the same folder, then rename."""
-    path = Path(path)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Write a file under a temporary name in the same folder, then rename
+    (durably: see :func:`domeng.checkpoint.durable_write`)."""
+    from .checkpoint import durable_write
+
+    durable_write(path, data)
 
 
 # ---------------------------------------------------------------- Results
