@@ -25,7 +25,7 @@ plus a tuple of five compiled functions for seats whose player is a
 compiled function (numba first-class functions: a new player needs no new
 kernel).
 
-Speed notes.  The round loop (:func:`play_rounds`, :func:`play_round`, ...)
+Speed notes.  The round loop (:func:`play_rounds`, :func:`round_loop`, ...)
 allocates nothing and is compiled with ``_nrt=False``: no reference counting
 of array arguments in the hot path.  The per-turn steps are inlined; the
 once-a-round steps are calls (compile time).  The observation fields that
@@ -475,51 +475,65 @@ def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves)
 
 
 @njit(cache=True, _nrt=False)
-def play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng, crng,
-               agg, rec, do_rec, tr, tn, do_trace, pobs, phist, pmoves):
-    """Play one round at a table (mirrors ``Table.new_round`` + ``play_round``
-    + ``aggregate_round`` of the reference).  ``rng`` is the deal stream,
-    ``prng[s]`` the stream of seat ``s``'s player."""
-    deal(rng, perm, hands)
-    rnd = st[L.ST_ROUNDS] + 1
-    must = -1
-    if st[L.ST_NEXT_STARTER] < 0:
-        starter, dbl = first_opener(hands)  # D3
-        if rules[R_OPENER_LEADS_DOUBLE]:
-            must = dbl
-    else:
-        starter = st[L.ST_NEXT_STARTER]  # D4
-    begin_round(obs, hands, w, st, must, starter, rnd)
-    if do_trace:
-        k = tn[0]
-        if k < tr.shape[0]:
-            tr[k, 0] = EV_DEAL
-            tr[k, 1] = rnd
-            tr[k, 2] = starter
-            tr[k, 3] = must
-            for s in range(5):
-                tr[k, 4 + s] = hands[s]
-        tn[0] = k + 1
-    # the observation-only fields are kept when some seat's player reads them
-    full = 0
-    for p in range(5):
-        if pids[p] != 0:
-            full = 1
-    s = starter
-    while True:
-        n = legal_moves(hands[s], obs, moves)
-        if n > 0:
-            idx = choose(pids, fns, s, obs, hist, hands, moves, n, prng, crng, pobs, phist,
-                         pmoves)
-            if idx < 0 or idx >= n:  # a compiled player's bad answer: flagged, never played
-                st[L.ST_BAD_MOVES] += 1
-                idx = 0
-            if play_move(hands, obs, hist, s, moves[idx], payers, w, agg, tr, tn, do_trace, full):
-                break
-        elif pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full):
+def round_loop(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng, crng,
+             agg, recs, rec_base, do_rec, dummy, tr, tn, do_trace, pobs, phist, pmoves, rounds,
+             camat_target):
+    """Play ``rounds`` rounds at a table (or until ``camat_target`` CAMATs,
+    if > 0); returns the rounds played.  Each round mirrors ``Table.new_round``
+    + ``play_round`` + ``aggregate_round`` of the reference.  ``rng`` is the
+    deal stream, ``prng[s]`` the stream of seat ``s``'s player.  (The loop over
+    rounds is here, not in the caller, so that the many arrays are passed
+    once per table, not once per round.)"""
+    played = 0
+    for r in range(rounds):
+        if camat_target > 0 and st[L.ST_CAMATS] >= camat_target:
             break
-        s = (s + 1) * (s < 4)  # D1: the next seat clockwise, (s + 1) % 5
-    finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd)
+        if do_rec:
+            rec = recs[rec_base + r]
+        else:
+            rec = dummy
+        deal(rng, perm, hands)
+        rnd = st[L.ST_ROUNDS] + 1
+        must = -1
+        if st[L.ST_NEXT_STARTER] < 0:
+            starter, dbl = first_opener(hands)  # D3
+            if rules[R_OPENER_LEADS_DOUBLE]:
+                must = dbl
+        else:
+            starter = st[L.ST_NEXT_STARTER]  # D4
+        begin_round(obs, hands, w, st, must, starter, rnd)
+        if do_trace:
+            k = tn[0]
+            if k < tr.shape[0]:
+                tr[k, 0] = EV_DEAL
+                tr[k, 1] = rnd
+                tr[k, 2] = starter
+                tr[k, 3] = must
+                for s in range(5):
+                    tr[k, 4 + s] = hands[s]
+            tn[0] = k + 1
+        # the observation-only fields are kept when some seat's player reads them
+        full = 0
+        for p in range(5):
+            if pids[p] != 0:
+                full = 1
+        s = starter
+        while True:
+            n = legal_moves(hands[s], obs, moves)
+            if n > 0:
+                idx = choose(pids, fns, s, obs, hist, hands, moves, n, prng, crng, pobs, phist,
+                             pmoves)
+                if idx < 0 or idx >= n:  # a compiled player's bad answer: flagged, never played
+                    st[L.ST_BAD_MOVES] += 1
+                    idx = 0
+                if play_move(hands, obs, hist, s, moves[idx], payers, w, agg, tr, tn, do_trace, full):
+                    break
+            elif pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full):
+                break
+            s = (s + 1) * (s < 4)  # D1: the next seat clockwise, (s + 1) % 5
+        finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd)
+        played += 1
+    return played
 
 
 @njit(cache=True, _nrt=False)
@@ -644,17 +658,9 @@ def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base,
     for p in range(5):
         obs[OBS_STONES + p] = st[L.ST_STONES + p]
     obs[OBS_TABLE] = st[L.ST_TABLE]
-    played = 0
-    for r in range(rounds):
-        if camat_target > 0 and st[L.ST_CAMATS] >= camat_target:
-            break
-        if do_rec:
-            rec = recs[rec_base + r]
-        else:
-            rec = dummy
-        play_round(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng,
-                   crng, agg, rec, do_rec, tr, tn, do_trace, pobs, phist, pmoves)
-        played += 1
+    played = round_loop(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng,
+                        crng, agg, recs, rec_base, do_rec, dummy, tr, tn, do_trace, pobs, phist,
+                        pmoves, rounds, camat_target)
     for p in range(5):
         st[L.ST_STONES + p] = obs[OBS_STONES + p]
     st[L.ST_TABLE] = obs[OBS_TABLE]
