@@ -41,9 +41,14 @@ def _whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):
 
 
 def _seed(text: str) -> int:
-    v = _whole(0)(text)
-    if v >= 2**64:
-        raise argparse.ArgumentTypeError(f"must be below 2**64, got {text!r}")
+    """A seed: a whole number 0 <= seed < 2**64."""
+    try:
+        v = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}") from None
+    if not 0 <= v < 2**64:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2**64 - 1, "
+                                         f"got {text!r}")
     return v
 
 

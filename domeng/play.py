@@ -947,23 +947,15 @@ def _arg_seats(text: str) -> list[str]:
 
 
 def _arg_whole(minimum: int):
-    def conv(text: str) -> int:
-        try:
-            v = int(text.replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, "
-                                             f"got {text!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}")
-        return v
-    return conv
+    from .cli import _whole  # one parser of counts for every command
+
+    return _whole(minimum)
 
 
 def _arg_seed(text: str) -> int:
-    v = _arg_whole(0)(text)
-    if v >= 2**64:
-        raise argparse.ArgumentTypeError(f"must be below 2**64, got {text!r}")
-    return v
+    from .cli import _seed
+
+    return _seed(text)
 
 
 def _arg_delay(text: str) -> float:

@@ -170,3 +170,14 @@ def test_python_dash_m_domeng_subprocess(tmp_path):
     assert bad.returncode == 2
     assert bad.stdout == ""
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_large_seeds_are_accepted_and_bad_ones_refused(capsys):
+    from domeng.cli import main as cli_main
+
+    assert cli_main(["simulate", "-t", "2", "-r", "2", "--seed", str(2**64 - 1), "--json",
+                     "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 2**64 - 1
+    assert cli_main(["simulate", "-t", "2", "-r", "2", "--seed", str(2**64)]) == 2
+    err = capsys.readouterr().err
+    assert "2**64 - 1" in err and len(err.strip().splitlines()) == 1
