@@ -87,18 +87,25 @@ def simulate_one(x: str, timer: Timer):
     seat_rows = [{"strategy": x, "seat": s, "player": r.players[s],
                   "position": ["X", "next seat (X+1)", "X+2", "X+3", "seat before X (X-1)"][s]}
                  for s in range(5)]
+    compare_x_with_random(arr, n, seat_rows, cmp)
+    return cmp, seat_rows
+
+
+def compare_x_with_random(arr: dict, n, rows: list, cmp: dict) -> None:
+    """For each metric ``m`` in ``arr`` (units x 5 positions, position 0 = X):
+    the per-position rates into ``rows``, and X, the mean random seat and
+    their difference (paired by unit), each with its SE, into ``cmp``."""
     for m, a in arr.items():
         v, se = ratio_se(a, n)
-        for s in range(5):
-            seat_rows[s][m] = v[s]
-            seat_rows[s][m + "_se"] = se[s]
+        for i in range(5):
+            rows[i][m] = v[i]
+            rows[i][m + "_se"] = se[i]
         rnd = a[:, 1:].mean(axis=1)
         vx, sex = ratio_se(a[:, 0], n)
         vr, ser = ratio_se(rnd, n)
         vd, sed = ratio_se(a[:, 0] - rnd, n)
         cmp.update({f"{m}_X": vx, f"{m}_X_se": sex, f"{m}_random": vr, f"{m}_random_se": ser,
                     f"{m}_diff": vd, f"{m}_diff_se": sed})
-    return cmp, seat_rows
 
 
 def tournament_one(x: str, timer: Timer):
@@ -124,17 +131,7 @@ def tournament_one(x: str, timer: Timer):
     player_rows = [{"strategy": x, "player": names[i],
                     "position": ["X", "always right after X", "X+2", "X+3",
                                  "always right before X"][i]} for i in range(5)]
-    for m, a in arr.items():
-        v, se = ratio_se(a, n)
-        for i in range(5):
-            player_rows[i][m] = v[i]
-            player_rows[i][m + "_se"] = se[i]
-        rnd = a[:, 1:].mean(axis=1)
-        vx, sex = ratio_se(a[:, 0], n)
-        vr, ser = ratio_se(rnd, n)
-        vd, sed = ratio_se(a[:, 0] - rnd, n)
-        cmp.update({f"{m}_X": vx, f"{m}_X_se": sex, f"{m}_random": vr, f"{m}_random_se": ser,
-                    f"{m}_diff": vd, f"{m}_diff_se": sed})
+    compare_x_with_random(arr, n, player_rows, cmp)
     # the package's own paired margins, X against each random player
     marg = tr.margins()
     marg = marg[marg.a == names[0]].copy()
