@@ -26,7 +26,7 @@ Z95 = 1.959963984540054
 
 def ratio_se(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ratio estimator ``sum x / sum n`` over independent units (axis 0) and
-    its standard error (the same formula as ``domeng.results.ratio``)."""
+    its standard error (the same formula as ``domeng.results.results.ratio``)."""
     x = np.asarray(x, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     while n.ndim < x.ndim:

@@ -9,12 +9,12 @@ What it measures (each timing is repeated ``--repeat`` times, default 3, and
 the best is kept; the repeats of the cases compared in a ratio are
 interleaved, so a burst of load from another process hits both sides):
 
-1. the kernel (``domeng.batch.run_tables``), default rules, ``random``
+1. the kernel (``domeng.batch.tables.run_tables``), default rules, ``random``
    players, full aggregation (aggregate mode, no per-round records):
    rounds/s with 1 and with 2 threads, and the 2-vs-1 ratio;
 2. the kernel with each heuristic player at all five seats and with a mix of
    them, 1 thread;
-3. the reference engine (``domeng.reference_study.run_reference``, random
+3. the reference engine (``domeng.batch.reference.run_reference``, random
    players) and the kernel/reference ratio;
 4. the ``dominoes`` package from PyPI: random games/s (``Game.new()`` then
    ``make_move(*random.choice(game.valid_moves))`` until ``game.result``;
@@ -206,11 +206,11 @@ def fmt_rate(r: float | None) -> str:
 def bench_kernel(repeat: int, fig: dict, met: list, quiet: float = 0.0) -> None:
     import numba
 
-    from domeng import layout as L
-    from domeng.batch import run_tables
-    from domeng.players import make_player
-    from domeng.reference_study import run_reference
-    from domeng.rules import Rules
+    from domeng.core import layout as L
+    from domeng.batch.tables import run_tables
+    from domeng.players.registry import make_player
+    from domeng.batch.reference import run_reference
+    from domeng.core.rules import Rules
 
     rules = Rules()
     t0 = time.perf_counter()
@@ -449,7 +449,7 @@ def status(key):
 
 tables, rounds = int(sys.argv[1]), int(sys.argv[2])
 import domeng
-from domeng import layout as L
+from domeng.core import layout as L
 t0 = time.perf_counter()
 domeng.simulate(tables=2, rounds=2, progress=False)  # imports and compiled code loaded
 warmup = time.perf_counter() - t0
@@ -474,7 +474,7 @@ START_CHILD = r"""
 import json, os, resource, sys, time
 t_imp0 = time.time()
 import domeng
-import domeng.study, domeng.results, domeng.batch  # everything simulate needs
+import domeng.study.simulate, domeng.results.results, domeng.batch.tables  # everything simulate needs
 t_imp1 = time.time()
 recorders = []
 if os.environ.get("DOMENG_BENCH_EVENTS"):  # where the compile time goes (numba's event API)

@@ -27,15 +27,15 @@ MIXED = "random,heavy,keeper,hunter,random"
 
 def _warm() -> int:
     """Run on each worker: load the engine (numba cache) before timing."""
-    from domeng.batch import run_tables
+    from domeng.batch.tables import run_tables
 
     run_tables("random", None, 0, 0, 2, 2, threads=1)
     return os.getpid()
 
 
 def measure(workers: int, args) -> dict:
-    from domeng.cluster import local_cluster
-    from domeng.study import simulate
+    from domeng.study.cluster import local_cluster
+    from domeng.study.simulate import simulate
 
     with local_cluster(workers) as client:
         client.wait_for_workers(workers, timeout=120)
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.workers.split(",")]
     if args.chunk_tables is None:
-        from domeng.study import default_chunk_tables
+        from domeng.study.simulate import default_chunk_tables
 
         args.chunk_tables = default_chunk_tables(args.tables, args.rounds)
 

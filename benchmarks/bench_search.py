@@ -19,10 +19,10 @@ import time
 
 import numpy as np
 
-from domeng.engine import Table
-from domeng.players import make_player
-from domeng.search import DEFAULT_SAMPLES
-from domeng.tournament import tournament
+from domeng.engine.reference import Table
+from domeng.players.registry import make_player
+from domeng.players.search import DEFAULT_SAMPLES
+from domeng.study.tournament import tournament
 
 
 def decision_times(n_games: int = 20) -> np.ndarray:
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     m = res.margins()
     vs = m[(m.a == "search") & (m.b.str.startswith("hunter"))]
     diff = res.per_deal  # [deals, 5, stats]
-    from domeng.tournament import STATS
+    from domeng.study.tournament import STATS
     rounds = diff[:, :, STATS.index("rounds")].astype(float)
     net = diff[:, :, STATS.index("net")].astype(float) / rounds
     pooled = net[:, 0] - net[:, 1:].mean(axis=1)  # search minus the mean of the four hunters

@@ -1,18 +1,18 @@
 """Domeng, the five-player domino game of South Sulawesi: a reference rules
 engine, a numba batch engine and Monte Carlo studies.
 
-* :mod:`domeng.engine` -- the reference engine (readable rules, the oracle)
-* :mod:`domeng.kernel`, :mod:`domeng.batch` -- the numba batch engine
-* :mod:`domeng.rules` -- rule constants and options
+* :mod:`domeng.engine.reference` -- the reference engine (readable rules, the oracle)
+* :mod:`domeng.engine.kernel`, :mod:`domeng.batch.tables` -- the numba batch engine
+* :mod:`domeng.core.rules` -- rule constants and options
 * ``domeng.simulate(...)`` runs a study and returns ``domeng.Results`` (see
-  :mod:`domeng.study`, :mod:`domeng.results`); on a Dask cluster with
-  ``client=`` (:mod:`domeng.cluster`); ``checkpoint=DIR`` and
-  ``domeng.resume(DIR)`` survive crashes (:mod:`domeng.checkpoint`).
+  :mod:`domeng.study.simulate`, :mod:`domeng.results.results`); on a Dask cluster with
+  ``client=`` (:mod:`domeng.study.cluster`); ``checkpoint=DIR`` and
+  ``domeng.resume(DIR)`` survive crashes (:mod:`domeng.study.checkpoint`).
 
-Heavier names are imported lazily, so ``import domeng.tiles`` stays light.
+Heavier names are imported lazily, so ``import domeng.core.tiles`` stays light.
 """
 
-from ._numba_cache import check as _check_numba_cache
+from domeng.core.numba_cache import check as _check_numba_cache
 
 _check_numba_cache()
 
@@ -22,14 +22,14 @@ __all__ = ["simulate", "resume", "Results", "Rules", "Table", "Round", "Move", "
            "__version__"]
 
 _LAZY = {
-    "simulate": ("study", "simulate"),
-    "resume": ("checkpoint", "resume"),
-    "Results": ("results", "Results"),
-    "Rules": ("rules", "Rules"),
-    "Table": ("engine", "Table"),
-    "Round": ("engine", "Round"),
-    "Move": ("engine", "Move"),
-    "DomengError": ("errors", "DomengError"),
+    "simulate": ("study.simulate", "simulate"),
+    "resume": ("study.checkpoint", "resume"),
+    "Results": ("results.results", "Results"),
+    "Rules": ("core.rules", "Rules"),
+    "Table": ("engine.reference", "Table"),
+    "Round": ("engine.reference", "Round"),
+    "Move": ("engine.reference", "Move"),
+    "DomengError": ("core.errors", "DomengError"),
 }
 
 

@@ -1,7 +1,7 @@
-"""``python -m domeng``: the ``domeng`` command (see :mod:`domeng.cli`)."""
+"""``python -m domeng``: the ``domeng`` command (see :mod:`domeng.cli.main`)."""
 
 import sys
 
-from .cli import main
+from domeng.cli.main import main
 
 sys.exit(main())

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import copy
 
-from domeng.engine import LEFT, RIGHT, TABLE, Move, Round, Table
-from domeng.rules import Rules
-from domeng.tiles import N_TILES, parse_tile
+from domeng.engine.reference import LEFT, RIGHT, TABLE, Move, Round, Table
+from domeng.core.rules import Rules
+from domeng.core.tiles import N_TILES, parse_tile
 
 
 def T(text: str) -> int:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from domeng.engine import LEFT, RIGHT, Move, Round, Table
-from domeng.errors import (
+from domeng.engine.reference import LEFT, RIGHT, Move, Round, Table
+from domeng.core.errors import (
     DomengError, IllegalMoveError, PlayerError, RulesError, TileError,
 )
-from domeng.players import RandomPlayer, make_player, parse_players
-from domeng.rules import Rules
-from domeng.tiles import parse_tile
+from domeng.players.registry import RandomPlayer, make_player, parse_players
+from domeng.core.rules import Rules
+from domeng.core.tiles import parse_tile
 
 from _util import H, T, make_table, snapshot
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from domeng.cli import main
-from domeng.results import FRAME_NAMES, Results
-from domeng.rules import Rules
+from domeng.cli.main import main
+from domeng.results.results import FRAME_NAMES, Results
+from domeng.core.rules import Rules
 
 TINY = ["--tables", "3", "--rounds", "4", "--seed", "2"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,7 +173,7 @@ def test_python_dash_m_domeng_subprocess(tmp_path):
 
 
 def test_large_seeds_are_accepted_and_bad_ones_refused(capsys):
-    from domeng.cli import main as cli_main
+    from domeng.cli.main import main as cli_main
 
     assert cli_main(["simulate", "-t", "2", "-r", "2", "--seed", str(2**64 - 1), "--json",
                      "--no-progress"]) == 0

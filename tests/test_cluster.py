@@ -18,11 +18,11 @@ import pytest
 pytest.importorskip("distributed")
 
 import domeng  # noqa: E402
-from domeng.chunks import Plan, chunk_task  # noqa: E402
-from domeng.cli import main  # noqa: E402
-from domeng.cluster import ClusterError, fingerprint, local_cluster, parse_local  # noqa: E402
-from domeng.rules import Rules  # noqa: E402
-from domeng.study import simulate  # noqa: E402
+from domeng.study.chunks import Plan, chunk_task  # noqa: E402
+from domeng.cli.main import main  # noqa: E402
+from domeng.study.cluster import ClusterError, fingerprint, local_cluster, parse_local  # noqa: E402
+from domeng.core.rules import Rules  # noqa: E402
+from domeng.study.simulate import simulate  # noqa: E402
 
 MIXED = "random,heavy,keeper,hunter,random"
 STUDY = dict(tables=13, rounds=17, players=MIXED, seed=9, rules="pollo=4")

@@ -8,20 +8,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domeng.engine import (
+from domeng.engine.reference import (
     CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, RIGHT, TABLE, Move, Round,
     Table, pay,
 )
-from domeng.errors import IllegalMoveError
-from domeng.observation import (
+from domeng.core.errors import IllegalMoveError
+from domeng.core.observation import (
     H_END, H_SEAT, H_TILE, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_HAS_PLAYED,
     OBS_LAST_MAPPANO, OBS_LEFT, OBS_MUST_LEAD, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND,
     OBS_SEAT, OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
 )
-from domeng.players import RandomPlayer
-from domeng.rng import SplitMix64
-from domeng.rules import Rules
-from domeng.tiles import DOUBLE_OF, N_TILES, mask_of, numbers, other_end
+from domeng.players.registry import RandomPlayer
+from domeng.core.rng import SplitMix64
+from domeng.core.rules import Rules
+from domeng.core.tiles import DOUBLE_OF, N_TILES, mask_of, numbers, other_end
 
 from _util import (
     H, T, check_stones, check_tiles, events_of, make_table, transfers, two_pass_round,

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domeng.engine import LEFT, REASONS, Move, Round, Table, render_events
-from domeng.players import RandomPlayer
-from domeng.rules import Rules
+from domeng.engine.reference import LEFT, REASONS, Move, Round, Table, render_events
+from domeng.players.registry import RandomPlayer
+from domeng.core.rules import Rules
 
 from _util import H, T, block_position, make_table, two_pass_round
 

@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domeng import layout as L
-from domeng.batch import initial_states, run_tables, trace_table
-from domeng.errors import DomengError, PlayerError
-from domeng.players import make_player
-from domeng.reference_study import run_reference
-from domeng.rng import SplitMix64, seat_state, table_state
-from domeng.rules import Rules
+from domeng.core import layout as L
+from domeng.batch.tables import initial_states, run_tables, trace_table
+from domeng.core.errors import DomengError, PlayerError
+from domeng.players.registry import make_player
+from domeng.batch.reference import run_reference
+from domeng.core.rng import SplitMix64, seat_state, table_state
+from domeng.core.rules import Rules
 
 OPTION_COMBOS = [
     Rules(opener_leads_double=a, passebunge_every_pass=b, penalize_manguno_pass=c)
@@ -56,7 +56,7 @@ def _assert_same_table(players, rules, seed, table, rounds):
 
 
 def test_generator_is_the_same_in_both_engines():
-    from domeng import nbrng
+    from domeng.core import nbrng
     for seed, t in [(0, 0), (1, 5), (2**64 - 1, 10**9)]:
         py = SplitMix64.for_table(seed, t)
         state = np.array([nbrng.table_state(np.uint64(seed), np.uint64(t))], dtype=np.uint64)
@@ -195,9 +195,9 @@ def test_kernel_observation_hides_other_hands():
     violation makes it answer -1, which the kernel flags."""
     import numba
 
-    from domeng.observation import (OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_PLAYED_BY,
+    from domeng.core.observation import (OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_PLAYED_BY,
                                     OBS_SEAT)
-    from domeng.strategies import popcount
+    from domeng.players.heuristics import popcount
 
     @numba.njit
     def spy(obs, hist, moves, n_moves, rng):

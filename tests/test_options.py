@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domeng.engine import (
+from domeng.engine.reference import (
     CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, Move, Round, Table,
 )
-from domeng.players import RandomPlayer
-from domeng.rules import Rules
+from domeng.players.registry import RandomPlayer
+from domeng.core.rules import Rules
 
 from _util import H, T, block_position, check_stones, events_of, make_table, transfers, \
     two_pass_round

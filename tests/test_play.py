@@ -20,13 +20,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from domeng.cli import main
-from domeng.engine import LEFT, RIGHT, Move, Round, Table
-from domeng.play import (
+from domeng.cli.main import main
+from domeng.engine.reference import LEFT, RIGHT, Move, Round, Table
+from domeng.play.terminal import (
     SAVE_FORMAT, Console, Game, InputError, SaveFileError, chain_pairs, parse_move,
 )
-from domeng.players import make_player
-from domeng.tiles import N_TILES, parse_tile, tile_str
+from domeng.players.registry import make_player
+from domeng.core.tiles import N_TILES, parse_tile, tile_str
 
 from _util import H, T, make_table
 

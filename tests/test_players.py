@@ -11,18 +11,18 @@ import numba
 import numpy as np
 import pytest
 
-from domeng import layout as L
-from domeng.batch import run_tables
-from domeng.cli import main
-from domeng.engine import Table
-from domeng.errors import DomengError, PlayerError
-from domeng.observation import OBS_HAND, OBS_HAND_SIZE, OBS_SEAT, OBS_VOID
-from domeng.players import RandomPlayer, make_player, resolve_player, resolve_players
-from domeng.reference_study import run_reference
-from domeng.rules import Rules
-from domeng.search import make_search_strategy, sample_hands
-from domeng.tiles import NUMBER_MASK
-from domeng.tournament import tournament
+from domeng.core import layout as L
+from domeng.batch.tables import run_tables
+from domeng.cli.main import main
+from domeng.engine.reference import Table
+from domeng.core.errors import DomengError, PlayerError
+from domeng.core.observation import OBS_HAND, OBS_HAND_SIZE, OBS_SEAT, OBS_VOID
+from domeng.players.registry import RandomPlayer, make_player, resolve_player, resolve_players
+from domeng.batch.reference import run_reference
+from domeng.core.rules import Rules
+from domeng.players.search import make_search_strategy, sample_hands
+from domeng.core.tiles import NUMBER_MASK
+from domeng.study.tournament import tournament
 
 
 @numba.njit
@@ -173,7 +173,7 @@ def test_duplicate_tournament_rotates_players_over_the_same_deals():
     assert list(t["player"]) == ["random#0", "heavy", "keeper", "hunter", "random#4"]
     assert (t["rounds"] == 30 * 5 * 5).all()  # each player plays every round of every rotation
     # stones received minus given, over all players, is what the table paid out
-    from domeng.tournament import STATS
+    from domeng.study.tournament import STATS
     # every player played every round of every rotation of every deal
     assert (res.per_deal[:, :, STATS.index("rounds")] == 5 * 5).all()
     # stones a player receives come from the table or from other players:
@@ -192,8 +192,8 @@ def test_duplicate_tournament_rotates_players_over_the_same_deals():
 
 
 def test_tournament_deals_are_the_same_in_every_rotation():
-    from domeng.batch import trace_table
-    from domeng.tournament import duplicate_states
+    from domeng.batch.tables import trace_table
+    from domeng.study.tournament import duplicate_states
 
     deals = []
     for r in range(5):
@@ -213,7 +213,7 @@ def test_tournament_command(tmp_path, capsys):
     assert s["deals"] == 4 and len(s["players_stats"]) == 5
     assert (out / "report.html").exists() and (out / "plots" / "tournament.png").exists()
     assert (out / "players.csv").exists()
-    from domeng.tournament import TournamentResults
+    from domeng.study.tournament import TournamentResults
     back = TournamentResults.load(out)
     assert back.deals == 4
     code = main(["tournament", "--players", "random,heavy,keeper,hunter,no_such_mod_xyz:fn",
@@ -262,7 +262,7 @@ def test_compiled_players_get_copies_they_can_neither_read_past_nor_change():
 def test_a_player_never_gets_the_deal_stream():
     """D17: the generator a player draws from is its seat's own stream, not
     the stream the deals come from (else it could recompute the deal)."""
-    from domeng.rng import GAMMA, MASK64
+    from domeng.core.rng import GAMMA, MASK64
 
     t = Table(seed=9, table_index=3)
     deal_start = t.rng.state

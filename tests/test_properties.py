@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domeng.engine import CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, POLLO, RIGHT, Table
-from domeng.errors import IllegalMoveError
-from domeng.observation import MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_PLAYED_BY, H_TILE
-from domeng.players import make_player
-from domeng.rng import SplitMix64
-from domeng.rules import Rules
-from domeng.tiles import mask_of, numbers, other_end
+from domeng.engine.reference import CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, POLLO, RIGHT, Table
+from domeng.core.errors import IllegalMoveError
+from domeng.core.observation import MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_PLAYED_BY, H_TILE
+from domeng.players.registry import make_player
+from domeng.core.rng import SplitMix64
+from domeng.core.rules import Rules
+from domeng.core.tiles import mask_of, numbers, other_end
 
 from _util import check_stones, check_tiles, snapshot
 

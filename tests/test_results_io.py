@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from domeng import report
-from domeng.results import FRAME_NAMES, Results, ResultsError, atomic_directory
-from domeng.rules import Rules
-from domeng.study import simulate
+from domeng.results import report
+from domeng.results.results import FRAME_NAMES, Results, ResultsError, atomic_directory
+from domeng.core.rules import Rules
+from domeng.study.simulate import simulate
 
 MIXED = "random,heavy,keeper,hunter,random"
 

@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 
 import domeng
-from domeng.checkpoint import CheckpointError, Checkpoint, durable_write
-from domeng.cli import main
-from domeng.results import Results
-from domeng.study import simulate
+from domeng.study.checkpoint import CheckpointError, Checkpoint, durable_write
+from domeng.cli.main import main
+from domeng.results.results import Results
+from domeng.study.simulate import simulate
 
 MIXED = "random,heavy,keeper,hunter,random"
 ROOT = Path(__file__).resolve().parent.parent
@@ -228,7 +228,7 @@ def test_resume_with_the_same_parameters_is_accepted(tmp_path, capsys, whole):
 @pytest.mark.parametrize("change,expect", [
     (lambda m: m.update(version="0.0.1"), "written by domeng 0.0.1"),
     (lambda m: m.update(engine="0123456789abcdef"), "another build of the engine"),
-    (lambda m: m.update(format="domeng.checkpoint/0"), "incompatible"),
+    (lambda m: m.update(format="domeng.study.checkpoint/0"), "incompatible"),
     (lambda m: m["layout"].update(agg_len=1), "layout"),
     (lambda m: m.update(n_chunks=99), "corrupt manifest"),
     (lambda m: m.pop("tables"), "corrupt manifest"),
@@ -278,7 +278,7 @@ def test_out_replaces_a_finished_study_and_leaves_nothing_beside_it(tmp_path, ca
 def test_a_failed_run_over_a_finished_study_keeps_the_old_results(tmp_path, monkeypatch):
     """--out on a finished study: the old results stay (as DIR.previous) until
     the new study has finished, so a failure or an interrupt loses nothing."""
-    from domeng import study
+    from domeng.study import simulate as study
 
     d = tmp_path / "study"
     old = simulate(checkpoint=d, progress=False, **STUDY)

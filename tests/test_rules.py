@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domeng import rules as R
-from domeng.errors import DomengError, RulesError
-from domeng.rules import DEFAULT_RULES, Rules
+from domeng.core import rules as R
+from domeng.core.errors import DomengError, RulesError
+from domeng.core.rules import DEFAULT_RULES, Rules
 
 AWARDS = ["pass_award", "passebunge_award", "cappu_award", "ceki_award", "pollo_award",
           "manguno_award", "mattikkeng_award", "mattikkeng_reduced_award"]

@@ -40,9 +40,9 @@ from fractions import Fraction
 
 import pytest
 
-from domeng.engine import LEFT, Move, Table
-from domeng.players import RandomPlayer
-from domeng.tiles import DOUBLE_OF
+from domeng.engine.reference import LEFT, Move, Table
+from domeng.players.registry import RandomPlayer
+from domeng.core.tiles import DOUBLE_OF
 
 SEED = 20250101
 N = 120_000

@@ -10,14 +10,14 @@ import pyarrow.parquet as pq
 import pytest
 
 import domeng
-from domeng import layout as L
-from domeng import study
-from domeng.errors import DomengError, PlayerError, RulesError
-from domeng.players import make_player
-from domeng.reference_study import run_reference
-from domeng.results import ratio
-from domeng.rules import Rules
-from domeng.study import StudyError, simulate, summarize_state
+from domeng.core import layout as L
+from domeng.study import simulate as study
+from domeng.core.errors import DomengError, PlayerError, RulesError
+from domeng.players.registry import make_player
+from domeng.batch.reference import run_reference
+from domeng.results.results import ratio
+from domeng.core.rules import Rules
+from domeng.study.simulate import StudyError, simulate, summarize_state
 
 MIXED = "random,heavy,keeper,hunter,random"
 

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 import domeng
-from domeng.tiles import tile_id
+from domeng.core.tiles import tile_id
 
 # Two binomial checks, each at z = 4.0 (two-sided 6.3e-5 each): a correct
 # engine fails this file less than once in 10,000 runs.

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domeng import tiles
-from domeng.errors import DomengError, TileError
-from domeng.tiles import (
+from domeng.core import tiles
+from domeng.core.errors import DomengError, TileError
+from domeng.core.tiles import (
     ALL_TILES_MASK, DOUBLE_OF, N_TILES, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW,
     TILE_PIPS, hand_str, is_double, mask_of, numbers, other_end, parse_tile, pips, tile_id,
     tile_str, tiles_of,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from domeng.engine import (
+from domeng.engine.reference import (
     CEKI, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, RIGHT, Move, Round,
 )
-from domeng.errors import IllegalMoveError
-from domeng.players import RandomPlayer
+from domeng.core.errors import IllegalMoveError
+from domeng.players.registry import RandomPlayer
 
 from _util import H, T, check_stones, events_of, make_table, transfers
 

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 import domeng
-from domeng import layout as L
+from domeng.core import layout as L
 
 from _common import (Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
                      save_fig, setup_matplotlib, write_csv, write_json)
@@ -219,7 +219,7 @@ def opener_check(timer: Timer) -> pd.DataFrame:
     D3 option on and off (per-round records, written to a temporary file)."""
     import tempfile
 
-    from domeng.tiles import TILE_IS_DOUBLE
+    from domeng.core.tiles import TILE_IS_DOUBLE
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

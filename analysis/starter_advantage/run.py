@@ -11,7 +11,7 @@ A. ``domeng.simulate`` for five lineups (all-random, all-heavy, all-keeper,
    end kind, and by absolute seat.  CIs: across the study's 1000 groups of
    tables (``Results``' own standard errors).
 
-B. A round-by-round replay on the batch engine (``domeng.batch.run_tables``
+B. A round-by-round replay on the batch engine (``domeng.batch.tables.run_tables``
    with ``rounds=1``, continuing each table from its state), which gives every
    round's per-seat aggregates and its starter, so stones received / given,
    passes, PASSEBUNGE and CAMAT designations can be tabulated by seat offset
@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 
 import domeng
-from domeng import layout as L
-from domeng.batch import initial_states, run_tables
-from domeng.rules import Rules
+from domeng.core import layout as L
+from domeng.batch.tables import initial_states, run_tables
+from domeng.core.rules import Rules
 
 from _common import (Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
                      save_fig, setup_matplotlib, write_csv, write_json)

@@ -14,7 +14,7 @@ A. ``domeng.simulate`` with X at seat 0 and random at seats 1..4.  Per seat:
    X is compared with the mean of the four random seats *of the same
    tables* (a paired difference); the SE is across the 1000 groups of tables.
 
-B. ``domeng.tournament`` (duplicate format) with the lineup X, random x 4:
+B. ``domeng.study.tournament`` (duplicate format) with the lineup X, random x 4:
    every deal is played five times, X sitting once in each seat, so the luck
    of the deal cancels.  X is compared with the mean of the four random
    players deal by deal; the SE is across deals.  In this format every player
@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 import domeng
-from domeng.tournament import tournament
+from domeng.study.tournament import tournament
 
 from _common import (Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
                      save_fig, setup_matplotlib, write_csv, write_json)
@@ -116,7 +116,7 @@ def tournament_one(x: str, timer: Timer):
     elapsed = time.perf_counter() - t0
     timer.mark(f"tournament {x} vs 4 random ({deals} deals x {rounds} rounds x 5)")
     pd_ = tr.per_deal.astype(float)  # [deals, 5 players, STATS]
-    from domeng.tournament import STATS
+    from domeng.study.tournament import STATS
 
     def stat(name):
         return pd_[:, :, STATS.index(name)]

@@ -1,9 +1,9 @@
 """The results of a study: group aggregates, tidy DataFrames, a summary, files.
 
 A :class:`Results` holds only sums over ``G`` groups of tables
-(``group_agg[G, AGG_LEN]`` in the layout of :mod:`domeng.layout`, a summary
+(``group_agg[G, AGG_LEN]`` in the layout of :mod:`domeng.core.layout`, a summary
 of the final per-table state ``group_state[G, S_LEN]`` (see
-:mod:`domeng.study`), the number of tables of each group) and the study's
+:mod:`domeng.study.simulate`), the number of tables of each group) and the study's
 metadata.  Everything else is computed from those arrays on demand.
 
 Estimates and standard errors
@@ -39,9 +39,9 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from . import layout as L
-from .errors import DomengError
-from .rules import Rules
+from domeng.core import layout as L
+from domeng.core.errors import DomengError
+from domeng.core.rules import Rules
 
 Z95 = 1.959963984540054
 SUMMARY_SCHEMA = "domeng.summary/1"
@@ -80,7 +80,7 @@ def package_version() -> str:
 
 
 def _layout_meta() -> dict:
-    from .study import S_LEN
+    from domeng.study.simulate import S_LEN
 
     return {"agg_len": L.AGG_LEN,
             "agg_fields": [[k, v[0], v[1]] for k, v in L.AGG_FIELDS.items()],
@@ -163,8 +163,8 @@ def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
 
 def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
     """Write a file under a temporary name in the same folder, then rename
-    (durably: see :func:`domeng.checkpoint.durable_write`)."""
-    from .checkpoint import durable_write
+    (durably: see :func:`domeng.study.checkpoint.durable_write`)."""
+    from domeng.study.checkpoint import durable_write
 
     durable_write(path, data)
 
@@ -484,7 +484,7 @@ class Results:
         (stones held at the end), ``mean_stones_se``, ``camat_share`` (share
         of tables where this seat is CAMAT at the end; for ``table``: share
         of tables with no CAMAT), ``camat_share_se``."""
-        from .study import S_CAMAT_HOLDER, S_STONES, S_TABLE
+        from domeng.study.simulate import S_CAMAT_HOLDER, S_STONES, S_TABLE
 
         st = self.group_state
         n = self.group_tables
@@ -503,7 +503,7 @@ class Results:
         """Distribution of the number of CAMATs a table had over its game.
 
         Columns: ``camats`` (0..31; 31 means 31 or more), ``tables``, ``share``."""
-        from .study import CAMATS_BINS, S_CAMATS_HIST
+        from domeng.study.simulate import CAMATS_BINS, S_CAMATS_HIST
 
         h = self.group_state[:, S_CAMATS_HIST:S_CAMATS_HIST + CAMATS_BINS].sum(axis=0)
         return pd.DataFrame({"camats": np.arange(CAMATS_BINS), "tables": h,
@@ -519,7 +519,7 @@ class Results:
 
         Every estimated quantity is ``{"value": v, "se": s}`` (``se`` is
         null with a single table)."""
-        from .study import S_CAMATS
+        from domeng.study.simulate import S_CAMATS
 
         seats = [str(s) for s in range(L.N_SEATS)]
         pseats = self.player_seats()
@@ -625,7 +625,7 @@ class Results:
 
     def to_text(self) -> str:
         """A readable summary table (what ``domeng simulate`` prints)."""
-        from .texttable import format_summary
+        from domeng.results.texttable import format_summary
 
         return format_summary(self.summary())
 
@@ -663,7 +663,7 @@ class Results:
         """Read results saved by :meth:`save` (from ``results.npz``).
 
         Raises :class:`ResultsError` for a missing, incomplete or corrupt folder."""
-        from .study import S_LEN
+        from domeng.study.simulate import S_LEN
 
         folder = Path(folder)
         if not folder.is_dir():

@@ -34,12 +34,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import layout as L
-from .batch import initial_states, kernel_players, run_tables
-from .errors import DomengError
-from .players import resolve_players
-from .rng import MASK64, mix64, seat_state
-from .rules import Rules
+from domeng.core import layout as L
+from domeng.batch.tables import initial_states, kernel_players, run_tables
+from domeng.core.errors import DomengError
+from domeng.players.registry import resolve_players
+from domeng.core.rng import MASK64, mix64, seat_state
+from domeng.core.rules import Rules
 
 Z95 = 1.959963984540054
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
@@ -198,7 +198,7 @@ class TournamentResults:
     def save(self, folder: str | Path) -> Path:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
         plots and report.html, written atomically."""
-        from .results import atomic_directory
+        from domeng.results.results import atomic_directory
         folder = Path(folder)
         with atomic_directory(folder) as tmp:
             (tmp / "summary.json").write_text(json.dumps(self.summary(), indent=2))
@@ -227,7 +227,7 @@ class TournamentResults:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from .report import _bars, _png
+        from domeng.results.report import _bars, _png
         t = self.table()
         labels = [f"{p}\n(#{i})" for i, p in enumerate(t["player"])]
         out = {}

@@ -10,7 +10,7 @@ keeps in ``DIR``:
     of the compiled engine's source, ``layout``: the aggregate layout).
 ``chunks/chunk-NNNNNNN.npz``
     one file per finished chunk: the chunk's sums in the study's groups
-    (see :class:`domeng.chunks.ChunkResult`), written durably (a temporary
+    (see :class:`domeng.study.chunks.ChunkResult`), written durably (a temporary
     file, ``fsync``, ``os.replace``, ``fsync`` of the folder), so a file
     that exists is complete.
 ``chunks/records-NNNNNNN.parquet``
@@ -45,11 +45,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .chunks import ChunkResult, Plan
-from .errors import DomengError
-from .rules import Rules
+from domeng.study.chunks import ChunkResult, Plan
+from domeng.core.errors import DomengError
+from domeng.core.rules import Rules
 
-FORMAT = "domeng.checkpoint/1"
+FORMAT = "domeng.study.checkpoint/1"
 MANIFEST = "manifest.json"
 CHUNKS = "chunks"
 RECORDS_MERGED = "records.merged"
@@ -103,8 +103,8 @@ def durable_write(path: str | os.PathLike, write: Callable[[Any], None] | bytes 
 
 # ---------------------------------------------------------------- manifest
 def _manifest(plan: Plan, records: str | None) -> dict:
-    from .cluster import fingerprint
-    from .results import _layout_meta
+    from domeng.study.cluster import fingerprint
+    from domeng.results.results import _layout_meta
 
     version, engine = fingerprint()
     return {
@@ -132,7 +132,7 @@ def _prepare_folder(folder: Path) -> Path | None:
     the new study has finished, so a failed or interrupted run loses no
     results); refuse a file, an unfinished study and a folder holding
     anything else.  Returns where the previous results went, if anywhere."""
-    from .results import ResultsError
+    from domeng.results.results import ResultsError
 
     shown = str(folder)
     if folder.exists():
@@ -184,8 +184,8 @@ class Checkpoint:
     def create(cls, folder: str | os.PathLike, plan: Plan,
                records: str | os.PathLike | None = None) -> "Checkpoint":
         """Start a new study in ``folder`` (see :func:`_prepare_folder`)."""
-        from .players import parse_players
-        from .results import ResultsError
+        from domeng.players.registry import parse_players
+        from domeng.results.results import ResultsError
 
         folder = Path(folder)
         try:
@@ -236,8 +236,8 @@ class Checkpoint:
     def open(cls, folder: str | os.PathLike) -> "Checkpoint":
         """Open a study folder to resume it; refuses a folder it cannot
         resume exactly (another version, engine or layout)."""
-        from .cluster import fingerprint
-        from .results import _layout_meta
+        from domeng.study.cluster import fingerprint
+        from domeng.results.results import _layout_meta
 
         folder = Path(folder)
         shown = str(folder)
@@ -285,8 +285,8 @@ class Checkpoint:
         """Refuse (:class:`CheckpointError`) unless every given parameter
         (``tables, rounds, seed, players, rules, chunk_tables, records``)
         equals the study's."""
-        from .players import parse_players
-        from .study import coerce_rules
+        from domeng.players.registry import parse_players
+        from domeng.study.simulate import coerce_rules
 
         m = self.manifest
         for key, value in expect.items():
@@ -371,7 +371,7 @@ class Checkpoint:
     def write_chunk(self, r: ChunkResult) -> None:
         """Write a finished chunk durably (its records first, if any)."""
         if self.plan.records:
-            from .study import _records_schema, records_table
+            from domeng.study.simulate import _records_schema, records_table
 
             table = records_table(r.records, _records_schema())
 
@@ -395,7 +395,7 @@ class Checkpoint:
             return None
         import pyarrow.parquet as pq
 
-        from .study import RecordWriter
+        from domeng.study.simulate import RecordWriter
 
         path = self.records_path
         if not self._records_merged():
@@ -431,8 +431,8 @@ def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None
     seed, players, rules, chunk_tables, records`` given here must equal them
     (else :class:`CheckpointError`).  ``workers``: local engine threads;
     ``progress``: as for :func:`domeng.simulate`."""
-    from .chunks import run_study
-    from .study import _count, make_progress
+    from domeng.study.chunks import run_study
+    from domeng.study.simulate import _count, make_progress
 
     ck = Checkpoint.open(folder)
     ck.check(tables=tables, rounds=rounds, seed=seed, players=players, rules=rules,

@@ -3,7 +3,7 @@ and checkpoints.
 
 A study of ``tables`` tables is cut into chunks of ``chunk_tables``
 consecutive table indices (:class:`Plan`).  :func:`chunk_task` plays one
-chunk with :func:`domeng.batch.run_tables` and reduces its per-table arrays
+chunk with :func:`domeng.batch.tables.run_tables` and reduces its per-table arrays
 into the study's groups (table ``t`` belongs to group ``t * G // tables``),
 returning a small :class:`ChunkResult`.  Table ``t`` depends only on
 ``(seed, t)`` and every sum is an integer sum, so adding the chunk results
@@ -18,7 +18,7 @@ a checkpoint exact.
   is derived from the study and the chunk index, and it may be retried or
   recomputed after a worker dies); results are collected with
   ``as_completed`` while a bounded window of tasks is in flight;
-* with a :class:`~domeng.checkpoint.Checkpoint`: chunks already on disk are
+* with a :class:`~domeng.study.checkpoint.Checkpoint`: chunks already on disk are
   loaded instead of played, and each finished chunk is written durably
   before it counts.
 """
@@ -33,8 +33,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import layout as L
-from .rules import Rules
+from domeng.core import layout as L
+from domeng.core.rules import Rules
 
 #: a task failing with an exception is retried this many times (a worker
 #: dying is handled by the scheduler itself: the task is computed again)
@@ -69,7 +69,7 @@ class Plan:
 
     @property
     def groups(self) -> int:
-        from .study import MAX_GROUPS
+        from domeng.study.simulate import MAX_GROUPS
 
         return min(self.tables, MAX_GROUPS)
 
@@ -95,7 +95,7 @@ class Plan:
         import hashlib
         import json
 
-        from .cluster import fingerprint
+        from domeng.study.cluster import fingerprint
 
         nonce = None
         if self.engine_players is not None:  # players given as objects: never share keys
@@ -126,7 +126,7 @@ class ChunkResult:
 
     def validate(self, plan: Plan) -> None:
         """Raise ValueError unless this is a well-formed result of chunk ``index`` of ``plan``."""
-        from .study import S_LEN
+        from domeng.study.simulate import S_LEN
 
         start, n = plan.chunk(self.index)
         k = len(self.groups)
@@ -150,13 +150,13 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
     A pure function of its arguments (the Dask task).  ``threads``: numba
     threads (None in a Dask worker: the worker's thread count, 1 for the
     recommended ``--nthreads 1`` workers).  ``expect``: the client's
-    :func:`~domeng.cluster.fingerprint`; a worker running another domeng
+    :func:`~domeng.study.cluster.fingerprint`; a worker running another domeng
     refuses the task (its numbers could differ)."""
-    from . import study  # run_tables is looked up there (tests replace it)
-    from .study import _check_chunk, group_of, summarize_state
+    from domeng.study import simulate as study  # run_tables is looked up there (tests replace it)
+    from domeng.study.simulate import _check_chunk, group_of, summarize_state
 
     if expect is not None:
-        from .cluster import ClusterError, fingerprint
+        from domeng.study.cluster import ClusterError, fingerprint
 
         mine = fingerprint()
         if tuple(mine) != tuple(expect):
@@ -202,7 +202,7 @@ class Sums:
     """Per-group sums of a study, filled chunk by chunk (in any order)."""
 
     def __init__(self, plan: Plan) -> None:
-        from .study import S_LEN
+        from domeng.study.simulate import S_LEN
 
         G = plan.groups
         self.agg = np.zeros((G, L.AGG_LEN), dtype=np.int64)
@@ -224,7 +224,7 @@ class Sums:
 def default_chunk_tables(tables: int, rounds: int, records: bool, client=None) -> int:
     """The study's default chunk size; with a cluster, small enough to give
     every worker thread several chunks (results never depend on it)."""
-    from .study import default_chunk_tables as local_default
+    from domeng.study.simulate import default_chunk_tables as local_default
 
     ct = local_default(tables, rounds, records)
     if client is not None:
@@ -267,7 +267,7 @@ def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None
              checkpoint=None, progress_fn: Callable[[int, int], None] | None = None) -> Sums:
     """Play every chunk of ``plan`` not yet in ``checkpoint`` and return the group sums.
 
-    ``writer``: a :class:`~domeng.study.RecordWriter` (records in table
+    ``writer``: a :class:`~domeng.study.simulate.RecordWriter` (records in table
     order; not with a checkpoint, which keeps records per chunk)."""
     sums = Sums(plan)
     if checkpoint is not None:
@@ -298,7 +298,7 @@ def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None
 def _run_on_cluster(client, plan: Plan, todo: list[int], consume, ordered) -> None:
     from distributed import as_completed
 
-    from .cluster import ClusterError, fingerprint
+    from domeng.study.cluster import ClusterError, fingerprint
 
     try:
         from distributed.scheduler import KilledWorker
@@ -364,22 +364,22 @@ def _first_line(e: BaseException) -> str:
 
 def record_metadata(plan: Plan) -> dict[str, str]:
     """Key-value metadata of a study's records Parquet file."""
-    from .results import package_version
+    from domeng.results.results import package_version
 
     return {"domeng.version": package_version(), "domeng.seed": str(plan.seed),
-            "domeng.players": ",".join(plan.players), "domeng.rules": str(plan.rules.to_dict()),
+            "domeng.players.registry": ",".join(plan.players), "domeng.core.rules": str(plan.rules.to_dict()),
             "domeng.kinds": ",".join(L.KIND_NAMES)}
 
 
 def run_study(plan: Plan, *, client=None, threads: int | None = None, records=None,
               checkpoint=None, progress_fn=None):
-    """Run (or finish) a study and return its :class:`~domeng.results.Results`.
+    """Run (or finish) a study and return its :class:`~domeng.results.results.Results`.
 
     ``records``: a Parquet path (without a checkpoint; with one, the
     checkpoint's records path is used).  With a checkpoint, the results are
     also written into its folder at the end (``results.npz`` last)."""
-    from .results import Results, package_version
-    from .study import RecordWriter
+    from domeng.results.results import Results, package_version
+    from domeng.study.simulate import RecordWriter
 
     meta = {
         "tables": plan.tables, "rounds": plan.rounds, "seed": plan.seed,

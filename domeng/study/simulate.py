@@ -11,23 +11,23 @@
 
 How it works.  The table indices ``0..tables-1`` are cut into chunks of
 ``chunk_tables`` consecutive tables; each chunk is played by
-:func:`domeng.batch.run_tables` (the only engine entry point used here).
+:func:`domeng.batch.tables.run_tables` (the only engine entry point used here).
 Table ``t`` depends only on ``(seed, t)``, and its aggregate vector
-(:mod:`domeng.layout`) is added to group ``t * G // tables`` with
+(:mod:`domeng.core.layout`) is added to group ``t * G // tables`` with
 ``G = min(tables, 1000)``.  All sums are integers, so the result does not
 depend on the chunk size or on the number of workers, and memory stays
 ``O(G)`` whatever the number of rounds.  The groups are i.i.d. sums of
 independent tables, which is what the standard errors of
-:mod:`domeng.results` use (rounds at one table are correlated through the
+:mod:`domeng.results.results` use (rounds at one table are correlated through the
 stones and the starter, D4, D15, so rounds are not independent samples).
 
 Per-round records (``records=PATH``) are written to a Parquet file chunk by
 chunk (:class:`RecordWriter`), never all held in memory.
 
-The chunks are driven by :mod:`domeng.chunks`: in this process, or as
-tasks on a Dask cluster (``client=``, :mod:`domeng.cluster`), and with
+The chunks are driven by :mod:`domeng.study.chunks`: in this process, or as
+tasks on a Dask cluster (``client=``, :mod:`domeng.study.cluster`), and with
 ``checkpoint=DIR`` each finished chunk is saved so that
-:func:`domeng.resume` can finish a crashed study (:mod:`domeng.checkpoint`).
+:func:`domeng.resume` can finish a crashed study (:mod:`domeng.study.checkpoint`).
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import layout as L
-from .batch import run_tables  # noqa: F401  (chunks.chunk_task calls study.run_tables)
-from .errors import DomengError
-from .players import parse_players
-from .rules import Rules
+from domeng.core import layout as L
+from domeng.batch.tables import run_tables  # noqa: F401  (chunks.chunk_task calls study.run_tables)
+from domeng.core.errors import DomengError
+from domeng.players.registry import parse_players
+from domeng.core.rules import Rules
 
 #: the default study of ``domeng simulate`` (about a million rounds, mixed players)
 DEFAULT_TABLES = 2000
@@ -354,7 +354,7 @@ def simulate(
     checkpoint: str | os.PathLike | None = None,
 ):
     """Play ``tables`` independent tables of ``rounds`` rounds each (D16)
-    and return a :class:`~domeng.results.Results`.
+    and return a :class:`~domeng.results.results.Results`.
 
     Parameters
     ----------
@@ -366,7 +366,7 @@ def simulate(
         ``search``, ``search-N``, ``module:function``; or player objects (a
         compiled function, or an object with ``choose``: see docs/players.md).
     rules:
-        :class:`~domeng.rules.Rules`, ``"name=value,..."``, a list of such
+        :class:`~domeng.core.rules.Rules`, ``"name=value,..."``, a list of such
         strings, a dict of option values, or None (the defaults of RULES.md).
     seed:
         Study seed (0 <= seed < 2**64); table ``t`` plays the same rounds in
@@ -392,11 +392,11 @@ def simulate(
         A study folder: each finished chunk is written there durably, with
         a manifest, and the results are written there at the end; after a
         crash, :func:`domeng.resume` continues it (see
-        :mod:`domeng.checkpoint`).  An existing results folder is replaced,
+        :mod:`domeng.study.checkpoint`).  An existing results folder is replaced,
         an unfinished study is refused (resume it).
 
-    Raises :class:`StudyError`, :class:`~domeng.errors.RulesError` or
-    :class:`~domeng.errors.PlayerError` (all :class:`DomengError`) on bad input.
+    Raises :class:`StudyError`, :class:`~domeng.core.errors.RulesError` or
+    :class:`~domeng.core.errors.PlayerError` (all :class:`DomengError`) on bad input.
     """
     tables = _count("tables", tables)
     rounds = _count("rounds", rounds)
@@ -411,7 +411,7 @@ def simulate(
     names = parse_players(players)
     rules_obj = coerce_rules(rules)
     if chunk_tables is None:
-        from .chunks import default_chunk_tables as cluster_chunk_tables
+        from domeng.study.chunks import default_chunk_tables as cluster_chunk_tables
 
         chunk_tables = cluster_chunk_tables(tables, rounds, records is not None, client)
     else:
@@ -420,7 +420,7 @@ def simulate(
 
     progress_fn = make_progress(progress, tables, rounds)
 
-    from .chunks import Plan, run_study
+    from domeng.study.chunks import Plan, run_study
 
     by_name = isinstance(players, str) or (
         isinstance(players, (list, tuple)) and all(isinstance(p, str) for p in players))
@@ -429,7 +429,7 @@ def simulate(
                 engine_players=None if by_name else players)
     ckpt = None
     if checkpoint is not None:
-        from .checkpoint import Checkpoint
+        from domeng.study.checkpoint import Checkpoint
 
         ckpt = Checkpoint.create(checkpoint, plan, records)
     return run_study(plan, client=client, threads=workers, records=records, checkpoint=ckpt,

@@ -1,5 +1,5 @@
 """The built-in computer players, as small compiled functions over the
-observation layout of :mod:`domeng.observation`.
+observation layout of :mod:`domeng.core.observation`.
 
 Every strategy has the same signature, the one user-written compiled players
 follow too::
@@ -11,7 +11,7 @@ follow too::
 * ``moves``: ``int64[:]``, the legal moves encoded ``tile * 2 + end``
   (end 0 left, 1 right), sorted ascending, ``n_moves >= 1`` of them in use;
 * ``rng``: ``uint64[1]``, the seat's own generator (draw only with
-  :func:`domeng.nbrng.randbelow`).
+  :func:`domeng.core.nbrng.randbelow`).
 
 A strategy draws a random number only to break a tie between two or more
 moves, and a single legal move is played without a draw, so its draws are
@@ -39,12 +39,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from .bits import lowest_bit, popcount
-from .nbrng import randbelow
-from .observation import (
+from domeng.core.bits import lowest_bit, popcount
+from domeng.core.nbrng import randbelow
+from domeng.core.observation import (
     OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
 )
-from .tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
+from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 
 P_RANDOM = 0
 P_HEAVY = 1

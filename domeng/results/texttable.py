@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .layout import KIND_NAMES, REASON_NAMES
+from domeng.core.layout import KIND_NAMES, REASON_NAMES
 
 Z95 = 1.959963984540054
 
@@ -29,7 +29,7 @@ def _table(header: list[str], rows: list[list[str]], indent: str = "  ") -> list
 
 
 def _rules_text(rules: dict) -> str:
-    from .rules import Rules
+    from domeng.core.rules import Rules
 
     try:
         return str(Rules.from_mapping(rules))

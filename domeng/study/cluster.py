@@ -1,7 +1,7 @@
 """Running studies on a Dask cluster (``dask.distributed``).
 
 ``domeng.simulate(..., client=client)`` sends each chunk of tables to the
-cluster as one task (see :mod:`domeng.chunks`); this module opens the
+cluster as one task (see :mod:`domeng.study.chunks`); this module opens the
 client for the ``domeng simulate`` options::
 
     --scheduler tcp://HOST:PORT   connect to a running scheduler
@@ -20,7 +20,7 @@ import logging
 import re
 from typing import Iterator
 
-from .errors import DomengError
+from domeng.core.errors import DomengError
 
 
 class ClusterError(DomengError, RuntimeError):
@@ -38,8 +38,8 @@ def fingerprint() -> tuple[str, str]:
     two installs with the same fingerprint play the same numbers."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
-        from ._numba_cache import _source_hash
-        from .results import package_version
+        from domeng.core.numba_cache import _source_hash
+        from domeng.results.results import package_version
 
         _FINGERPRINT = (package_version(), _source_hash())
     return _FINGERPRINT

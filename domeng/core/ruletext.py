@@ -1,6 +1,6 @@
 """The rules as text, for ``domeng rules``: the card's 14 terms, decisions
 D1..D17 (RULES.md) in short, and every rule option with its default (read
-from :class:`domeng.rules.Rules`, so the list never goes stale)."""
+from :class:`domeng.core.rules.Rules`, so the list never goes stale)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import textwrap
 from dataclasses import fields
 
-from .rules import Rules
+from domeng.core.rules import Rules
 
 TERMS = (
     ("LEMPA", "a double tile, e.g. [6|6]"),

@@ -1,6 +1,6 @@
 """The batch engine: Domeng as small numba functions over flat arrays.
 
-Read it beside :mod:`domeng.engine` (the reference): every function here has
+Read it beside :mod:`domeng.engine.reference` (the reference): every function here has
 a twin there, in the same order, with the same decision ids.  The two must
 agree move by move; the tests replay both from the same generator.
 
@@ -9,18 +9,18 @@ State of one table while it plays (all ``int64`` unless noted):
 * ``hands[5]``: each seat's tiles as a 28-bit mask (private: only the seat's
   own mask is ever copied into what a player sees);
 * ``obs[OBS_LEN]``: the public state in the observation layout of
-  :mod:`domeng.observation` (stones, ends, chain, who played what, passes
+  :mod:`domeng.core.observation` (stones, ends, chain, who played what, passes
   ...); the seat to move's hand is written into ``obs[OBS_HAND]`` just
   before it chooses, so the array handed to a player is exactly its D17 view;
 * ``hist[MAX_TURNS, 3]``: the round's public history;
 * ``w[W_LEN]``: round-local counters (passes by seat, stones by reason...);
 * ``st[ST_LEN]``: what carries over between rounds (D16), see
-  :mod:`domeng.layout`; ``rng`` (``uint64[1]``) is the deal stream and ``prng[s]`` the
+  :mod:`domeng.core.layout`; ``rng`` (``uint64[1]``) is the deal stream and ``prng[s]`` the
   stream of seat ``s``'s player.
 
-Rules arrive as the ``int64`` array of :meth:`domeng.rules.Rules.to_array`
+Rules arrive as the ``int64`` array of :meth:`domeng.core.rules.Rules.to_array`
 (and are copied into ``obs[OBS_RULES:]``), so changing an option never
-recompiles.  Players arrive as ids (:data:`domeng.strategies.PLAYER_IDS`)
+recompiles.  Players arrive as ids (:data:`domeng.players.heuristics.PLAYER_IDS`)
 plus a tuple of five compiled functions for seats whose player is a
 compiled function (numba first-class functions: a new player needs no new
 kernel).
@@ -45,20 +45,20 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 # still marked experimental); the kernel's use of it is covered by the tests
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
-from . import layout as L
-from .bits import lowest_bit, popcount
-from .nbrng import randbelow, randbelow_at, seat_state, table_state
-from .observation import (
+from domeng.core import layout as L
+from domeng.core.bits import lowest_bit, popcount
+from domeng.core.nbrng import randbelow, randbelow_at, seat_state, table_state
+from domeng.core.observation import (
     MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_HAS_PLAYED, OBS_LAST_MAPPANO,
     OBS_LEFT, OBS_LEN, OBS_MUST_LEAD, OBS_RULES, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_SEAT,
     OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
 )
-from .rules import (
+from domeng.core.rules import (
     R_CAPPU, R_CEKI, R_MANGUNO, R_MATTIKKENG, R_MATTIKKENG_REDUCED, R_OPENER_LEADS_DOUBLE,
     R_PASS, R_PASSEBUNGE, R_PASSEBUNGE_EVERY_PASS, R_PENALIZE_MANGUNO_PASS, R_POLLO, R_STONES,
 )
-from .strategies import N_BUILTIN, builtin_choose
-from .tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
+from domeng.players.heuristics import N_BUILTIN, builtin_choose
+from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 
 _NUM = NUMBER_MASK.copy()
 _HI = TILE_HIGH.copy()

@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .results import Z95, Results, atomic_write  # noqa: E402
+from domeng.results.results import Z95, Results, atomic_write  # noqa: E402
 
 #: plot names, in report order, with their captions
 PLOTS = {

@@ -1,7 +1,7 @@
-"""The SplitMix64 generator of :mod:`domeng.rng`, compiled for the batch engine.
+"""The SplitMix64 generator of :mod:`domeng.core.rng`, compiled for the batch engine.
 
 A stream's state is a ``uint64`` array of length 1 (so it can be advanced in
-place from any kernel function).  Outputs equal :class:`domeng.rng.SplitMix64`
+place from any kernel function).  Outputs equal :class:`domeng.core.rng.SplitMix64`
 draw for draw; the tests check it.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import GAMMA, MUL1, MUL2, SEAT_SALT, TABLE_MUL
+from domeng.core.rng import GAMMA, MUL1, MUL2, SEAT_SALT, TABLE_MUL
 
 _GAMMA = np.uint64(GAMMA)
 _MUL1 = np.uint64(MUL1)
@@ -36,13 +36,13 @@ def mix64(z):
 
 @njit(cache=True)
 def table_state(seed, table):
-    """Initial state of table ``table`` (both ``uint64``); see :func:`domeng.rng.table_state`."""
+    """Initial state of table ``table`` (both ``uint64``); see :func:`domeng.core.rng.table_state`."""
     return mix64(mix64(seed + _GAMMA) ^ (table * _TABLE_MUL + _ONE))
 
 
 @njit(cache=True)
 def seat_state(seed, table, seat):
-    """Initial state of a seat's generator (all ``uint64``); see :func:`domeng.rng.seat_state`."""
+    """Initial state of a seat's generator (all ``uint64``); see :func:`domeng.core.rng.seat_state`."""
     return table_state(seed ^ _SEAT_SALT, table * _FIVE + seat)
 
 

@@ -2,7 +2,7 @@
 
 :func:`run_tables` is the one entry point the study layer uses.  Table ``i``
 (global index ``table_start + i``) depends only on ``(seed, table index)``:
-its generator starts at :func:`domeng.rng.table_state` and every draw (deal,
+its generator starts at :func:`domeng.core.rng.table_state` and every draw (deal,
 players' choices) comes from it in a fixed order.  So any split of a study
 into chunks of table indices, any thread count and any machine give the same
 numbers.
@@ -20,21 +20,21 @@ from typing import Any, Sequence
 import numba
 import numpy as np
 
-from . import layout as L
-from . import kernel as K
-from .engine import END_NAMES
-from .errors import DomengError, PlayerError
-from .players import resolve_players
-from .reference_study import run_reference
-from .rules import Rules
-from .strategies import unused_strategy
-from .tiles import tiles_of
+from domeng.core import layout as L
+from domeng.engine import kernel as K
+from domeng.engine.reference import END_NAMES
+from domeng.core.errors import DomengError, PlayerError
+from domeng.players.registry import resolve_players
+from domeng.batch.reference import run_reference
+from domeng.core.rules import Rules
+from domeng.players.heuristics import unused_strategy
+from domeng.core.tiles import tiles_of
 
 
 @dataclass
 class TablesOutput:
     """Per-table aggregates ``agg[n, AGG_LEN]``, final states ``state[n, ST_LEN]``
-    and, on request, per-round records ``records[m, REC_LEN]`` (see :mod:`domeng.layout`)."""
+    and, on request, per-round records ``records[m, REC_LEN]`` (see :mod:`domeng.core.layout`)."""
 
     agg: np.ndarray
     state: np.ndarray

@@ -19,7 +19,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from .errors import RulesError
+from domeng.core.errors import RulesError
 
 # Indices into Rules.to_array() (the kernel's view of the rules).
 R_STONES = 0

@@ -29,7 +29,7 @@ Slots (``OBS_*`` below; ``[5]`` marks five slots, one per seat):
 ``OBS_TURN``           turns taken this round (= rows of history in use)
 ``OBS_PASSES``         passes since the LAST DOMINO
 ``OBS_MUST_LEAD``      the double the opener must lead (D3), or -1
-``OBS_RULES`` [12]     the rules in force (:meth:`domeng.rules.Rules.to_array`)
+``OBS_RULES`` [12]     the rules in force (:meth:`domeng.core.rules.Rules.to_array`)
 =====================  ======================================================
 
 Never in it (D17): another seat's tiles, or the 3 tiles out of play.
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .tiles import NUMBER_MASK, mask_of, tiles_of
+from domeng.core.tiles import NUMBER_MASK, mask_of, tiles_of
 
 N_SEATS = 5
 MAX_TURNS = 128  # a round has at most 25 plays, each followed by at most 4 passes, + 1

@@ -13,20 +13,19 @@ import hashlib
 import os
 from pathlib import Path
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent
 
 
 #: modules whose code ends up in compiled functions
-_COMPILED = ("bits", "kernel", "layout", "nbrng", "observation", "rng", "rules", "strategies",
-             "tiles", "search", "custom")
+_COMPILED = ("core", "engine", "players", "batch")
 
 
 def _source_hash() -> str:
     h = hashlib.sha256()
-    for p in sorted(_PKG.glob("*.py")):
-        if p.stem not in _COMPILED:
+    for p in sorted(_PKG.glob("*/*.py")):
+        if p.parent.name not in _COMPILED:
             continue
-        h.update(p.name.encode())
+        h.update(str(p.relative_to(_PKG)).encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
@@ -38,10 +37,12 @@ def check() -> None:
         current = _source_hash()
         if stamp.exists() and stamp.read_text().strip() == current:
             return
-        if cache.is_dir():
-            for f in cache.iterdir():
-                if f.suffix in (".nbi", ".nbc"):
-                    f.unlink(missing_ok=True)
+        for sub in _COMPILED:
+            d = _PKG / sub / "__pycache__"
+            if d.is_dir():
+                for f in d.iterdir():
+                    if f.suffix in (".nbi", ".nbc"):
+                        f.unlink(missing_ok=True)
         cache.mkdir(exist_ok=True)
         tmp = stamp.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(current)

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from .errors import TileError
+from domeng.core.errors import TileError
 
 N_TILES = 28
 N_NUMBERS = 7  # pips 0..6

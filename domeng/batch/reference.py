@@ -1,6 +1,6 @@
 """Studies on the reference engine (the slow, readable path).
 
-Fills exactly the arrays of :mod:`domeng.layout` that the batch engine fills,
+Fills exactly the arrays of :mod:`domeng.core.layout` that the batch engine fills,
 so the two can be compared number for number, and so that a study of Python
 players (any object with ``choose``) can be reported like any other.
 """
@@ -11,10 +11,10 @@ from typing import Sequence
 
 import numpy as np
 
-from . import layout as L
-from .engine import END_KINDS, REASONS, TABLE, Round, Table
-from .errors import PlayerError
-from .rules import Rules
+from domeng.core import layout as L
+from domeng.engine.reference import END_KINDS, REASONS, TABLE, Round, Table
+from domeng.core.errors import PlayerError
+from domeng.core.rules import Rules
 
 
 def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
@@ -115,7 +115,7 @@ def run_reference(
 ):
     """Play ``tables`` tables x ``rounds`` rounds on the reference engine.
 
-    ``players``: five objects with ``choose`` (see :mod:`domeng.players`).
+    ``players``: five objects with ``choose`` (see :mod:`domeng.players.registry`).
     Returns ``(agg, state, recs, events)``: aggregates ``[tables, AGG_LEN]``,
     states ``[tables, ST_LEN]``, records ``[tables*rounds, REC_LEN]`` (or
     None) and, with ``keep_events``, each table's list of round event logs.

@@ -1,9 +1,9 @@
 """``domeng play``: sit at a Domeng table in the terminal.
 
 Any of the five seats can be a person (hot-seat: several people share one
-terminal) or a computer player (any name :func:`domeng.players.make_player`
+terminal) or a computer player (any name :func:`domeng.players.registry.make_player`
 knows: ``random``, ``heavy``, ``keeper``, ``hunter``, ...).  The game runs on
-the reference engine (:mod:`domeng.engine`): this module deals each round
+the reference engine (:mod:`domeng.engine.reference`): this module deals each round
 with :meth:`Table.new_round` and drives every decision itself, exactly the
 way :meth:`Table.play_round` does (same generator, same order of draws), so
 a game is a function of its seed and of the people's choices.
@@ -41,13 +41,13 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .engine import (
+from domeng.engine.reference import (
     CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, POLLO, RIGHT, Move, Round, Table,
 )
-from .errors import DomengError, PlayerError, TileError
-from .observation import N_SEATS
-from .rules import Rules
-from .tiles import is_double, numbers, other_end, parse_tile, tile_str
+from domeng.core.errors import DomengError, PlayerError, TileError
+from domeng.core.observation import N_SEATS
+from domeng.core.rules import Rules
+from domeng.core.tiles import is_double, numbers, other_end, parse_tile, tile_str
 
 HUMAN = "human"
 DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
@@ -590,7 +590,7 @@ class Game:
             io.say(HELP.format(**self.rules.to_dict()))
             return True
         if cmd in ("rules", "rule"):
-            from .ruletext import rules_text
+            from domeng.core.ruletext import rules_text
 
             io.write(rules_text(WIDTH - 1))
             io.say(f"This game: {self.rules}.")
@@ -894,7 +894,7 @@ class Game:
 
 
 def make_computer(name: str):
-    from .players import make_player
+    from domeng.players.registry import make_player
 
     return make_player(name)
 
@@ -947,13 +947,13 @@ def _arg_seats(text: str) -> list[str]:
 
 
 def _arg_whole(minimum: int):
-    from .cli import _whole  # one parser of counts for every command
+    from domeng.cli.main import _whole  # one parser of counts for every command
 
     return _whole(minimum)
 
 
 def _arg_seed(text: str) -> int:
-    from .cli import _seed
+    from domeng.cli.main import _seed
 
     return _seed(text)
 
@@ -996,7 +996,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``domeng play``: returns the exit status (0, or 2 on bad usage via the CLI)."""
-    from .cli import UsageError
+    from domeng.cli.main import UsageError
 
     delay = 0.0 if args.no_wait else args.delay
     if args.load is not None:

@@ -38,7 +38,7 @@ Per-table aggregates (``int64[AGG_LEN]``, offsets ``A_*``):
 Per-table state (``int64[ST_LEN]``): stones held, table stones, CAMAT, next
 starter (-1 before the first round), rounds played, CAMATs, rounds since the
 last CAMAT, and the generators' states (stored as int64 bits): the deal
-stream and one stream per seat's player (see :mod:`domeng.rng`).  A table can be
+stream and one stream per seat's player (see :mod:`domeng.core.rng`).  A table can be
 continued from its state, which is what checkpoints keep.
 
 Per-round records (``int64[REC_LEN]``, columns ``REC_COLUMNS``).

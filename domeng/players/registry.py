@@ -1,13 +1,13 @@
 """Players for the reference engine.
 
 A player is anything with ``choose(obs, moves, rng) -> Move``: it gets its
-seat's :class:`~domeng.observation.Observation` (D17), the legal moves
+seat's :class:`~domeng.core.observation.Observation` (D17), the legal moves
 (D5, never empty: passes are made by the engine) and its seat's own generator,
 and returns one of the moves.  All randomness must come from ``rng``.
 
 :class:`RandomPlayer` is the reference definition of the ``random`` player.
 The heuristic players (``heavy``, ``keeper``, ``hunter``) are the compiled
-strategies of :mod:`domeng.strategies`, run through the observation layout,
+strategies of :mod:`domeng.players.heuristics`, run through the observation layout,
 so they behave identically in both engines.
 """
 
@@ -21,11 +21,11 @@ import numba
 
 import numpy as np
 
-from .engine import Move
-from .errors import PlayerError
-from .observation import Observation
-from .rng import SplitMix64
-from .strategies import P_CUSTOM, PLAYER_IDS, STRATEGY_SIG, builtin_choose
+from domeng.engine.reference import Move
+from domeng.core.errors import PlayerError
+from domeng.core.observation import Observation
+from domeng.core.rng import SplitMix64
+from domeng.players.heuristics import P_CUSTOM, PLAYER_IDS, STRATEGY_SIG, builtin_choose
 
 
 @runtime_checkable
@@ -51,7 +51,7 @@ class RandomPlayer:
 
 
 class CompiledPlayer:
-    """A strategy over the observation arrays (see :mod:`domeng.strategies`)
+    """A strategy over the observation arrays (see :mod:`domeng.players.heuristics`)
     run from the reference engine.  ``fn(obs, hist, moves, n_moves, rng)``
     returns an index into ``moves``."""
 
@@ -146,7 +146,7 @@ def resolve_player(p: Any) -> PlayerSpec:
         if low in _SPEC_CACHE:
             return _SPEC_CACHE[low]
         if low == "search" or low.startswith("search-"):
-            from .search import make_search_strategy
+            from domeng.players.search import make_search_strategy
             samples = None
             if low != "search":
                 try:

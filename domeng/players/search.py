@@ -11,7 +11,7 @@ At each decision with two or more legal moves it repeats, ``samples`` times:
 2. **Roll out.** For every legal move, play it and then the rest of the
    round with fast ``heavy``-style rollout players for every seat (shed the
    heaviest playable tile, ties at random), using the kernel's own rule
-   functions (:func:`domeng.kernel.play_move`, :func:`domeng.kernel.pass_turn`),
+   functions (:func:`domeng.engine.kernel.play_move`, :func:`domeng.engine.kernel.pass_turn`),
    so the rollouts follow exactly the rules in force (``OBS_RULES``).  All
    moves of one sample share the deal and the rollout's random numbers
    (common random numbers), so their difference is mostly the move's effect.
@@ -29,16 +29,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import kernel as K
-from . import layout as L
-from .bits import lowest_bit, popcount
-from .nbrng import next64, randbelow
-from .observation import (
+from domeng.engine import kernel as K
+from domeng.core import layout as L
+from domeng.core.bits import lowest_bit, popcount
+from domeng.core.nbrng import next64, randbelow
+from domeng.core.observation import (
     H_SEAT, H_TILE, MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEN, OBS_SEAT,
     OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
 )
-from .strategies import STRATEGY_SIG
-from .tiles import NUMBER_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
+from domeng.players.heuristics import STRATEGY_SIG
+from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
 
 DEFAULT_SAMPLES = 400
 CAMAT_BONUS = 10.0

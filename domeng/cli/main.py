@@ -12,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import DomengError
-from .study import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
+from domeng.core.errors import DomengError
+from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 EXIT_USAGE = 2
 
@@ -60,7 +60,7 @@ def _one_line(e: BaseException) -> str:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="domeng", description="Domeng, the five-player domino game of South "
                 "Sulawesi: Monte Carlo studies of its rules and strategies.")
-    from .results import package_version
+    from domeng.results.results import package_version
 
     p.add_argument("--version", action="version", version=f"domeng {package_version()}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--json", action="store_true", help="print the options' defaults as JSON")
     ru.set_defaults(func=cmd_rules)
 
-    from . import play as _play
+    from domeng.play import terminal as _play
 
     pl = sub.add_parser("play", help="play Domeng at the terminal with computer players",
                         description="Sit at a Domeng table: any seats people (hot-seat on one "
@@ -160,10 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 # ---------------------------------------------------------------- commands
 def cmd_simulate(args) -> int:
-    from .cluster import client_for
-    from .report import render
-    from .rules import Rules
-    from .study import simulate
+    from domeng.study.cluster import client_for
+    from domeng.results.report import render
+    from domeng.core.rules import Rules
+    from domeng.study.simulate import simulate
 
     if args.scheduler and args.cluster:
         raise UsageError("domeng simulate: error: give either --scheduler or --cluster, not both")
@@ -174,7 +174,7 @@ def cmd_simulate(args) -> int:
         if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
             raise UsageError("domeng simulate: error: --resume DIR writes its results into DIR; "
                              "do not give another --out")
-        from .checkpoint import Checkpoint, resume
+        from domeng.study.checkpoint import Checkpoint, resume
 
         Checkpoint.open(args.resume)  # refuse a folder it cannot resume before any cluster starts
         expect = dict(tables=args.tables, rounds=args.rounds, seed=args.seed, players=args.players,
@@ -224,8 +224,8 @@ def cmd_simulate(args) -> int:
 
 def _check_out(out: str) -> None:
     """Refuse an --out folder that a new study may not use, before a cluster starts."""
-    from .checkpoint import CheckpointError, MANIFEST
-    from .results import ResultsError
+    from domeng.study.checkpoint import CheckpointError, MANIFEST
+    from domeng.results.results import ResultsError
 
     p = Path(out)
     if p.exists() and not p.is_dir():
@@ -241,8 +241,8 @@ def _check_out(out: str) -> None:
 
 
 def cmd_report(args) -> int:
-    from .report import render
-    from .results import Results, ResultsError
+    from domeng.results.report import render
+    from domeng.results.results import Results, ResultsError
 
     res = Results.load(args.dir)
     try:
@@ -259,14 +259,14 @@ def cmd_report(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    from .rules import Rules
+    from domeng.core.rules import Rules
 
     if args.json:
         import json
 
         print(json.dumps(Rules().to_dict(), indent=2))
         return 0
-    from .ruletext import rules_text
+    from domeng.core.ruletext import rules_text
 
     sys.stdout.write(rules_text())
     return 0
@@ -276,8 +276,8 @@ def cmd_rules(args) -> int:
 def cmd_tournament(args) -> int:
     import json
 
-    from .rules import Rules
-    from .tournament import check_out, tournament
+    from domeng.core.rules import Rules
+    from domeng.study.tournament import check_out, tournament
 
     rules = Rules.parse(args.rule)
     if args.out:

@@ -2,7 +2,7 @@
 
 This module is the oracle.  Every rule is implemented once, here, in the
 order ``RULES.md`` states it, with the decision ids (D1..D17) beside the code
-that implements them.  The batch engine (:mod:`domeng.kernel`) must agree
+that implements them.  The batch engine (:mod:`domeng.engine.kernel`) must agree
 with it move by move; the tests replay the same deals and choices through
 both.
 
@@ -28,11 +28,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
-from .errors import IllegalMoveError, PlayerError
-from .observation import N_SEATS, Observation
-from .rng import SplitMix64
-from .rules import Rules
-from .tiles import DOUBLE_OF, N_TILES, hand_str, is_double, numbers, other_end, pips, tile_str
+from domeng.core.errors import IllegalMoveError, PlayerError
+from domeng.core.observation import N_SEATS, Observation
+from domeng.core.rng import SplitMix64
+from domeng.core.rules import Rules
+from domeng.core.tiles import DOUBLE_OF, N_TILES, hand_str, is_double, numbers, other_end, pips, tile_str
 
 LEFT = 0
 RIGHT = 1
@@ -152,7 +152,7 @@ class Table:
     over from round to round.  Deals come from ``rng``, by default the deal
     stream of table ``table_index`` in a study seeded ``seed``; the player at
     seat ``s`` draws only from ``seat_rngs[s]``, its own stream, so that no
-    player can learn the deal from its generator (D17; see :mod:`domeng.rng`).
+    player can learn the deal from its generator (D17; see :mod:`domeng.core.rng`).
     """
 
     def __init__(
@@ -449,7 +449,7 @@ class Round:
         try:
             move = Move(int(move[0]), int(move[1]))
         except (TypeError, ValueError, IndexError):
-            # bad input is a DomengError (domeng.errors), never a bare TypeError
+            # bad input is a DomengError (domeng.core.errors), never a bare TypeError
             raise IllegalMoveError(
                 f"a move is (tile id, end) with end 0 (left) or 1 (right), got {move!r}"
             ) from None
@@ -701,5 +701,5 @@ def render_events(events: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-class PlayerLike:  # documentation-only protocol; see domeng.players.Player
+class PlayerLike:  # documentation-only protocol; see domeng.players.registry.Player
     def choose(self, obs: Observation, moves: list[Move], rng: SplitMix64) -> Move: ...
