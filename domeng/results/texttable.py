@@ -43,7 +43,7 @@ def format_summary(s: dict) -> str:
     lines = [
         f"Domeng study: {s['tables']:,} tables x {s['rounds']:,} rounds = "
         f"{s['total_rounds']:,} rounds, seed {s['seed']}",
-        f"players: " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players)),
+        "players: " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players)),
         f"rules:   {_rules_text(s['rules'])}",
         "values:  estimate ± 95% confidence half-width (1.96 SE across "
         f"{s['groups']} groups of tables)",

@@ -1,0 +1,45 @@
+"""Shared pieces of the ``domeng`` command line: the one-line parser, and
+the converters of counts and seeds that every command uses."""
+
+from __future__ import annotations
+
+import argparse
+
+
+class UsageError(Exception):
+    """Bad command-line usage (reported as one line, exit 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line instead of usage + message
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+
+def whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):
+    def conv(text: str) -> int:
+        try:
+            v = int(text.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {name} >= {minimum}, got {text!r}") from None
+        if v < minimum or v > maximum:
+            raise argparse.ArgumentTypeError(
+                f"must be {name} from {minimum} to {maximum:,}, got {text!r}")
+        return v
+    return conv
+
+
+def seed(text: str) -> int:
+    """A seed: a whole number 0 <= seed < 2**64."""
+    try:
+        v = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}") from None
+    if not 0 <= v < 2**64:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2**64 - 1, "
+                                         f"got {text!r}")
+    return v
+
+
+def one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text or type(e).__name__

@@ -1,0 +1,137 @@
+"""``domeng simulate``: play many tables and summarise them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from domeng.cli.args import UsageError, seed, whole
+from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
+
+
+def add_parser(sub) -> None:
+    s = sub.add_parser(
+        "simulate", help="play many tables and summarise them",
+        description="Play TABLES independent tables of ROUNDS rounds each and print a summary "
+                    "(every estimate with a 95%% confidence half-width across tables). "
+                    f"Default: {DEFAULT_TABLES} tables x {DEFAULT_ROUNDS} rounds, players "
+                    f"{','.join(DEFAULT_PLAYERS)}.")
+    s.add_argument("--tables", "-t", type=whole(1), default=None, metavar="T",
+                   help=f"number of independent tables (games) (default {DEFAULT_TABLES})")
+    s.add_argument("--rounds", "-r", type=whole(1), default=None, metavar="R",
+                   help=f"rounds per table (default {DEFAULT_ROUNDS})")
+    s.add_argument("--players", "-p", default=None, metavar="P[,P,P,P,P]",
+                   help="one player for all seats or five, seat 0..4: random, heavy, keeper, "
+                        "hunter, search, search-N, or module:function for your own compiled "
+                        f"player (default {','.join(DEFAULT_PLAYERS)})")
+    s.add_argument("--seed", "-s", type=seed, default=None, metavar="S",
+                   help="study seed (default 0); the same seed gives the same numbers")
+    s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a rule option, e.g. passebunge_every_pass=false or pollo=4 "
+                        "(repeatable; see `domeng rules`)")
+    s.add_argument("--workers", "-w", type=whole(1), default=None, metavar="N",
+                   help="threads of the batch engine (default: its own; results do not depend on it)")
+    s.add_argument("--chunk-tables", type=whole(1), default=None, metavar="N",
+                   help="tables per engine call (default: about 200,000 rounds; results do not "
+                        "depend on it)")
+    s.add_argument("--out", "-o", default=None, metavar="DIR",
+                   help="write summary.json, tables (Parquet, CSV), plots (PNG), report.html and "
+                        "results.npz to DIR; each finished chunk is saved there as it completes, "
+                        "so a crashed run can be continued with --resume DIR (an existing "
+                        "results folder is replaced)")
+    s.add_argument("--records", action="store_true",
+                   help="also write one row per table-round to DIR/records.parquet (needs --out)")
+    s.add_argument("--json", action="store_true",
+                   help="print only the summary as one JSON object on stdout")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    s.add_argument("--resume", default=None, metavar="DIR",
+                   help="continue the unfinished study in DIR (written by --out DIR) after a crash "
+                        "or kill: only missing chunks are played; the study's parameters come from "
+                        "DIR/manifest.json (any given must match)")
+    s.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="run the chunks on the Dask cluster of this scheduler (see docs/cluster.md)")
+    s.add_argument("--cluster", default=None, metavar="local:N",
+                   help="start a local Dask cluster of N worker processes (1 thread each) for "
+                        "this study, and stop it at the end")
+    s.set_defaults(func=cmd_simulate)
+
+
+def cmd_simulate(args) -> int:
+    from domeng.study.cluster import client_for
+    from domeng.results.report import render
+    from domeng.core.rules import Rules
+    from domeng.study.simulate import simulate
+
+    if args.scheduler and args.cluster:
+        raise UsageError("domeng simulate: error: give either --scheduler or --cluster, not both")
+    if args.workers is not None and (args.scheduler or args.cluster):
+        raise UsageError("domeng simulate: error: --workers sets local engine threads; with "
+                         "--scheduler or --cluster each task uses its worker's threads")
+    if args.resume is not None:
+        if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
+            raise UsageError("domeng simulate: error: --resume DIR writes its results into DIR; "
+                             "do not give another --out")
+        from domeng.study.checkpoint import Checkpoint, resume
+
+        Checkpoint.open(args.resume)  # refuse a folder it cannot resume before any cluster starts
+        expect = dict(tables=args.tables, rounds=args.rounds, seed=args.seed, players=args.players,
+                      chunk_tables=args.chunk_tables,
+                      rules=Rules.parse(args.rule) if args.rule else None,
+                      records=True if args.records else None)
+        with client_for(args.scheduler, args.cluster) as client:
+            res = resume(args.resume, client=client, workers=args.workers,
+                         progress=not args.no_progress, **expect)
+        out = args.resume
+        render(res, out)
+    else:
+        if args.records and args.out is None:
+            raise UsageError("domeng simulate: error: --records needs --out DIR")
+        rules = Rules.parse(args.rule)  # fail fast, before any output folder exists
+        kwargs = dict(tables=DEFAULT_TABLES if args.tables is None else args.tables,
+                      rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+                      players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
+                      rules=rules, seed=0 if args.seed is None else args.seed,
+                      workers=args.workers, chunk_tables=args.chunk_tables,
+                      progress=not args.no_progress)
+        out = args.out
+        if out is not None:
+            _check_out(out)
+        with client_for(args.scheduler, args.cluster) as client:
+            if out is None:
+                res = simulate(client=client, **kwargs)
+            else:
+                # checkpointed: chunks are saved in DIR as they finish (--resume DIR continues)
+                res = simulate(client=client, checkpoint=out,
+                               records=(Path(out) / "records.parquet") if args.records else None,
+                               **kwargs)
+        if out is not None:
+            render(res, out)
+    if args.json:
+        print(res.to_json())
+    else:
+        sys.stdout.write(res.to_text())
+        secs = res.meta.get("elapsed_seconds")
+        if secs:
+            print(f"\n{res.total_rounds:,} rounds in {secs:.1f} s "
+                  f"({res.total_rounds / secs:,.0f} rounds/s)")
+        if out is not None:
+            print(f"results: {out}  (report: {Path(out) / 'report.html'})")
+    return 0
+
+
+def _check_out(out: str) -> None:
+    """Refuse an --out folder that a new study may not use, before a cluster starts."""
+    from domeng.study.checkpoint import CheckpointError, MANIFEST
+    from domeng.results.results import ResultsError
+
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise ResultsError(f"cannot write results to {out!r}: it is a file")
+    if p.is_dir() and not (p / "results.npz").exists():
+        names = [q.name for q in p.iterdir()]
+        if MANIFEST in names:
+            raise CheckpointError(f"{out!r} holds an unfinished study: continue it with "
+                                  f"`domeng simulate --resume {out}`, or delete the folder")
+        if names:
+            raise ResultsError(f"refusing to write results to {out!r}: the folder exists and "
+                               "holds something other than domeng results")

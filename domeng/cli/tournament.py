@@ -1,0 +1,55 @@
+"""``domeng tournament``: rank five players in a duplicate tournament."""
+
+from __future__ import annotations
+
+from domeng.cli.args import seed, whole
+
+
+def add_parser(sub) -> None:
+    tn = sub.add_parser(
+        "tournament", help="rank five players in a duplicate tournament",
+        description="Play DEALS games of ROUNDS rounds, each once for every rotation of the "
+                    "five players around the table (the same deals each time), and rank the "
+                    "players by net stones per round with 95%% confidence intervals.")
+    tn.add_argument("--players", "-p", required=True, metavar="A,B,C,D,E",
+                    help="five players: random, heavy, keeper, hunter, search, search-N "
+                         "(N samples per move) or module:function (a compiled player)")
+    tn.add_argument("--deals", "-d", type=whole(1, maximum=10**6), default=200, metavar="N",
+                    help="games played in every rotation (default 200)")
+    tn.add_argument("--rounds", "-r", type=whole(1), default=10, metavar="R",
+                    help="rounds per game (default 10)")
+    tn.add_argument("--seed", "-s", type=seed, default=0, metavar="S", help="seed (default 0)")
+    tn.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                    help="set a rule option (repeatable; see `domeng rules`)")
+    tn.add_argument("--workers", "-w", type=whole(1), default=None, metavar="N",
+                    help="threads of the batch engine")
+    tn.add_argument("--out", "-o", default=None, metavar="DIR",
+                    help="write summary.json, players.csv/.parquet, margins.csv, plots and "
+                         "report.html to DIR")
+    tn.add_argument("--json", action="store_true",
+                    help="print only the summary as one JSON object on stdout")
+    tn.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    tn.set_defaults(func=cmd_tournament)
+
+
+def cmd_tournament(args) -> int:
+    import json
+
+    from domeng.core.rules import Rules
+    from domeng.study.tournament import check_out, tournament
+
+    rules = Rules.parse(args.rule)
+    if args.out:
+        check_out(args.out)  # before the tournament is played, not after
+    res = tournament(args.players, deals=args.deals, rounds=args.rounds, seed=args.seed,
+                     rules=rules, workers=args.workers,
+                     progress=False if (args.no_progress or args.json) else None)
+    if args.out:
+        res.save(args.out)
+    if args.json:
+        print(json.dumps(res.summary()))
+    else:
+        print(res.to_text())
+        if args.out:
+            print(f"results written to {args.out}")
+    return 0
