@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 OUT ?= results/default-study
 
-.PHONY: run test install install-test bench clean
+.PHONY: run test test-fast install install-test bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,9 @@ run: install
 
 test: install-test
 	$(PY) -m pytest
+
+test-fast: install-test
+	$(PY) -m pytest -m "not slow"
 
 bench: install
 	$(PY) -m pip install -q -e '.[bench]' || echo "note: the bench extra (dominoes) did not install"
