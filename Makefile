@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 OUT ?= results/default-study
 
-.PHONY: run test test-fast install install-test bench clean
+.PHONY: run serve test test-fast install install-test bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,15 @@ $(VENV)/.installed: pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[test]'
+	@# the browser tests (tests/web) drive Debian's Chromium, never a downloaded browser
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
+	  else echo "note: /usr/bin/chromium is missing (apt-get install chromium as root): the browser tests will be skipped"; fi; \
+	fi
+	touch $@
+
+$(VENV)/.installed-web: $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[web]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -21,6 +30,10 @@ install-test: $(VENV)/.installed-test
 
 run: install
 	$(VENV)/bin/domeng simulate --out $(OUT)
+
+# the browser table on http://127.0.0.1:8000 (docs/web.md)
+serve: $(VENV)/.installed-web
+	$(VENV)/bin/domeng serve
 
 test: install-test
 	$(PY) -m pytest

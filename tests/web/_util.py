@@ -1,0 +1,93 @@
+"""Helpers of the browser-table tests: the D17 check of a message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domeng.core.tiles import tile_id
+
+#: keys whose value names tiles in a message (``must_lead`` is public by D3: the
+#: opener must lead that double, and the engine's ``for_seat`` keeps it)
+TILE_KEYS = ("tile", "tiles", "hands", "out", "hand", "chain")
+
+
+def _as_tile(v: Any) -> list[int]:
+    if isinstance(v, bool) or v is None:
+        return []
+    if isinstance(v, int):
+        return [v]
+    if isinstance(v, str) and len(v) == 3 and v[1] == "-":
+        return [tile_id(int(v[0]), int(v[2]))]
+    if isinstance(v, list):
+        return [t for x in v for t in _as_tile(x)]
+    if isinstance(v, dict):
+        return tiles_in(v)
+    return []
+
+
+def tiles_in(obj: Any) -> list[int]:
+    """Every tile a message names, wherever it is (every key of every
+    object, any depth)."""
+    out: list[int] = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k in TILE_KEYS or k == "id":
+                out += _as_tile(v)
+            elif k != "must_lead":
+                out += tiles_in(v)
+    elif isinstance(obj, list):
+        for x in obj:
+            out += tiles_in(x)
+    return out
+
+
+def hidden_from(table, seat: int | None) -> set[int]:
+    """Tiles ``seat`` may not know now (D17): the other hands and the 3 out of play."""
+    g = table.game
+    deal = next(ev for ev in g.events if ev["type"] == "deal")
+    hidden = set(deal["out"])
+    for s in range(5):
+        if s != seat:
+            hidden |= set(g.hand(s))
+    return hidden
+
+
+def hidden_at_end(events: list, seat: int | None) -> set[int]:
+    """Tiles of a finished round that ``seat`` never saw: the 3 out of play
+    and what the other seats still held at its end."""
+    deal = events[0]
+    played = {ev["tile"] for ev in events if ev["type"] in ("lead", "play")}
+    hidden = set(deal["out"])
+    for s in range(5):
+        if s != seat:
+            hidden |= set(deal["hands"][s]) - played
+    return hidden
+
+
+def check_d17(msg: dict, table, seat: int | None, other_tokens=()) -> None:
+    """``msg`` (sent to ``seat``) names no tile hidden from it, no other
+    seat's token, and no seed before the game is over.  The replay of the
+    last round is checked against what was hidden at that round's end."""
+    now = {k: v for k, v in msg.items() if k != "last_round"}
+    leaked = set(tiles_in(now)) & hidden_from(table, seat)
+    assert not leaked, f"seat {seat} was shown hidden tiles {sorted(leaked)}"
+    replay = msg.get("last_round")
+    if replay:
+        evs = next(r for r in table.finished if r[0]["round"] == replay["round"])
+        leaked = set(tiles_in(replay)) & hidden_at_end(evs, seat)
+        assert not leaked, f"seat {seat}'s replay showed hidden tiles {sorted(leaked)}"
+    if msg.get("type") == "export":
+        for evs in msg["game"]["rounds"]:
+            done = next((r for r in table.finished if r[0]["round"] == evs[0]["round"]), None)
+            hidden = hidden_at_end(done, seat) if done else hidden_from(table, seat)
+            leaked = set(tiles_in(evs)) & hidden
+            assert not leaked, f"seat {seat}'s export showed hidden tiles {sorted(leaked)}"
+    import json
+
+    text = json.dumps(msg)
+    for tok in other_tokens:
+        assert tok not in text, "a token reached another seat"
+    if msg.get("type") == "state" and not msg["game_over"] or msg.get("type") == "export" \
+            and msg["game"]["seed"] is None:
+        assert msg.get("seed", msg.get("game", {}).get("seed")) is None
+        assert str(table.seed) not in text or len(str(table.seed)) < 6
