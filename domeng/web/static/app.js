@@ -142,7 +142,8 @@
       const d = el("div", {class: "seat" + (state.turn === s ? " turn" : "") + (state.you === s ? " me" : ""),
         "data-seat": s});
       d.appendChild(el("div", {class: "who"}, st.name));
-      d.appendChild(el("div", {}, `${state.stones[s]} stones · ${state.tiles_left[s]} tiles`));
+      const n = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
+      d.appendChild(el("div", {}, `${n(state.stones[s], "stone")} · ${n(state.tiles_left[s], "tile")}`));
       const b = el("div", {class: "badges"});
       const badge = (cls, text) => b.appendChild(el("span", {class: cls}, text));
       if (state.turn === s) badge("b-turn", "to play");

@@ -1,0 +1,171 @@
+"""The browser table in a real browser: Playwright driving Debian's Chromium
+(``/usr/bin/chromium``; the Makefile installs it; never ``playwright install``).
+A person creates a table with four computer players and plays whole rounds by
+clicking, at a laptop's and at a phone's size; screenshots go to
+``$DOMENG_SCREENSHOTS`` (default: the test's temporary folder)."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+END_TERMS = re.compile(r"CAPPU|CEKI|POLLO|MANGUNO|MATTIKKENG")
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
+                                 reason="no /usr/bin/chromium (make install-test installs it)")]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The app on 127.0.0.1, a free port (0), stopped at the end."""
+    import uvicorn
+
+    from domeng.web.server import create_app
+
+    app = create_app(delay=0.01, idle=600)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    deadline = time.monotonic() + 60
+    while not srv.started:
+        assert time.monotonic() < deadline and th.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    port = srv.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}", app
+    srv.should_exit = True
+    th.join(30)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+_SHOTS: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shots_dir(tmp_path_factory):
+    env = os.environ.get("DOMENG_SCREENSHOTS")
+    d = Path(env) if env else tmp_path_factory.mktemp("screenshots")
+    d.mkdir(parents=True, exist_ok=True)
+    _SHOTS[:] = [d]
+    return d
+
+
+def _shots() -> Path:
+    return _SHOTS[0]
+
+
+def _play_round(page, name: str, shot_at: int = 2) -> str:
+    """Click through one round as the person at seat 0; returns the status at its end."""
+    status = page.get_by_test_id("status")
+    moves = 0
+    for _ in range(400):
+        text = status.inner_text()
+        if END_TERMS.search(text):
+            return text
+        playable = page.locator('[data-testid="hand"] [data-playable="true"]')
+        pass_btn = page.get_by_test_id("pass")
+        if text == "Your turn" and pass_btn.is_visible():
+            pass_btn.click()
+            moves += 1
+        elif text == "Your turn" and playable.count():
+            playable.first.click()
+            choice = page.locator('#end-choice [data-end="right"]')
+            if choice.is_visible():
+                choice.click()
+            moves += 1
+            if moves == shot_at:
+                page.screenshot(path=str(_shots() / f"{name}-play.png"), full_page=True)
+        page.wait_for_timeout(60)
+    raise AssertionError(f"the round did not end: status {status.inner_text()!r}")
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["laptop", "phone"])
+def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
+    base, app = server
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "/")
+    form = page.get_by_test_id("new-table")
+    form.wait_for()
+    for s, who in enumerate(["human", "hunter", "keeper", "search", "random"]):
+        page.locator(f'select[name="seat{s}"]').select_option(who)
+    page.locator("#new-table summary").click()
+    page.locator('input[name="seed"]').fill("2024")
+    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-new-table.png"), full_page=True)
+    form.locator('button[type="submit"]').click()
+    page.get_by_test_id("chain").wait_for()
+    expect(page.get_by_test_id("status")).not_to_have_text("Connecting…")
+    assert "#t=" in page.url
+    hand = page.get_by_test_id("hand")
+    tiles = hand.locator("[data-tile]")
+    assert 1 <= tiles.count() <= 5
+    for i in range(tiles.count()):
+        t = tiles.nth(i)
+        a, b = map(int, t.get_attribute("data-tile").split("-"))
+        assert a >= b and t.get_attribute("data-playable") in ("true", "false")
+    end = _play_round(page, f"{size[0]}x{size[1]}")
+    assert END_TERMS.search(end)
+    assert page.get_by_test_id("next-round").is_visible()
+    lines = page.locator("#end-text li")
+    assert lines.count() >= 1 and END_TERMS.search(page.locator("#round-end").inner_text())
+    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-end.png"), full_page=True)
+    # the next round, then the replay of the first one is there
+    page.get_by_test_id("next-round").click()
+    expect(page.get_by_test_id("status")).not_to_have_text(END_TERMS)
+    assert page.locator("#replay").is_visible()
+    page.locator("#replay-first").click()
+    assert page.locator("#replay-chain [data-tile]").count() == 0
+    page.locator("#replay-next").click()
+    assert page.locator("#replay-chain [data-tile]").count() == 1
+    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-round2.png"), full_page=True)
+    # the page fits its width (no sideways scrolling)
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
+    assert not errors, errors
+    page.close()
+
+
+def test_a_refusal_is_shown_and_a_reload_restores_the_seat(server, browser):
+    """The server's refusal of a link reaches the page; a reload of a seat's
+    link gives back the same seat and hand (the server keeps the state)."""
+    base, app = server
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(base + "/#t=" + "A" * 32)
+    expect(page.get_by_test_id("status")).to_have_text("unknown or expired link")
+    expect(page.locator("#message")).to_have_text("unknown or expired link")
+    page.goto(base + "/")
+    page.get_by_test_id("new-table").wait_for()
+    for s in range(1, 5):
+        page.locator(f'select[name="seat{s}"]').select_option("heavy")
+    page.get_by_test_id("new-table").locator('button[type="submit"]').click()
+    expect(page.get_by_test_id("status")).to_have_text(re.compile(r"Your turn|" + END_TERMS.pattern))
+    hand = page.get_by_test_id("hand")
+    before = [hand.locator("[data-tile]").nth(i).get_attribute("data-tile")
+              for i in range(hand.locator("[data-tile]").count())]
+    status = page.get_by_test_id("status").inner_text()
+    page.reload()
+    expect(page.get_by_test_id("status")).to_have_text(status)
+    after = [hand.locator("[data-tile]").nth(i).get_attribute("data-tile")
+             for i in range(hand.locator("[data-tile]").count())]
+    assert after == before and len(before) >= 1
+    page.close()
