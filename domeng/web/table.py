@@ -22,7 +22,7 @@ from typing import Any
 
 from domeng.batch.computer import Computers
 from domeng.core.errors import DomengError
-from domeng.core.events import END_NAMES, render_events
+from domeng.core.events import END_NAMES, for_seat, render_events
 from domeng.core.rules import Rules
 from domeng.core.tiles import N_TILES, is_double, numbers
 from domeng.engine.game import PASS, Game, action_of
@@ -152,6 +152,7 @@ class Table:
         self.wins = [0] * 5
         self.camat_seats: list[int] = []
         self.version = 0
+        self._replays: dict[tuple[int, int | None], dict[str, Any]] = {}
         self.created = self.last_human = time.monotonic()
         self.closed = False
         self.game.new_round()
@@ -341,12 +342,14 @@ class Table:
         }
 
     def _replay(self, evs, seat, label) -> dict[str, Any]:
-        from domeng.core.events import for_seat
-
-        mine = [for_seat(ev, seat) for ev in evs]
-        return {"round": mine[0]["round"], "events": mine,
-                "log": render_events(mine, name=label).splitlines(),
-                "steps": replay_steps(mine)}
+        key = (evs[0]["round"], seat)
+        if key not in self._replays:  # a finished round never changes: built once a seat
+            mine = [for_seat(ev, seat) for ev in evs]
+            self._replays = {k: v for k, v in self._replays.items() if k[0] == key[0]}
+            self._replays[key] = {"round": mine[0]["round"], "events": mine,
+                                  "log": render_events(mine, name=label).splitlines(),
+                                  "steps": replay_steps(mine)}
+        return self._replays[key]
 
     def standings(self) -> list[dict[str, Any]]:
         """Seats by stones held (fewest first: stones are penalties), then
@@ -358,8 +361,6 @@ class Table:
 
     def export(self, seat: int | None) -> dict[str, Any]:
         """The game so far as ``seat`` may see it (JSON); the seed only once over."""
-        from domeng.core.events import for_seat
-
         rounds = [[for_seat(ev, seat) for ev in evs] for evs in self.finished]
         if not self.game.round_over:
             rounds.append(self.game.events_for(seat))

@@ -1,0 +1,131 @@
+"""Load test of the browser table (issue 14): many tables at once on one
+process, loopback only, bounded in time.
+
+Each table has one simulated person (a websocket client that plays the first
+legal move its state offers, and asks for the next round) and four computer
+players (no pause).  Reports the moves per second of the whole server and the
+round trip of a person's move (send -> the state that shows it).
+
+    python benchmarks/bench_web.py --tables 100 --seconds 30
+
+Needs the web extra (``pip install -e '.[web]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import threading
+import time
+
+import uvicorn
+import websockets
+
+from domeng.web.server import create_app
+
+PLAYERS = ["human", "hunter", "keeper", "heavy", "random"]
+
+
+def start_server(tables: int, delay: float):
+    app = create_app(delay=delay, idle=3600, max_tables=tables + 10)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                        ws_max_size=4096))
+    th = threading.Thread(target=srv.run, daemon=True)
+    th.start()
+    while not srv.started:
+        time.sleep(0.05)
+    return srv, th, app, srv.servers[0].sockets[0].getsockname()[1]
+
+
+async def person(port: int, token: str, stop: float, lat: list, rounds: list) -> None:
+    async with websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=2**22) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        sent_at = None
+        sent_version = -1
+        while time.monotonic() < stop:
+            try:
+                raw = await asyncio.wait_for(ws.recv(), max(0.01, stop - time.monotonic()))
+            except asyncio.TimeoutError:
+                break
+            m = json.loads(raw)
+            if m["type"] != "state":
+                sent_at = None
+                continue
+            if sent_at is not None and m["version"] > sent_version:
+                lat.append(time.perf_counter() - sent_at)
+                sent_at = None
+            if m["game_over"]:
+                break
+            if m["round_over"]:
+                if not m["seats"][m["you"]]["ready"]:
+                    msg = {"type": "next_round", "version": m["version"]}
+                    rounds.append(1)
+                else:
+                    continue
+            elif m["turn"] == m["you"] and m["legal"]:
+                first = m["legal"][0]
+                msg = ({"type": "pass", "version": m["version"]} if first.get("pass") else
+                       {"type": "play", "tile": first["tile"], "end": first["end"],
+                        "version": m["version"]})
+            else:
+                continue
+            sent_version = m["version"]
+            sent_at = time.perf_counter()
+            await ws.send(json.dumps(msg))
+
+
+async def main_async(port: int, hub, n: int, seconds: float) -> dict:
+    import httpx
+
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        links = []
+        for i in range(n):
+            r = await http.post("/api/tables", json={"seats": PLAYERS, "seed": i, "rounds": 1000,
+                                                     "camats": 20})
+            r.raise_for_status()
+            links.append(r.json()["you"].split("#t=")[1])
+    lat: list[float] = []
+    rounds: list[int] = []
+    m0, t0 = hub.moves, time.perf_counter()
+    stop = time.monotonic() + seconds
+    await asyncio.gather(*(person(port, tok, stop, lat, rounds) for tok in links))
+    el = time.perf_counter() - t0
+    moves = hub.moves - m0
+    lat.sort()
+    q = (lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] * 1e3) if lat else (lambda p: 0.0)
+    return {"tables": n, "delay": hub.delay, "seconds": round(el, 1), "moves": moves,
+            "moves_per_s": round(moves / el, 1), "person_moves": len(lat),
+            "rounds_started": len(rounds),
+            "rtt_ms_p50": round(q(0.5), 2), "rtt_ms_p95": round(q(0.95), 2),
+            "rtt_ms_max": round(lat[-1] * 1e3, 2) if lat else 0.0,
+            "rtt_ms_mean": round(statistics.mean(lat) * 1e3, 2) if lat else 0.0}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=int, default=100)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--delay", type=float, default=0.0,
+                    help="computer players' pause per move (default 0: as fast as it goes)")
+    a = ap.parse_args()
+    srv, th, app, port = start_server(a.tables, a.delay)
+    try:
+        # warm up: compile the engine and the players before timing
+        from domeng.batch.computer import Computers
+        from domeng.engine.game import Game
+
+        g, c = Game(seed=1), Computers(PLAYERS[1:] + ["random"])
+        g.new_round()
+        while not g.round_over:
+            g.step(c.action(g))
+        res = asyncio.run(main_async(port, app.state.hub, a.tables, a.seconds))
+    finally:
+        srv.should_exit = True
+        th.join(30)
+    print(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
