@@ -169,3 +169,51 @@ def test_a_refusal_is_shown_and_a_reload_restores_the_seat(server, browser):
              for i in range(hand.locator("[data-tile]").count())]
     assert after == before and len(before) >= 1
     page.close()
+
+
+def test_two_people_on_two_browsers_and_three_computers_finish_a_game(server, browser):
+    """Issue 14's "done when": two pages (two people) and three computer
+    players play a whole game (D16: one round) by clicking."""
+    base, app = server
+    a = browser.new_page(viewport={"width": 1280, "height": 800})
+    a.goto(base + "/")
+    a.get_by_test_id("new-table").wait_for()
+    for s, who in enumerate(["human", "keeper", "human", "hunter", "search"]):
+        a.locator(f'select[name="seat{s}"]').select_option(who)
+    a.locator("#new-table summary").click()
+    a.locator('input[name="rounds"]').fill("1")
+    a.get_by_test_id("new-table").locator('button[type="submit"]').click()
+    link = a.locator("#invite-list li").filter(has_text="Seat 2").locator("input")
+    url = link.input_value()
+    assert "#t=" in url and url != a.url
+    b = browser.new_context().new_page()
+    b.set_viewport_size({"width": 390, "height": 844})
+    b.goto(url)
+    expect(b.get_by_test_id("status")).not_to_have_text("Connecting…")
+    assert b.locator("#invites").is_hidden()  # the friend's page lists no one else's link
+    for _ in range(600):
+        done = 0
+        for page in (a, b):
+            text = page.get_by_test_id("status").inner_text()
+            if text.startswith("Game over"):
+                done += 1
+            elif text == "Your turn":
+                if page.get_by_test_id("pass").is_visible():
+                    page.get_by_test_id("pass").click()
+                else:
+                    playable = page.locator('[data-testid="hand"] [data-playable="true"]')
+                    if playable.count():
+                        playable.first.click()
+                        left = page.locator('#end-choice [data-end="left"]')
+                        if left.is_visible():
+                            left.click()
+        if done == 2:
+            break
+        a.wait_for_timeout(50)
+    for page in (a, b):
+        expect(page.get_by_test_id("status")).to_have_text(re.compile("^Game over"))
+        assert END_TERMS.search(page.locator("#round-end").inner_text())
+        assert page.get_by_test_id("next-round").is_hidden()
+    b.screenshot(path=str(_shots() / "390x844-two-people-game-over.png"), full_page=True)
+    a.close()
+    b.close()
