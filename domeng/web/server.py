@@ -29,7 +29,9 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from domeng.web.table import Table, TableSpec, WebError, token_hash
+from domeng.core.errors import DomengError
+from domeng.core.rules import Rules
+from domeng.web.table import SEAT_KINDS, Table, TableSpec, WebError, token_hash
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: the largest message a page may send (bytes); anything larger is refused
@@ -140,12 +142,26 @@ class Hub:
         return table.game.round_over and not table.humans and not table.game_over
 
     async def _drive(self, table: Table) -> None:
+        try:
+            await self._drive_moves(table)
+        except DomengError as e:  # a computer player failed: say so at the table
+            for ws, _ in list(self.sockets.get(table.id, [])):
+                await _send(ws, {"type": "error", "message": f"a computer player failed: {e}"})
+
+    async def _drive_moves(self, table: Table) -> None:
         while self._work(table):
             await asyncio.sleep(self.delay)
             if not self._work(table):
                 break
             if table.computer_to_move:
-                table.computer_step()
+                version = table.version
+                if table.slow_to_move:  # keep the other tables going meanwhile
+                    action = await asyncio.to_thread(table.computer_action)
+                else:
+                    action = table.computer_action()
+                if table.closed:
+                    break
+                table.computer_play(action, version)
                 self.moves += 1
             else:
                 table.start_round()
@@ -292,9 +308,6 @@ def create_app(delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE,
             return JSONResponse({"error": str(e)}, 400)
 
     async def players(request: Request) -> Response:
-        from domeng.core.rules import Rules
-        from domeng.web.table import SEAT_KINDS
-
         return JSONResponse({"seats": list(SEAT_KINDS), "rules": Rules().to_dict()})
 
     async def reaper() -> None:

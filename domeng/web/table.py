@@ -186,9 +186,27 @@ class Table:
     # ------------------------------------------------------------ changes
     def computer_step(self) -> None:
         """The computer player to move plays (the engine picks its legal action)."""
+        self.computer_play(self.computer_action(), self.version)
+
+    def computer_action(self) -> int:
+        """The action of the computer player to move (nothing changes yet;
+        only reads the table, so it may run outside the server's loop)."""
         if not self.computer_to_move:
             raise WebError("no computer player is to move")
-        self._step(self.cpu.action(self.game))
+        return self.cpu.action(self.game)
+
+    def computer_play(self, action: int, version: int) -> None:
+        """Play a computer player's ``action`` chosen at ``version``."""
+        if not self.computer_to_move or version != self.version:
+            raise WebError("the table moved on")
+        self._step(action)
+
+    @property
+    def slow_to_move(self) -> bool:
+        """True when the seat to move is a search player (its moves and its
+        first compile take long: the server runs it off its loop)."""
+        s = self.game.seat
+        return s is not None and self.seats[s].kind.startswith("search")
 
     def act(self, seat: int | None, msg: Any) -> None:
         """A person's message (already a parsed JSON value).  Refuses with

@@ -68,7 +68,7 @@ def check_d17(msg: dict, table, seat: int | None, other_tokens=()) -> None:
     """``msg`` (sent to ``seat``) names no tile hidden from it, no other
     seat's token, and no seed before the game is over.  The replay of the
     last round is checked against what was hidden at that round's end."""
-    now = {k: v for k, v in msg.items() if k != "last_round"}
+    now = {k: v for k, v in msg.items() if k not in ("last_round", "game")}
     leaked = set(tiles_in(now)) & hidden_from(table, seat)
     assert not leaked, f"seat {seat} was shown hidden tiles {sorted(leaked)}"
     replay = msg.get("last_round")

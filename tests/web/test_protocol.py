@@ -248,3 +248,28 @@ def test_tokens_are_unguessable_and_kept_hashed():
     assert t.seat_of("x" * 32) == (False, None)
     with pytest.raises(WebError):
         t.act(None, {"type": "pass", "version": 0})
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_views_at_mixed_tables_hide_every_hidden_tile_at_every_step(seed):
+    """People and computer players, three rounds: at every step, every seat's
+    and the spectator's view (and the export) names no tile hidden from it."""
+    t = Table(TableSpec.parse({"seats": ["human", "hunter", "human", "keeper", "random"],
+                               "seed": seed, "rounds": 3}))
+    steps = 0
+    while not t.game_over:
+        for s in (0, 1, 2, 3, 4, None):
+            check_d17(t.view(s), t, s)
+        if t.game.round_over:
+            t.act(0, {"type": "next_round", "version": t.version})
+        elif t.computer_to_move:
+            t.computer_step()
+        else:
+            t.act(t.game.seat, _legal_msg(t.view(t.game.seat)))
+        steps += 1
+    for s in (0, 1, 2, 3, 4, None):
+        view = t.view(s)
+        check_d17(view, t, s)
+        check_d17({"type": "export", "game": t.export(s)}, t, s)
+        assert view["seed"] == seed and view["game_over"]
+    assert t.game.rounds_played == 3 and steps > 30
