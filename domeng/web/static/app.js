@@ -179,6 +179,7 @@
     else if (state.must_lead !== null && !state.ends) prompt = "Your turn: lead the highlighted double.";
     else prompt = chosen !== null ? "Choose the end for this tile." : "Your turn: click a highlighted tile.";
     $("prompt").textContent = prompt;
+    $("mine").hidden = !prompt && !state.hand.length;
     renderEndChoice();
   }
 
@@ -207,7 +208,7 @@
     box.hidden = !state.round_over || !state.result;
     if (box.hidden) return;
     $("round-end-title").textContent = state.game_over
-      ? `Game over after ${state.rounds_played} rounds (seed ${state.seed})`
+      ? `Game over after ${state.rounds_played} round${state.rounds_played === 1 ? "" : "s"} (seed ${state.seed})`
       : `Round ${state.round} is over: ${state.result.kind}`;
     $("end-text").replaceChildren(...(state.end_text || []).map((l) => el("li", {}, l)));
     const me = state.you !== null ? state.seats[state.you] : null;
