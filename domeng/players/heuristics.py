@@ -41,6 +41,7 @@ from numba import njit, types
 
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import randbelow
+from domeng.players.scoring import ends_after, pick_best
 from domeng.core.observation import (
     OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
 )
@@ -58,44 +59,6 @@ _HI = TILE_HIGH.copy()
 _LO = TILE_LOW.copy()
 _PIPS = TILE_PIPS.copy()
 _DBL = TILE_IS_DOUBLE.astype(np.int64)
-
-
-@njit(cache=True, inline="always")
-def ends_after(tile, end, left, right):
-    """Open ends (left, right) after playing ``tile`` on ``end``."""
-    if left < 0:
-        return _HI[tile], _LO[tile]
-    if end == 0:
-        n = left
-        return (_LO[tile] if _HI[tile] == n else _HI[tile]), right
-    n = right
-    return left, (_LO[tile] if _HI[tile] == n else _HI[tile])
-
-
-@njit(cache=True, inline="always")
-def pick_best(score, obs, moves, n_moves, rng):
-    """Index of the move with the highest ``score(obs, move)``; a tie between
-    k moves is broken uniformly with one draw ``randbelow(k)`` (k > 1 only)."""
-    best = score(obs, moves[0])
-    best_i = 0
-    k = 1
-    for i in range(1, n_moves):
-        sc = score(obs, moves[i])
-        if sc > best:
-            best = sc
-            best_i = i
-            k = 1
-        elif sc == best:
-            k += 1
-    if k == 1:
-        return best_i
-    j = randbelow(rng, k)
-    for i in range(best_i, n_moves):
-        if score(obs, moves[i]) == best:
-            if j == 0:
-                return i
-            j -= 1
-    return best_i
 
 
 @njit(cache=True, inline="always")

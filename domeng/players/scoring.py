@@ -1,0 +1,61 @@
+"""Small compiled helpers the built-in players share.
+
+``pick_best`` is the one tie-breaking rule of the scoring players (``heavy``,
+``keeper``, ``hunter``, ``expert``): the highest score wins, a tie between
+k moves is broken with one draw ``randbelow(k)`` from the seat's stream.
+
+``ends_after`` is the engine's answer to "which ends are open after this
+move" (the arithmetic of :func:`domeng.engine.kernel.apply_play`), kept here
+as a local twin until the step API exports ``domeng.engine.kernel.ends_after``
+(issue 9: no rule arithmetic outside the engine); the tests check the two
+agree on every (tile, end, left, right).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from domeng.core.nbrng import randbelow
+from domeng.core.tiles import TILE_HIGH, TILE_LOW
+
+_HI = TILE_HIGH.copy()
+_LO = TILE_LOW.copy()
+
+
+@njit(cache=True, inline="always")
+def ends_after(tile, end, left, right):
+    """Open ends (left, right) after playing ``tile`` on ``end`` (0 left, 1
+    right) when the ends are ``left``, ``right`` (``left < 0``: the lead)."""
+    if left < 0:
+        return _HI[tile], _LO[tile]
+    if end == 0:
+        n = left
+        return (_LO[tile] if _HI[tile] == n else _HI[tile]), right
+    n = right
+    return left, (_LO[tile] if _HI[tile] == n else _HI[tile])
+
+
+@njit(cache=True, inline="always")
+def pick_best(score, obs, moves, n_moves, rng):
+    """Index of the move with the highest ``score(obs, move)``; a tie between
+    k moves is broken uniformly with one draw ``randbelow(k)`` (k > 1 only)."""
+    best = score(obs, moves[0])
+    best_i = 0
+    k = 1
+    for i in range(1, n_moves):
+        sc = score(obs, moves[i])
+        if sc > best:
+            best = sc
+            best_i = i
+            k = 1
+        elif sc == best:
+            k += 1
+    if k == 1:
+        return best_i
+    j = randbelow(rng, k)
+    for i in range(best_i, n_moves):
+        if score(obs, moves[i]) == best:
+            if j == 0:
+                return i
+            j -= 1
+    return best_i
