@@ -32,16 +32,20 @@ Built-ins (ids in :data:`PLAYER_IDS`):
     its last tile able to make a MAPPAKULING; otherwise leaves ends the next
     seat is known to lack (when the table can still pay the PASS), or ends
     whose numbers are scarce; among those, the heavier tile.
+``expert``
+    a weighted sum of a handful of features, the weights tuned by
+    simulation (:mod:`domeng.players.expert`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import randbelow
-from domeng.players.scoring import ends_after, pick_best
+from domeng.players.expert import expert_strategy
+from domeng.players.scoring import STRATEGY_SIG, ends_after, pick_best
 from domeng.core.observation import (
     OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
 )
@@ -51,8 +55,10 @@ P_RANDOM = 0
 P_HEAVY = 1
 P_KEEPER = 2
 P_HUNTER = 3
-PLAYER_IDS = {"random": P_RANDOM, "heavy": P_HEAVY, "keeper": P_KEEPER, "hunter": P_HUNTER}
-N_BUILTIN = 4
+P_EXPERT = 4
+PLAYER_IDS = {"random": P_RANDOM, "heavy": P_HEAVY, "keeper": P_KEEPER, "hunter": P_HUNTER,
+              "expert": P_EXPERT}
+N_BUILTIN = 5
 
 _NUM = NUMBER_MASK.copy()
 _HI = TILE_HIGH.copy()
@@ -138,12 +144,11 @@ def builtin_choose(pid, obs, hist, moves, n_moves, rng):
         return heavy_strategy(obs, hist, moves, n_moves, rng)
     if pid == P_KEEPER:
         return keeper_strategy(obs, hist, moves, n_moves, rng)
+    if pid == P_EXPERT:
+        return expert_strategy(obs, hist, moves, n_moves, rng)
     return hunter_strategy(obs, hist, moves, n_moves, rng)
 
 
-#: The signature every compiled player has (see the module docstring).
-STRATEGY_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64,
-                           types.uint64[::1])
 P_CUSTOM = N_BUILTIN  #: kernel id of a seat whose player is a compiled function
 
 

@@ -13,10 +13,15 @@ agree on every (tile, end, left, right).
 
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, types
 
 from domeng.core.nbrng import randbelow
 from domeng.core.tiles import TILE_HIGH, TILE_LOW
+
+#: The signature every compiled player has: ``(obs, hist, moves, n_moves, rng) -> index``
+#: (see :mod:`domeng.players.heuristics`).
+STRATEGY_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64,
+                           types.uint64[::1])
 
 _HI = TILE_HIGH.copy()
 _LO = TILE_LOW.copy()
