@@ -134,7 +134,8 @@ class TournamentResults:
         and ``_ci_low``/``_ci_high``.
         """
         rounds = self._stat("rounds")
-        rows: dict[str, Any] = {"player": self.players, "position": list(range(5)),
+        rows: dict[str, Any] = {"player": self.players,
+                                "position": list(range(self.per_deal.shape[1])),
                                 "rounds": rounds.sum(0).astype(int)}
         for col, stat, scale in (("received", "received", 1), ("given", "given", 1),
                                  ("net", "net", 1), ("win_rate", "wins", 1),
@@ -157,8 +158,9 @@ class TournamentResults:
         rounds = self._stat("rounds")
         net = self._stat("net")
         rows = []
-        for a in range(5):
-            for b in range(5):
+        n = self.per_deal.shape[1]
+        for a in range(n):
+            for b in range(n):
                 if a == b:
                     continue
                 diff = net[:, a] / rounds[:, a] - net[:, b] / rounds[:, b]
