@@ -35,18 +35,23 @@ import numpy as np
 import pandas as pd
 
 from _common import Z95, environment, est, save_fig, setup_matplotlib, write_csv, write_json
-from domeng.players.expert import FEATURES, START_WEIGHTS, make_expert_strategy
+from domeng.players.expert import FEATURES, START_WEIGHTS, TunableExpert
 from domeng.study.tournament import STATS, tournament
 
 #: initial spread of each tuned weight (features 1.. of FEATURES)
 START_SPREAD = (2.0, 40.0, 10.0, 10.0, 4.0, 3.0, 6.0, 3.0, 5.0, 2.0)
 
 
+_TUNABLE: list[TunableExpert] = []
+
+
 def margin(weights, field: list[str], deals: int, rounds: int, seed: int,
            workers: int | None) -> tuple[float, float]:
     """Paired margin (candidate minus the field's mean) of net stones per round, and its SE."""
-    player = make_expert_strategy(weights)
-    res = tournament([player] + field, deals=deals, rounds=rounds, seed=seed, workers=workers,
+    if not _TUNABLE:
+        _TUNABLE.append(TunableExpert())  # compiled once; the weights are set per candidate
+    _TUNABLE[0].set(weights)
+    res = tournament([_TUNABLE[0].player] + field, deals=deals, rounds=rounds, seed=seed, workers=workers,
                      progress=False, orders="rotations")
     rounds_ = res.per_deal[:, :, STATS.index("rounds")].astype(float)
     net = res.per_deal[:, :, STATS.index("net")] / rounds_

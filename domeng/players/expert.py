@@ -40,7 +40,8 @@ player for other weights (the tuning script's candidates).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import randbelow
@@ -71,7 +72,7 @@ _ALL = np.int64((1 << 28) - 1)
 
 
 @njit(cache=True, inline="always")
-def _context(obs):
+def decision_context(obs):
     """What every move's features share: (hand, tiles the next seat may
     hold, its void numbers, table stones, race flag, next seat holds one tile)."""
     me = obs[OBS_SEAT]
@@ -117,7 +118,7 @@ def move_features(obs, move, hand, possible, void, table, race, one_left):
 
 
 @njit(cache=True, inline="always")
-def _score(w, obs, move, hand, possible, void, table, race, one_left):
+def move_score(w, obs, move, hand, possible, void, table, race, one_left):
     f = move_features(obs, move, hand, possible, void, table, race, one_left)
     return (w[0] * f[0] + w[1] * f[1] + w[2] * f[2] + w[3] * f[3] + w[4] * f[4] + w[5] * f[5]
             + w[6] * f[6] + w[7] * f[7] + w[8] * f[8] + w[9] * f[9] + w[10] * f[10])
@@ -129,12 +130,12 @@ def expert_pick(w, obs, moves, n_moves, rng):
     ties broken as :func:`domeng.players.scoring.pick_best` does."""
     if n_moves == 1:
         return 0
-    hand, possible, void, table, race, one_left = _context(obs)
-    best = _score(w, obs, moves[0], hand, possible, void, table, race, one_left)
+    hand, possible, void, table, race, one_left = decision_context(obs)
+    best = move_score(w, obs, moves[0], hand, possible, void, table, race, one_left)
     best_i = 0
     k = 1
     for i in range(1, n_moves):
-        sc = _score(w, obs, moves[i], hand, possible, void, table, race, one_left)
+        sc = move_score(w, obs, moves[i], hand, possible, void, table, race, one_left)
         if sc > best:
             best = sc
             best_i = i
@@ -145,7 +146,7 @@ def expert_pick(w, obs, moves, n_moves, rng):
         return best_i
     j = randbelow(rng, k)
     for i in range(best_i, n_moves):
-        if _score(w, obs, moves[i], hand, possible, void, table, race, one_left) == best:
+        if move_score(w, obs, moves[i], hand, possible, void, table, race, one_left) == best:
             if j == 0:
                 return i
             j -= 1
@@ -162,7 +163,7 @@ def expert_strategy(obs, hist, moves, n_moves, rng):
 def features_of(obs, move):
     """The feature vector of ``move`` in the observation ``obs`` (for tests
     and analysis; the player itself never allocates)."""
-    hand, possible, void, table, race, one_left = _context(obs)
+    hand, possible, void, table, race, one_left = decision_context(obs)
     f = move_features(obs, move, hand, possible, void, table, race, one_left)
     out = np.empty(N_FEATURES)
     for i in range(N_FEATURES):
@@ -171,6 +172,42 @@ def features_of(obs, move):
 
 
 _MADE: dict[tuple[float, ...], object] = {}
+
+
+@intrinsic
+def _f64_pointer(typingctx, addr):
+    """The ``float64*`` at integer address ``addr`` (for :class:`TunableExpert`)."""
+    sig = types.CPointer(types.float64)(types.intp)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+class TunableExpert:
+    """One compiled expert player whose weights live in a buffer that Python
+    sets between games (:meth:`set`), so a tuning run compiles the player
+    once instead of once per candidate.  ``player`` is the compiled function
+    to hand to :func:`domeng.study.tournament.tournament`; keep this object
+    alive while it plays (it owns the buffer)."""
+
+    def __init__(self) -> None:
+        self.weights = np.array(START_WEIGHTS, dtype=np.float64)
+        addr = self.weights.ctypes.data
+
+        def expert_tunable(obs, hist, moves, n_moves, rng):
+            w = carray(_f64_pointer(addr), (N_FEATURES,))
+            return expert_pick(w, obs, moves, n_moves, rng)
+
+        self.player = njit(STRATEGY_SIG)(expert_tunable)
+
+    def set(self, weights) -> None:
+        """Play with ``weights`` from now on (a sequence of :data:`N_FEATURES` numbers)."""
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (N_FEATURES,) or not np.isfinite(w).all():
+            raise ValueError(f"expert weights: give {N_FEATURES} finite numbers")
+        self.weights[:] = w
 
 
 def make_expert_strategy(weights) -> object:

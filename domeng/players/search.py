@@ -102,6 +102,24 @@ def sample_hands(obs, rng, hands, tiles):
     return False
 
 
+@njit(cache=True)
+def round_counters(obs, hist, w0):
+    """The round counters the rules need to go on from the observed position
+    (``w0``, zeroed): who already had a PASSEBUNGE this round (option D6)."""
+    w0[K.W_KIND] = -1
+    w0[K.W_WINNER] = -1
+    w0[K.W_FIRST_CAPPU] = -1
+    w0[K.W_CUCUQ] = -1
+    w0[K.W_MANGUNO] = -1
+    played = np.zeros(5, dtype=np.int64)
+    for k in range(obs[OBS_TURN]):
+        p = hist[k, H_SEAT]
+        if hist[k, H_TILE] >= 0:
+            played[p] = 1
+        elif played[p] == 0:
+            w0[K.W_PB_TAKEN + p] = 1
+
+
 @njit(cache=True, inline="always")
 def rollout_choice(moves, n, rng):
     """The rollout policy: the heaviest tile, ties at random."""
@@ -144,19 +162,7 @@ def search_core(obs, hist, moves, n_moves, rng, samples):
     tn = np.zeros(1, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
     totals = np.zeros(n_moves, dtype=np.float64)
-    # round counters the rules need: who already had a PASSEBUNGE (option D6)
-    w0[K.W_KIND] = -1
-    w0[K.W_WINNER] = -1
-    w0[K.W_FIRST_CAPPU] = -1
-    w0[K.W_CUCUQ] = -1
-    w0[K.W_MANGUNO] = -1
-    played = np.zeros(5, dtype=np.int64)
-    for k in range(obs[OBS_TURN]):
-        p = hist[k, H_SEAT]
-        if hist[k, H_TILE] >= 0:
-            played[p] = 1
-        elif played[p] == 0:
-            w0[K.W_PB_TAKEN + p] = 1
+    round_counters(obs, hist, w0)
     my_stones = obs[OBS_STONES + me]
     for d in range(samples):
         sample_hands(obs, rng, hands, tiles)
