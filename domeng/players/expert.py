@@ -59,8 +59,11 @@ N_FEATURES = len(FEATURES)
 #: Hand-set starting point of the tuning (hunter-like).
 START_WEIGHTS = (1.0, 1.5, 50.0, 6.0, 6.0, -0.6, 1.0, -2.0, 0.0, 0.0, 0.5)
 
-#: The tuned weights, in the order of :data:`FEATURES` (see the module docstring).
-EXPERT_WEIGHTS = START_WEIGHTS
+#: The tuned weights, in the order of :data:`FEATURES` (see the module docstring):
+#: ``analysis/expert_tuning/run.py --iterations 12 --population 24 --deals 3000``
+#: (seed 2026, against four hunters; output/results.json has the validation).
+EXPERT_WEIGHTS = (1.0, 6.6148, 48.0759, 1.1473, 2.1343, -6.2497, 3.1456, -7.9697, -1.6233, 2.4477,
+                  5.1804)
 
 _W = np.array(EXPERT_WEIGHTS, dtype=np.float64)
 _NUM = NUMBER_MASK.copy()
