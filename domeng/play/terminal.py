@@ -894,7 +894,11 @@ class Game:
 def make_computer(name: str):
     from domeng.players.registry import make_player
 
-    return make_player(name)
+    player = make_player(name)
+    if getattr(player, "omniscient", False):
+        raise PlayerError(f"{name} is a research player that sees every hand (D17): it cannot "
+                          "sit at a game")
+    return player
 
 
 def _dict(x: Any, what: str) -> dict:
