@@ -50,7 +50,8 @@ from domeng.core.observation import (
     OBS_VOID,
 )
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
-from domeng.players.scoring import STRATEGY_SIG, ends_after
+from domeng.engine.kernel import ends_after
+from domeng.players.scoring import STRATEGY_SIG
 
 FEATURES = ("pips", "options", "finisher", "pass_table", "pass_mine", "next_fits", "double",
             "threat", "race_options", "mappakuling", "numbers")

@@ -45,7 +45,8 @@ from numba import njit
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import randbelow
 from domeng.players.expert import expert_strategy
-from domeng.players.scoring import STRATEGY_SIG, ends_after, pick_best
+from domeng.engine.kernel import ends_after
+from domeng.players.scoring import STRATEGY_SIG, pick_best
 from domeng.core.observation import (
     OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
 )

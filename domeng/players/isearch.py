@@ -26,8 +26,7 @@ played (value: minus the stones the seat gains by the round's end, plus
 
 Each player sees only its observation and the round's public history, and
 draws every random number from its seat's generator: games are reproducible
-from the seed.  (Rollouts use the kernel's rule functions, as ``search``
-does, until the step API of issue 9 lands.)
+from the seed.  Rollouts step through the step API (:mod:`domeng.engine.step`).
 """
 
 from __future__ import annotations
@@ -37,20 +36,22 @@ import math
 import numpy as np
 from numba import njit
 
-from domeng.core import layout as L
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import next64, randbelow
 from domeng.core.observation import (
-    H_END, H_SEAT, H_TILE, MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEFT, OBS_LEN,
-    OBS_MUST_LEAD, OBS_PLAYED_BY, OBS_RIGHT, OBS_SEAT, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
+    H_END, H_SEAT, H_TILE, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEFT, OBS_LEN,
+    OBS_MUST_LEAD, OBS_PLAYED_BY, OBS_RIGHT, OBS_RULES, OBS_SEAT, OBS_STONES, OBS_TURN, OBS_VOID,
 )
+from domeng.core.rules import R_LEN
 from domeng.core.tiles import TILE_HIGH, TILE_LOW
 from domeng.engine import kernel as K
+from domeng.engine import step as E
 from domeng.players.expert import _W as EXPERT_W
 from domeng.players.expert import decision_context, move_score
 from domeng.players.heuristics import P_EXPERT, builtin_choose
-from domeng.players.scoring import STRATEGY_SIG, ends_after
-from domeng.players.search import CAMAT_BONUS, round_counters
+from domeng.engine.kernel import ends_after
+from domeng.players.scoring import STRATEGY_SIG
+from domeng.players.search import CAMAT_BONUS
 
 DEFAULT_SAMPLES = 100
 BETA = 0.5
@@ -207,34 +208,27 @@ def log_likelihood(obs, hist, hands, beta, r_obs, moves):
 
 
 @njit(cache=True)
-def rollout(hands, obs, me, move, w0, rng_state, policy, s_hands, s_obs, s_hist, s_moves,
-            payers, w, agg, tr, tn, s_rng):
-    """Play ``move`` for ``me`` from the position (``hands``, ``obs``) and the
-    rest of the round with ``policy`` (a built-in player id) at every seat;
-    returns the value for ``me``: minus the stones it gained, plus
-    ``CAMAT_BONUS`` if it becomes CAMAT (D15)."""
-    for p in range(5):
-        s_hands[p] = hands[p]
-    for k in range(OBS_LEN):
-        s_obs[k] = obs[k]
-    for k in range(K.W_LEN):
-        w[k] = w0[k]
+def rollout(S, hands, obs, w0, me, move, rng_state, policy, s_rng):
+    """Play ``move`` for ``me`` from the position (``obs`` with ``hands`` for
+    every seat; ``w0`` the round's counters) and the rest of the round with
+    ``policy`` (a built-in player id) at every seat, through the step API
+    on the rollout state ``S``; returns the value for ``me``: minus the
+    stones it gained, plus ``CAMAT_BONUS`` if the engine makes it CAMAT (D15)."""
+    E.set_position(S, obs, w0, hands)
+    S.ctl[E.C_FULL] = 1  # the rollout players read hand sizes and voids
     s_rng[0] = rng_state
-    ended = K.play_move(s_hands, s_obs, s_hist, me, move, payers, w, agg, tr, tn, 0, 1)
-    s = me
+    ended = E.step(S, move)
     while not ended:
-        s = (s + 1) % 5
-        n = K.legal_moves(s_hands[s], s_obs, s_moves)
+        n = E.legal_moves(S)
         if n > 0:
-            s_obs[OBS_SEAT] = s
-            s_obs[OBS_HAND] = s_hands[s]
-            j = builtin_choose(policy, s_obs, s_hist, s_moves, n, s_rng)
-            ended = K.play_move(s_hands, s_obs, s_hist, s, s_moves[j], payers, w, agg, tr, tn,
-                                0, 1)
+            s = S.ctl[E.C_SEAT]
+            S.obs[OBS_SEAT] = s
+            S.obs[OBS_HAND] = S.hands[s]
+            ended = E.step(S, S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)])
         else:
-            ended = K.pass_turn(s_hands, s_obs, s_hist, s, payers, w, agg, tr, tn, 0, 1)
-    value = float(obs[OBS_STONES + me] - s_obs[OBS_STONES + me])
-    if w[K.W_FIRST_CAPPU] == me and s_obs[OBS_TABLE] == 0 and s_obs[OBS_STONES + me] == 0:
+            ended = E.step(S, E.PASS)
+    value = float(obs[OBS_STONES + me] - E.held_at_settlement(S, me))
+    if S.w[K.W_CAMAT] == me:
         value += CAMAT_BONUS
     return value
 
@@ -249,33 +243,21 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta):
     tiles = np.zeros(28, dtype=np.int64)
     cap = np.zeros(6, dtype=np.int64)
     choice = np.zeros(28, dtype=np.int64)
-    s_hands = np.zeros(5, dtype=np.int64)
-    s_obs = np.zeros(OBS_LEN, dtype=np.int64)
     r_obs = np.zeros(OBS_LEN, dtype=np.int64)
-    s_hist = np.zeros((MAX_TURNS, 3), dtype=np.int64)
     s_moves = np.zeros(64, dtype=np.int64)
-    payers = np.zeros(8, dtype=np.int64)
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
-    w = np.zeros(K.W_LEN, dtype=np.int64)
-    agg = np.zeros(L.AGG_LEN, dtype=np.int64)
-    tr = np.zeros((1, K.TR_WIDTH), dtype=np.int64)
-    tn = np.zeros(1, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
+    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
     values = np.zeros((samples, n_moves))
     ll = np.zeros(samples)
-    round_counters(obs, hist, w0)
-    for k in range(obs[OBS_TURN]):
-        s_hist[k, 0] = hist[k, 0]
-        s_hist[k, 1] = hist[k, 1]
-        s_hist[k, 2] = hist[k, 2]
+    K.counters_from_history(obs, hist, w0)
     for d in range(samples):
         determinize(obs, rng, hands, tiles, cap, choice)
         if beta > 0:
             ll[d] = log_likelihood(obs, hist, hands, beta, r_obs, s_moves)
         seed = next64(rng)
         for i in range(n_moves):
-            values[d, i] = rollout(hands, obs, me, moves[i], w0, seed, policy, s_hands, s_obs,
-                                   s_hist, s_moves, payers, w, agg, tr, tn, s_rng)
+            values[d, i] = rollout(S, hands, obs, w0, me, moves[i], seed, policy, s_rng)
     top = ll.max()
     best = 0
     best_v = -1e300

@@ -24,16 +24,16 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from domeng.core import layout as L
 from domeng.core.errors import PlayerError
 from domeng.core.nbrng import next64
-from domeng.core.observation import MAX_TURNS, OBS_LEN, OBS_SEAT, Observation
+from domeng.core.observation import OBS_RULES, OBS_SEAT, Observation
+from domeng.core.rules import R_LEN
 from domeng.core.rng import SplitMix64
 from domeng.engine import kernel as K
-from domeng.engine.reference import Move
+from domeng.engine import step as E
+from domeng.engine.records import Move
 from domeng.players.heuristics import P_EXPERT
 from domeng.players.isearch import rollout
-from domeng.players.search import round_counters
 
 NAME = "omniscient"
 DEFAULT_SAMPLES = 20
@@ -48,24 +48,15 @@ def omniscient_core(obs, hist, moves, n_moves, rng, all_hands, samples):
     if n_moves == 1:
         return 0
     me = obs[OBS_SEAT]
-    s_hands = np.zeros(5, dtype=np.int64)
-    s_obs = np.zeros(OBS_LEN, dtype=np.int64)
-    s_hist = np.zeros((MAX_TURNS, 3), dtype=np.int64)
-    s_moves = np.zeros(64, dtype=np.int64)
-    payers = np.zeros(8, dtype=np.int64)
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
-    w = np.zeros(K.W_LEN, dtype=np.int64)
-    agg = np.zeros(L.AGG_LEN, dtype=np.int64)
-    tr = np.zeros((1, K.TR_WIDTH), dtype=np.int64)
-    tn = np.zeros(1, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
     totals = np.zeros(n_moves)
-    round_counters(obs, hist, w0)
+    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
+    K.counters_from_history(obs, hist, w0)
     for d in range(samples):
         seed = next64(rng)
         for i in range(n_moves):
-            totals[i] += rollout(all_hands, obs, me, moves[i], w0, seed, P_EXPERT, s_hands,
-                                 s_obs, s_hist, s_moves, payers, w, agg, tr, tn, s_rng)
+            totals[i] += rollout(S, all_hands, obs, w0, me, moves[i], seed, P_EXPERT, s_rng)
     best = 0
     for i in range(1, n_moves):
         if totals[i] > totals[best]:

@@ -3,12 +3,8 @@
 ``pick_best`` is the one tie-breaking rule of the scoring players (``heavy``,
 ``keeper``, ``hunter``, ``expert``): the highest score wins, a tie between
 k moves is broken with one draw ``randbelow(k)`` from the seat's stream.
-
-``ends_after`` is the engine's answer to "which ends are open after this
-move" (the arithmetic of :func:`domeng.engine.kernel.apply_play`), kept here
-as a local twin until the step API exports ``domeng.engine.kernel.ends_after``
-(issue 9: no rule arithmetic outside the engine); the tests check the two
-agree on every (tile, end, left, right).
+The players ask the engine which ends are open after a move
+(:func:`domeng.engine.kernel.ends_after`); they do not work it out (issue 9).
 """
 
 from __future__ import annotations
@@ -16,28 +12,11 @@ from __future__ import annotations
 from numba import njit, types
 
 from domeng.core.nbrng import randbelow
-from domeng.core.tiles import TILE_HIGH, TILE_LOW
 
 #: The signature every compiled player has: ``(obs, hist, moves, n_moves, rng) -> index``
 #: (see :mod:`domeng.players.heuristics`).
 STRATEGY_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64,
                            types.uint64[::1])
-
-_HI = TILE_HIGH.copy()
-_LO = TILE_LOW.copy()
-
-
-@njit(cache=True, inline="always")
-def ends_after(tile, end, left, right):
-    """Open ends (left, right) after playing ``tile`` on ``end`` (0 left, 1
-    right) when the ends are ``left``, ``right`` (``left < 0``: the lead)."""
-    if left < 0:
-        return _HI[tile], _LO[tile]
-    if end == 0:
-        n = left
-        return (_LO[tile] if _HI[tile] == n else _HI[tile]), right
-    n = right
-    return left, (_LO[tile] if _HI[tile] == n else _HI[tile])
 
 
 @njit(cache=True, inline="always")

@@ -14,7 +14,7 @@ from domeng.core.observation import OBS_HAND, OBS_LEFT, OBS_RIGHT
 from domeng.core.tiles import TILE_PIPS, mask_of, tiles_of
 from domeng.engine import kernel as K
 from domeng.players.heuristics import PLAYER_IDS, builtin_choose
-from domeng.players.scoring import ends_after
+from domeng.engine.kernel import ends_after
 
 from _positions import T, after, position
 
@@ -44,8 +44,8 @@ def sets_up_mappakuling(obs, move):
 
 
 def test_ends_after_is_the_engines_arithmetic():
-    """The players' ends_after equals what the engine's apply_play leaves, for
-    every tile, end and pair of open ends (and the lead)."""
+    """The ends_after the players ask equals what the engine's apply_play
+    leaves, for every tile, end and pair of open ends (and the lead)."""
     for t in range(28):
         for left in range(-1, 7):
             for right in ([-1] if left < 0 else range(7)):
