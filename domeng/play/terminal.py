@@ -114,6 +114,10 @@ class Terminal:
         for ln in screen.wrap(text, self.width):
             self.con.print(Text(ln, style=style), soft_wrap=False)
 
+    def line(self, text: str) -> None:
+        """One unbroken line (it may name a file: the terminal wraps it)."""
+        self.con.print(Text(text), soft_wrap=True)
+
     def ask(self, prompt: str) -> str:
         """One line; EOFError / KeyboardInterrupt pass through."""
         self.con.print(Text(prompt, style="bold cyan"), end="")
@@ -273,10 +277,15 @@ class Terminal:
         self.say("Thanks for playing.")
 
     # -- saving --------------------------------------------------------------------
-    def _warn_leak(self) -> None:
+    def _warn_leak(self, now: bool = False) -> None:
+        """With two or more people at the table, say (once) what a save reveals:
+        at once when leaving, else under the next screen."""
         if len(self.s.humans) > 1 and not self.warned:
             self.warned = True
-            self.say(_LEAK_WARNING, "bold red")
+            if now:
+                self.say(_LEAK_WARNING, "bold red")
+            else:
+                self.message = f"{_LEAK_WARNING} {self.message}".strip()
 
     def _autosave(self) -> None:
         if self.save_path:
@@ -331,7 +340,7 @@ class Terminal:
             return
         if self.save_path:
             self._autosave()
-            self.say(f"Goodbye: the game is saved in {self.save_path} "
+            self.line(f"Goodbye: the game is saved in {self.save_path} "
                      f"(resume with domeng play --load {self.save_path}).")
             return
         while True:
@@ -340,8 +349,8 @@ class Terminal:
                 self.say("Goodbye.")
                 return
             if self._save_to(name):
-                self._warn_leak()
-                self.say(f"Goodbye: the game is saved in {name} "
+                self._warn_leak(now=True)
+                self.line(f"Goodbye: the game is saved in {name} "
                          f"(resume with domeng play --load {name}).")
                 return
             self.say(self.message, "bold red")

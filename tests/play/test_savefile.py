@@ -231,3 +231,28 @@ def test_cli_usage_errors(tmp_path, capsys):
         out, err = capsys.readouterr()
         assert msg in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
         assert out == ""
+
+
+@pytest.mark.slow
+def test_search_sits_at_the_table_and_replays(tmp_path):
+    """The strongest built-in plays at a table, and a save replays its moves
+    (each checked to be the move it makes)."""
+    seats = ["human", "search-30", "hunter", "search", "random"]
+    s = Session(seats, seed=13, rounds=1)
+    advance(s, 14)
+    path = tmp_path / "s.json"
+    write_save(str(path), s)
+    again = read_save(str(path))
+    assert again.actions == s.actions
+    finish(s)
+    finish(again)
+    assert again.finished == s.finished
+
+
+def test_other_format_versions_refused(tmp_path):
+    path, data = saved(tmp_path)
+    data["version"] = 99
+    with open(path, "w") as f:
+        json.dump(data, f)
+    with pytest.raises(SaveFileError, match="format version 99; this domeng reads version 3"):
+        read_save(path, allow_modified=True)

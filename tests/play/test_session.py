@@ -229,3 +229,102 @@ def test_unexpected_error_without_a_save_file_rescues_into_the_data_folder(capsy
     rescued = list((_data_home / "domeng").glob("rescue-*.json"))
     assert len(rescued) == 1 and str(rescued[0]) in err and "ZeroDivisionError" in err
     assert read_save(str(rescued[0])).actions == s.actions
+
+
+# ---------------------------------------------------------------------------
+# The chain as it lies, refusals, pace, Ctrl-C in a computer's pause
+# ---------------------------------------------------------------------------
+
+
+def test_chain_of_lays_the_tiles_end_to_end():
+    from domeng.core.tiles import tile_id
+    from domeng.play.session import chain_of
+
+    s = Session(CPUS, seed=3, rounds=3)
+    while not s.game_over:
+        if s.round_over:
+            s.deal()
+        s.auto_step()
+        chain, last = chain_of(s.game.events)
+        played = [ev["tile"] for ev in s.game.events if ev["type"] in ("lead", "play")]
+        assert len(chain) == len(played)
+        assert all(a[1] == b[0] for a, b in zip(chain, chain[1:]))  # neighbours match
+        if chain:
+            assert (chain[0][0], chain[-1][1]) == s.game.ends or s.round_over
+            assert sorted(tile_id(*p) for p in chain) == sorted(played)
+            last_ev = [ev for ev in s.game.events if ev["type"] in ("lead", "play")][-1]
+            assert tile_id(*chain[last]) == last_ev["tile"]
+
+
+def test_refused_input_is_asked_again_and_changes_nothing():
+    bad = ["xyz", "9", "6-6 left", "help", "rules", "²", "\x07", "9" * 5000]
+
+    def answer(prompt, n):
+        if prompt.startswith("Your") and n <= len(bad):
+            return bad[n - 1]
+        return None
+
+    t, status = play(answer=answer, rounds=2)
+    plain, status2 = play(rounds=2)
+    assert status == status2 == 0
+    assert t.s.finished == plain.s.finished and t.s.actions == plain.s.actions
+    assert "Refused: cannot read 'xyz'" in t.text and "Refused: there is no move 9" in t.text
+    assert "Commands at any prompt" in t.text and "D17" in t.text  # help, rules
+
+
+def test_pace_of_computer_moves():
+    t, _ = play(rounds=1, delay=0.25)
+    computer_turns = sum(1 for ev in t.s.finished[0]
+                         if ev["type"] in ("lead", "play", "pass") and ev["seat"] != 0)
+    assert t.slept and set(t.slept) == {0.25} and len(t.slept) >= computer_turns
+    fast, _ = play(rounds=1)
+    assert fast.slept == []
+
+
+@pytest.mark.parametrize("at", [1, 4, 9, 17, 30])
+def test_ctrl_c_during_a_computer_pause_saves_a_game_that_resumes_identically(tmp_path, at):
+    seats = ["human", "random", "random", "hunter", "random"]
+    whole, _ = play(seats=seats, rounds=2)
+    path = tmp_path / "auto.json"
+    s = Session(seats, seed=7, rounds=2)
+    from playkit import Scripted
+    t = Scripted(s, save_path=str(path), delay=0.5)
+
+    def sleep(seconds):
+        t.slept.append(seconds)
+        if len(t.slept) == at:
+            raise KeyboardInterrupt
+
+    t.sleep = sleep
+    assert t.run() == 0
+    assert f"Goodbye: the game is saved in {path}" in t.text
+    again = read_save(str(path))
+    finish_t = Scripted(again)
+    assert finish_t.run() == 0
+    assert again.finished == whole.s.finished
+
+
+def test_save_and_load_hot_seat_and_camat_target(tmp_path):
+    seats = ["human", "keeper", "human", "hunter", "random"]
+    whole, _ = play(seats=seats, seed=3, rounds=None)  # default: until the first CAMAT
+    assert whole.s.game.camats == 1 and "at the first CAMAT" in whole.text
+    path = tmp_path / "g.json"
+
+    def answer(prompt, n):
+        if prompt.startswith("Your") and n == 5:
+            return "quit"
+        if prompt.startswith("Save the game?"):
+            return str(path)
+        return None
+
+    first, _ = play(seats=seats, seed=3, rounds=None, answer=answer)
+    assert f"the game is saved in {path}" in first.text
+    from playkit import Scripted
+    second = Scripted(read_save(str(path)))
+    assert second.run() == 0
+    assert second.s.finished == whole.s.finished
+    assert final(second.text) == final(whole.text)
+
+
+def final(text: str) -> str:
+    return text[text.index("Game over"):]
