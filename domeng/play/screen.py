@@ -204,10 +204,10 @@ def log_lines(events, label: Label, width: int) -> list[str]:
     return out
 
 
-def round_summary(session: Session, events, label: Label, width: int) -> list[Text]:
-    """The end of a round: its last events, the stones it moved, the standings."""
-    out = [Text(x) for x in log_lines(events[-12:] if len(events) > 12 else events,
-                                      label, width)]
+def round_summary(events, label: Label, width: int) -> tuple[list[str], list[Text]]:
+    """The end of a round: its events as text (to show as many of the last
+    as fit) and the lines that say who won and the stones it moved."""
+    log = log_lines(events, label, width)
     end = next(ev for ev in reversed(events) if ev["type"] == "end")
     net = [0] * N_SEATS
     for ev in events:
@@ -217,13 +217,12 @@ def round_summary(session: Session, events, label: Label, width: int) -> list[Te
                 net[ev["source"]] -= ev["amount"]
     moved = ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(net) if v) or "none moved"
     rnd = next(ev["round"] for ev in events if ev["type"] == "deal")
-    out.append(Text(f" Round {rnd} over: {label(end['winner'])} wins ({end['kind']}).",
-                    style="bold green"))
+    out = [Text(f" Round {rnd} over: {label(end['winner'])} wins ({end['kind']}).",
+                style="bold green")]
     out.extend(Text(x) for x in wrap(f"Stones this round: {moved}.", width, " "))
     if any(ev["type"] == "camat" for ev in events):
         out.append(Text(" A CAMAT: every stone went back to the table.", style="bold magenta"))
-    out.extend(standings_lines(session, label))
-    return out
+    return log, out
 
 
 def standings_lines(session: Session, label: Label) -> list[Text]:

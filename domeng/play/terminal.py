@@ -164,11 +164,11 @@ class Terminal:
         first = True
         while True:
             if s.round_over:
-                if not first:
-                    self._round_end()
                 if s.game_over:
                     self._final()
                     return
+                if not first:
+                    self._round_end()
                 if not first and s.humans:
                     self._prompt_between_rounds()
                 s.deal()
@@ -255,26 +255,35 @@ class Terminal:
             ans = self.ask(f"Press Enter for round {nxt} (or help, rules, save, quit): ")
             if not self._command(ans):
                 return
-            self._round_end(redraw=True)
+            self._round_end()
 
     # -- between rounds and at the end -----------------------------------------------
-    def _round_end(self, redraw: bool = False) -> None:
-        events = [ev for ev in self.s.finished[-1]] if self.s.finished else []
+    def _round_end(self, final: bool = False) -> None:
+        """The round's end on one screen: the chain, as many of its last
+        events as fit, who won, the stones; then the standings, or at the
+        end of the game the final ranking."""
         view = self.s.view(self.viewer())
-        lines = screen.header(self.s, view, self.label, self.target_text())
-        lines += screen.chain_lines(view.chain, view.last_tile, self.width - 1)
-        lines += screen.round_summary(self.s, [for_seat(ev, None) for ev in events],
-                                      self.label, self.width)
+        events = [for_seat(ev, None) for ev in self.s.finished[-1]]
+        top = screen.header(self.s, view, self.label, self.target_text())
+        top += screen.chain_lines(view.chain, view.last_tile, self.width - 2)
+        log, summary = screen.round_summary(events, self.label, self.width)
+        if final:
+            summary += screen.final_lines(self.s, self.label, self.target_text(), self.width)
+        else:
+            summary += screen.standings_lines(self.s, self.label)
         if self.message:
-            lines.append(Text(self.message, style="bold red"))
+            summary += [Text(ln, style="bold red") for ln in screen.wrap(self.message, self.width)]
             self.message = ""
-        self.show(lines)
+        room = max(0, max(20, self.con.height) - 3 - len(top) - len(summary))
+        self.show(top + [Text(x) for x in (log[-room:] if room else [])] + summary)
 
     def _final(self) -> None:
-        self.show(screen.final_lines(self.s, self.label, self.target_text(), self.width),
-                  clear=False)
+        if self.s.finished:
+            self._round_end(final=True)
+        else:  # a finished game loaded from its save
+            self.show(screen.final_lines(self.s, self.label, self.target_text(), self.width))
         self._autosave()
-        self.say("Thanks for playing.")
+        self.con.print(Text("Thanks for playing."))
 
     # -- saving --------------------------------------------------------------------
     def _warn_leak(self, now: bool = False) -> None:
