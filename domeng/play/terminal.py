@@ -82,6 +82,7 @@ class Terminal:
         self.sleep = sleep
         self.message = ""  # one line under the table (a refusal, a saved game)
         self.warned = False
+        self.thought: set[str] = set()  # search players that have moved (compiled)
 
     # -- names -------------------------------------------------------------------
     def label(self, seat: int) -> str:
@@ -182,8 +183,15 @@ class Terminal:
             if s.human_to_move():
                 self._human_turn()
             else:
-                if self.delay > 0:
+                seat = s.to_move
+                slow = s.seats[seat].startswith("search") and s.seats[seat] not in self.thought
+                if slow:  # a search player compiles on its first move in this process
+                    self.thought.add(s.seats[seat])
+                    self.message = (f"{self.label(seat)} is thinking (its first move also "
+                                    "prepares the search player: up to a minute)...")
+                if self.delay > 0 or slow:
                     self.draw(self.viewer())
+                if self.delay > 0:
                     self.sleep(self.delay)
                 s.auto_step()
             self._autosave()
@@ -193,10 +201,10 @@ class Terminal:
         seat = s.to_move
         assert seat is not None
         if len(s.humans) > 1:
-            self.draw(None)
-            self.say(f"=== {self.label(seat)}: your turn; the others look away please ===",
-                     "bold yellow")
             while True:
+                self.draw(None)
+                self.say(f"=== {self.label(seat)}: your turn; the others look away please ===",
+                         "bold yellow")
                 ans = self.ask("Press Enter to see your hand (or help, rules, save, quit): ")
                 if not self._command(ans):
                     break
@@ -223,12 +231,13 @@ class Terminal:
             return
 
     def _command(self, text: str) -> bool:
-        """help, rules, save, quit; True if ``text`` was one of them."""
+        """help, rules, save, quit; True if ``text`` was one of them (or was
+        refused: control characters, an endless line), so the question is asked again."""
         try:
             cmd = clean(text)
         except InputError as e:
             self.message = f"Refused: {e}."
-            return False
+            return True
         word, _, arg = cmd.partition(" ")
         if word in ("help", "h", "?"):
             self.show([Text(HELP.format(**self.s.rules.to_dict()))])
