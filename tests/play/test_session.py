@@ -328,3 +328,23 @@ def test_save_and_load_hot_seat_and_camat_target(tmp_path):
 
 def final(text: str) -> str:
     return text[text.index("Game over"):]
+
+
+def test_save_command_asks_for_a_file_and_no_means_no(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "g.json"
+    script = {1: "save", 2: "save", 3: f"save {tmp_path / 'missing' / 'x.json'}"}
+
+    def answer(prompt, n):
+        if prompt.startswith("Your"):
+            return script.get(n)
+        if prompt.startswith("Save to which file?"):
+            return "no" if not (tmp_path / "asked").exists() and \
+                (tmp_path / "asked").write_text("") == 0 else str(path)
+        return None
+
+    t, status = play(rounds=1, answer=answer)
+    assert status == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["asked", "g.json"]  # no file "no"
+    assert "Not saved: cannot save to" in t.text
+    assert read_save(str(path)).actions == t.s.actions  # autosaved to the end
