@@ -74,10 +74,18 @@ class Hub:
     def create(self, data: Any) -> dict[str, Any]:
         """A new table from a creation request; returns its links (tokens),
         given once, to the one who created it."""
+        return self.register(self.build(data))
+
+    def build(self, data: Any) -> Table:
+        """A checked table, not yet served (may run off the loop: a search
+        player's first use compiles it)."""
         self.reap()
         if len(self.tables) >= self.max_tables:
             raise WebError("this server has as many tables as it takes; try again later")
-        table = Table(TableSpec.parse(data))
+        return Table(TableSpec.parse(data))
+
+    def register(self, table: Table) -> dict[str, Any]:
+        """Serve ``table``; returns its links."""
         self.tables[table.id] = table
         self.sockets[table.id] = []
         for h, s in table.tokens.items():
@@ -303,7 +311,8 @@ def create_app(delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE,
         except (ValueError, RecursionError):
             return JSONResponse({"error": "the request is not JSON"}, 400)
         try:
-            return JSONResponse(hub.create(data))
+            table = await asyncio.to_thread(hub.build, data)
+            return JSONResponse(hub.register(table))
         except WebError as e:
             return JSONResponse({"error": str(e)}, 400)
 

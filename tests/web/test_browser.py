@@ -114,7 +114,7 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
     page.locator('input[name="seed"]').fill("2024")
     page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-new-table.png"), full_page=True)
     form.locator('button[type="submit"]').click()
-    page.get_by_test_id("chain").wait_for()
+    page.get_by_test_id("chain").wait_for(timeout=180_000)  # a first search seat compiles
     expect(page.get_by_test_id("status")).not_to_have_text("Connecting…")
     assert "#t=" in page.url
     hand = page.get_by_test_id("hand")
@@ -158,7 +158,8 @@ def test_a_refusal_is_shown_and_a_reload_restores_the_seat(server, browser):
     for s in range(1, 5):
         page.locator(f'select[name="seat{s}"]').select_option("heavy")
     page.get_by_test_id("new-table").locator('button[type="submit"]').click()
-    expect(page.get_by_test_id("status")).to_have_text(re.compile(r"Your turn|" + END_TERMS.pattern))
+    expect(page.get_by_test_id("status")).to_have_text(re.compile(r"Your turn|" + END_TERMS.pattern),
+                                                       timeout=60_000)
     hand = page.get_by_test_id("hand")
     before = [hand.locator("[data-tile]").nth(i).get_attribute("data-tile")
               for i in range(hand.locator("[data-tile]").count())]
@@ -189,7 +190,7 @@ def test_two_people_on_two_browsers_and_three_computers_finish_a_game(server, br
     b = browser.new_context().new_page()
     b.set_viewport_size({"width": 390, "height": 844})
     b.goto(url)
-    expect(b.get_by_test_id("status")).not_to_have_text("Connecting…")
+    expect(b.get_by_test_id("status")).not_to_have_text("Connecting…", timeout=60_000)
     assert b.locator("#invites").is_hidden()  # the friend's page lists no one else's link
     for _ in range(600):
         done = 0
