@@ -278,11 +278,11 @@ def test_out_replaces_a_finished_study_and_leaves_nothing_beside_it(tmp_path, ca
 def test_a_failed_run_over_a_finished_study_keeps_the_old_results(tmp_path, monkeypatch):
     """--out on a finished study: the old results stay (as DIR.previous) until
     the new study has finished, so a failure or an interrupt loses nothing."""
-    from domeng.study import simulate as study
+    from domeng.study import chunks as chunks_mod
 
     d = tmp_path / "study"
     old = simulate(checkpoint=d, progress=False, **STUDY)
-    real = study.run_tables
+    real = chunks_mod.run_tables
     calls = []
 
     def failing(*args, **kwargs):
@@ -291,13 +291,13 @@ def test_a_failed_run_over_a_finished_study_keeps_the_old_results(tmp_path, monk
             raise KeyboardInterrupt  # as if the user pressed Ctrl-C mid-study
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(study, "run_tables", failing)
+    monkeypatch.setattr(chunks_mod, "run_tables", failing)
     with pytest.raises(KeyboardInterrupt):
         simulate(checkpoint=d, progress=False, chunk_tables=2, **{**STUDY, "seed": 9})
     kept = tmp_path / "study.previous"
     assert Results.load(kept).equals(old)
     # the new study can be resumed; once it has finished the old results go
-    monkeypatch.setattr(study, "run_tables", real)
+    monkeypatch.setattr(chunks_mod, "run_tables", real)
     new = domeng.resume(d, progress=False)
     assert new.seed == 9 and not kept.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["study"]
