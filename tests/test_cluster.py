@@ -83,7 +83,13 @@ def test_cli_scheduler_gives_the_local_numbers(client, capsys):
             "--rule", "pollo=4", "--json", "--no-progress"]
     assert main(argv) == 0
     here = json.loads(capsys.readouterr().out)
-    assert main(argv + ["--scheduler", client.scheduler.address, "--chunk-tables", "3"]) == 0
+    import dask
+
+    sec = client.security  # the local cluster's temporary TLS credentials, given as a user
+    with dask.config.set({"distributed.comm.tls.ca-file": sec.tls_ca_file,  # would (docs)
+                          "distributed.comm.tls.client.cert": sec.tls_client_cert,
+                          "distributed.comm.tls.client.key": sec.tls_client_key}):
+        assert main(argv + ["--scheduler", client.scheduler.address, "--chunk-tables", "3"]) == 0
     there = json.loads(capsys.readouterr().out)
     assert there == here and there["total_rounds"] == 221
 

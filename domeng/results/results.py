@@ -627,15 +627,24 @@ class Results:
                                "(another domeng version); simulate again")
         G = agg.shape[0] if agg.ndim == 2 else -1
         if (agg.shape != (G, L.AGG_LEN) or state.shape != (G, S_LEN) or ntab.shape != (G,)
-                or G < 1 or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))
-                or int(ntab.sum()) != int(meta["tables"])):
+                or G < 1 or agg.dtype.kind not in "iu" or state.dtype.kind not in "iu"
+                or ntab.dtype.kind not in "iu"
+                or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))):
             raise ResultsError(f"corrupt results file {str(path)!r}: inconsistent arrays")
         try:
+            for key in ("tables", "rounds", "seed"):
+                if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
+                    raise ValueError(f"{key} must be a whole number")
+            if int(ntab.sum()) != meta["tables"]:
+                raise ValueError("inconsistent arrays")
+            if not isinstance(meta["rules"], dict):
+                raise ValueError("rules must be an object")
             Rules.from_mapping(meta["rules"])
             players = meta["players"]
             if not (isinstance(players, list) and len(players) == 5
-                    and all(isinstance(p, str) for p in players)):
-                raise ValueError("players must be a list of 5 names")
+                    and all(isinstance(p, str) and p.isprintable() and 0 < len(p) <= 200
+                            for p in players)):
+                raise ValueError("players must be a list of 5 printable names")
             for key in ("tables", "rounds", "seed"):
                 if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
                     raise ValueError(f"{key} must be a whole number")

@@ -26,6 +26,7 @@ a checkpoint exact.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import json
 import math
@@ -38,7 +39,7 @@ import numpy as np
 
 from domeng.batch.tables import run_tables  # noqa: F401  (looked up here: tests replace it)
 from domeng.core import layout as L
-from domeng.core.errors import ClusterError, ClusterFailure
+from domeng.core.errors import ClusterError, ClusterFailure, DomengError, PlayerError
 from domeng.core.rules import Rules
 from domeng.results.results import Results, package_version
 from domeng.results.results import study_digest as _results_study_digest
@@ -230,7 +231,7 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
     if threads is None:
         threads = _worker_threads()
     start, n = plan.chunk(index)
-    with _ENGINE_LOCK:
+    with _ENGINE_LOCK, _players_fail_as_one_line(plan, start, n):
         if plan.records:
             out = _play_in_pieces(plan, start, n, threads, sink)
         else:
@@ -250,6 +251,24 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
         records=out.records if plan.records and sink is None else None,
         digest=plan.chunk_digest(index),
     )
+
+
+@contextlib.contextmanager
+def _players_fail_as_one_line(plan: Plan, start: int, n: int):
+    """A player of the user's own (not a built-in) that raises becomes one
+    :class:`~domeng.core.errors.PlayerError` naming it (no traceback)."""
+    try:
+        yield
+    except (DomengError, KeyboardInterrupt, MemoryError, SystemExit):
+        raise
+    except Exception as e:
+        own = [p for p in plan.players if ":" in p] if plan.engine_players is None else \
+            list(plan.players)
+        if not own:
+            raise
+        text = " ".join(str(e).split())[:200]
+        raise PlayerError(f"player {', '.join(dict.fromkeys(own))} failed at tables "
+                          f"{start}..{start + n - 1}: {type(e).__name__}: {text}") from None
 
 
 def _play_in_pieces(plan: Plan, start: int, n: int, threads, sink):

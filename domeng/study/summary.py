@@ -31,9 +31,9 @@ CHUNK_ROUNDS = 200_000
 CHUNK_ROUNDS_RECORDS = 100_000
 #: and never more tables than this (each table's aggregates take AGG_LEN int64)
 MAX_CHUNK_TABLES = 16_384
-#: the most table-rounds one study may ask for (about 3 years at 10^8 rounds/s):
-#: a larger budget cannot finish and is refused at once
-MAX_TABLE_ROUNDS = 10**16
+#: the most table-rounds one study may ask for (about four months at 10^7
+#: rounds/s): a larger budget cannot finish and is refused at once
+MAX_TABLE_ROUNDS = 10**14
 #: the most tables one study may have (the chunk plan is lazy, but the
 #: progress and every chunk index must stay exact integers)
 MAX_TABLES = 10**12
