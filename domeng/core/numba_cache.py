@@ -52,14 +52,14 @@ def compile_pending() -> bool:
     bar, never an error."""
     import sys
 
-    k = sys.modules.get("domeng.engine.kernel")
+    k = sys.modules.get("domeng.batch.loop")
     if k is not None and getattr(getattr(k, "run_kernel", None), "signatures", None):
         return False
     try:
         if not _stamp().is_file() or _stamp().read_text().strip() != _source_hash():
             return True
-        cache = _PKG / "engine" / "__pycache__"
-        return not any(cache.glob("kernel.run_kernel-*.nbi"))
+        cache = _PKG / "batch" / "__pycache__"
+        return not any(cache.glob("loop.run_kernel-*.nbi"))
     except OSError:
         return True
 

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_kernel_slices_give_the_numbers_of_one_call(monkeypatch):
     whole = T.run_tables(MIXED, Rules(), 3, 5, 4, 60, records=True, threads=1)
     calls = []
-    real = T.K.run_kernel
+    real = T.loop.run_kernel
 
     def spy(pids, fns, rules, state, rounds, *rest):
         calls.append(rounds)
@@ -46,7 +46,7 @@ def test_kernel_slices_give_the_numbers_of_one_call(monkeypatch):
 
 def test_slices_grow_to_the_time_target(monkeypatch):
     calls = []
-    real = T.K.run_kernel
+    real = T.loop.run_kernel
     monkeypatch.setattr(T.K, "run_kernel",
                         lambda p, f, r, s, rounds, *a: (calls.append(rounds), real(p, f, r, s, rounds, *a)))
     T.run_tables("random", Rules(), 0, 0, 1, 5000, threads=1)
