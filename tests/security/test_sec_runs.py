@@ -35,7 +35,7 @@ def test_kernel_slices_give_the_numbers_of_one_call(monkeypatch):
         calls.append(rounds)
         return real(pids, fns, rules, state, rounds, *rest)
 
-    monkeypatch.setattr(T.K, "run_kernel", spy)
+    monkeypatch.setattr(T.loop, "run_kernel", spy)
     monkeypatch.setattr(T, "SLICE_SECONDS", 0.0)  # the smallest slices: one round each
     cut = T.run_tables(MIXED, Rules(), 3, 5, 4, 60, records=True, threads=1)
     assert len(calls) == 60 and set(calls) == {1}
@@ -47,7 +47,7 @@ def test_kernel_slices_give_the_numbers_of_one_call(monkeypatch):
 def test_slices_grow_to_the_time_target(monkeypatch):
     calls = []
     real = T.loop.run_kernel
-    monkeypatch.setattr(T.K, "run_kernel",
+    monkeypatch.setattr(T.loop, "run_kernel",
                         lambda p, f, r, s, rounds, *a: (calls.append(rounds), real(p, f, r, s, rounds, *a)))
     T.run_tables("random", Rules(), 0, 0, 1, 5000, threads=1)
     assert sum(calls) == 5000 and calls[0] == 1 and max(calls) > 1
