@@ -23,7 +23,7 @@ EXIT_USAGE = 2
 EXIT_ENVIRONMENT = 1
 
 #: the commands, in the order ``domeng --help`` lists them (module domeng.cli.<name>)
-COMMANDS = ("simulate", "tournament", "report", "rules", "play")
+COMMANDS = ("simulate", "tournament", "report", "rules", "play", "trace")
 
 
 def build_parser() -> argparse.ArgumentParser:
