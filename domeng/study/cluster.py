@@ -111,7 +111,10 @@ def local_cluster(workers: int, dashboard: bool = False, **kwargs) -> Iterator[o
     opts = dict(n_workers=workers, threads_per_worker=1, processes=True,
                 host="127.0.0.1", protocol="tls://", security=security,
                 dashboard_address="127.0.0.1:0" if dashboard else None,
-                worker_dashboard_address=None, silence_logs=logging.CRITICAL)
+                worker_dashboard_address=None, silence_logs=logging.CRITICAL,
+                # dask starts an HTTP server even with the dashboard off, by default on
+                # port 8787: bind it to a free local port (it is closed at once below)
+                scheduler_kwargs={"dashboard": dashboard, "dashboard_address": "127.0.0.1:0"})
     opts.update(kwargs)
     try:
         cluster = distributed.LocalCluster(**opts)
