@@ -10,12 +10,11 @@ engine, a numba batch engine and Monte Carlo studies.
   ``domeng.resume(DIR)`` survive crashes (:mod:`domeng.study.checkpoint`).
 
 Heavier names are imported lazily, so ``import domeng.core.tiles`` stays light.
+Importing domeng has no side effects: it deletes no files and installs no
+warning filter or matplotlib backend.
 """
 
-from domeng.core.numba_cache import check as _check_numba_cache
-
-_check_numba_cache()
-
+#: the version of domeng, in this one place (pyproject.toml reads it)
 __version__ = "0.1.0"
 
 __all__ = ["simulate", "resume", "Results", "Rules", "Table", "Round", "Move", "DomengError",

@@ -83,7 +83,13 @@ def test_cli_scheduler_gives_the_local_numbers(client, capsys):
             "--rule", "pollo=4", "--json", "--no-progress"]
     assert main(argv) == 0
     here = json.loads(capsys.readouterr().out)
-    assert main(argv + ["--scheduler", client.scheduler.address, "--chunk-tables", "3"]) == 0
+    import dask
+
+    sec = client.security  # the local cluster's temporary TLS credentials, given as a user
+    with dask.config.set({"distributed.comm.tls.ca-file": sec.tls_ca_file,  # would (docs)
+                          "distributed.comm.tls.client.cert": sec.tls_client_cert,
+                          "distributed.comm.tls.client.key": sec.tls_client_key}):
+        assert main(argv + ["--scheduler", client.scheduler.address, "--chunk-tables", "3"]) == 0
     there = json.loads(capsys.readouterr().out)
     assert there == here and there["total_rounds"] == 221
 
@@ -153,8 +159,9 @@ def test_a_worker_killed_in_the_middle_is_replaced_and_the_result_is_identical()
         entered = [k for k, _, finish in log if finish == "processing"]
         again = {k for k in entered if entered.count(k) >= 2}
         assert again and lost <= again, (lost, again)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 180  # a bound for a hung nanny, not a timing bet
         while time.monotonic() < deadline:  # the nanny starts a new worker process
+            c.wait_for_workers(2, timeout=180)  # event-driven: returns when it registered
             now = c.run(os.getpid)
             if victim not in now.values() and len(now) == 2:
                 break

@@ -78,20 +78,44 @@ def one_line_error(capsys, argv, expect: str) -> str:
 
 
 # ---------------------------------------------------------------- kill -9
+#: the child of the kill -9 test: a real `domeng simulate` whose 3rd chunk
+#: write signals "ready" and then waits to be killed (no race with the parent)
+_CHILD = """
+import sys, time
+from pathlib import Path
+from domeng.study import checkpoint
+from domeng.cli.main import main
+
+real = checkpoint.Checkpoint.write_chunk
+written = []
+
+def write_chunk(self, r):
+    real(self, r)
+    written.append(r.index)
+    if len(written) == 3:
+        Path(sys.argv[1]).write_text("ready")
+        while True:
+            time.sleep(60)  # killed here, in the middle of the study
+
+checkpoint.Checkpoint.write_chunk = write_chunk
+sys.exit(main(sys.argv[2:]))
+"""
+
+
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, capsys):
     out = tmp_path / "study"
+    ready = tmp_path / "ready"
     study = ["--tables", "40", "--rounds", "40000", "--chunk-tables", "2", "--players", MIXED,
              "--seed", "3"]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "domeng", "simulate", *study, "--workers", "1",
-                             "--no-progress", "--json", "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(ready), "simulate", *study,
+                             "--workers", "1", "--no-progress", "--json", "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if (out / "chunks").is_dir() and len(chunk_files(out)) >= 3:
-                break
-            time.sleep(0.005)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None and not ready.exists():
+            time.sleep(0.02)
+        assert ready.exists(), "the study never wrote its third chunk"
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     finally:
@@ -278,11 +302,11 @@ def test_out_replaces_a_finished_study_and_leaves_nothing_beside_it(tmp_path, ca
 def test_a_failed_run_over_a_finished_study_keeps_the_old_results(tmp_path, monkeypatch):
     """--out on a finished study: the old results stay (as DIR.previous) until
     the new study has finished, so a failure or an interrupt loses nothing."""
-    from domeng.study import simulate as study
+    from domeng.study import chunks as chunks_mod
 
     d = tmp_path / "study"
     old = simulate(checkpoint=d, progress=False, **STUDY)
-    real = study.run_tables
+    real = chunks_mod.run_tables
     calls = []
 
     def failing(*args, **kwargs):
@@ -291,13 +315,13 @@ def test_a_failed_run_over_a_finished_study_keeps_the_old_results(tmp_path, monk
             raise KeyboardInterrupt  # as if the user pressed Ctrl-C mid-study
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(study, "run_tables", failing)
+    monkeypatch.setattr(chunks_mod, "run_tables", failing)
     with pytest.raises(KeyboardInterrupt):
         simulate(checkpoint=d, progress=False, chunk_tables=2, **{**STUDY, "seed": 9})
     kept = tmp_path / "study.previous"
     assert Results.load(kept).equals(old)
     # the new study can be resumed; once it has finished the old results go
-    monkeypatch.setattr(study, "run_tables", real)
+    monkeypatch.setattr(chunks_mod, "run_tables", real)
     new = domeng.resume(d, progress=False)
     assert new.seed == 9 and not kept.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["study"]

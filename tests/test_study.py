@@ -11,12 +11,15 @@ import pytest
 
 import domeng
 from domeng.core import layout as L
+from domeng.study import chunks as chunks_mod
+from domeng.study import records as records_mod
 from domeng.study import simulate as study
 from domeng.core.errors import DomengError, PlayerError, RulesError
 from domeng.players.registry import make_player
 from domeng.batch.reference import run_reference
 from domeng.results.results import ratio
 from domeng.core.rules import Rules
+from domeng.infra.progress import Progress
 from domeng.study.simulate import StudyError, simulate, summarize_state
 
 MIXED = "random,heavy,keeper,hunter,random"
@@ -202,7 +205,7 @@ def test_progress_callable_and_bar():
     simulate(tables=5, rounds=2, chunk_tables=2, progress=lambda d, t: calls.append((d, t)))
     assert calls == [(2, 5), (4, 5), (5, 5)]
     buf = io.StringIO()
-    bar = study.ProgressBar(5, 2, stream=buf)
+    bar = Progress(5, per_item=2, stream=buf)
     bar(5, 5)
     line = buf.getvalue()
     assert "100.0%" in line and "rounds/s" in line and "5/5 tables" in line
@@ -210,7 +213,7 @@ def test_progress_callable_and_bar():
 
 # ---------------------------------------------------------------- records
 def test_records_parquet(tmp_path, monkeypatch):
-    monkeypatch.setattr(study, "RECORD_ROW_GROUP", 8)  # several row groups
+    monkeypatch.setattr(records_mod, "RECORD_ROW_GROUP", 8)  # several row groups
     path = tmp_path / "rec.parquet"
     res = simulate(tables=5, rounds=7, players=MIXED, seed=3, chunk_tables=2, records=path,
                    progress=False)
@@ -245,7 +248,7 @@ def test_records_bad_folder(tmp_path):
 
 
 def test_failed_study_leaves_no_records(tmp_path, monkeypatch):
-    real = study.run_tables
+    real = chunks_mod.run_tables
     calls = []
 
     def flaky(*args, **kwargs):
@@ -254,7 +257,7 @@ def test_failed_study_leaves_no_records(tmp_path, monkeypatch):
             raise RuntimeError("engine failure")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(study, "run_tables", flaky)
+    monkeypatch.setattr(chunks_mod, "run_tables", flaky)
     with pytest.raises(RuntimeError):
         simulate(tables=4, rounds=2, chunk_tables=1, records=tmp_path / "r.parquet", progress=False)
     assert list(tmp_path.iterdir()) == []

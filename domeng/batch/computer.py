@@ -22,6 +22,7 @@ from domeng.batch import loop
 from domeng.batch.tables import _quiet_compile, kernel_players
 from domeng.core.errors import DomengError, PlayerError
 from domeng.core.layout import ST_BAD_MOVES
+from domeng.core.numba_cache import prepare
 from domeng.core.observation import MAX_TURNS, OBS_LEN
 
 
@@ -31,6 +32,7 @@ class Computers:
     asked).  ``action(game)`` is the action of the seat to move's player."""
 
     def __init__(self, players: Any) -> None:
+        prepare()
         self.pids, self.fns = kernel_players(players)
         self._crng = np.zeros(1, dtype=np.uint64)
         self._pobs = np.zeros(OBS_LEN, dtype=np.int64)

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from domeng.batch import loop
+from domeng.core.numba_cache import prepare as prepare_engine
 from domeng.engine import kernel as K
 from domeng.core.events import decode_rows
 from domeng.core.errors import DomengError, PlayerError
@@ -62,6 +63,7 @@ def kernel_players(players: Any) -> tuple[np.ndarray, tuple]:
 def initial_states(seed: int, table_start: int, n_tables: int, rules: Rules) -> np.ndarray:
     """Fresh states of tables ``table_start .. table_start + n_tables - 1``."""
     _check_seed(seed)
+    prepare_engine()
     return K.init_states(np.uint64(seed), table_start, n_tables, rules.stones)
 
 
@@ -121,9 +123,14 @@ def run_tables(
         recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
     rec_n = np.zeros(n_tables, dtype=np.int64)
     _set_threads(threads)
+    prepare_engine()
+    rules_arr = rules.to_array()
     with _quiet_compile():
-        loop.run_kernel(pids, fns, rules.to_array(), state, rounds, camats, agg, recs, rec_n,
-                        int(records))
+        if camats > 0 or rounds <= 1 or n_tables == 0:
+            loop.run_kernel(pids, fns, rules_arr, state, rounds, camats, agg, recs, rec_n,
+                            int(records))
+        else:
+            _run_in_slices(pids, fns, rules_arr, state, rounds, agg, recs if records else None)
     _check_bad_moves(state, specs)
     out_recs = None
     if records:
@@ -134,6 +141,40 @@ def run_tables(
             recs = recs[keep]
         out_recs = recs
     return TablesOutput(agg, state, out_recs)
+
+
+#: each kernel call of run_tables aims at about this many seconds, so that
+#: Ctrl-C (handled by Python between calls) acts within a second
+SLICE_SECONDS = 0.25
+
+
+def _run_in_slices(pids, fns, rules_arr, state, rounds, agg, recs) -> None:
+    """Play ``rounds`` rounds at every table of ``state`` in slices of rounds
+    (the kernel continues a table from its state, so the numbers equal one
+    call's exactly), each slice sized to take about :data:`SLICE_SECONDS`."""
+    import time
+
+    n = state.shape[0]
+    done, step = 0, 1
+    part_agg = np.zeros_like(agg)
+    rec_n = np.zeros(n, dtype=np.int64)
+    while done < rounds:
+        s = min(step, rounds - done)
+        part_agg[:] = 0
+        buf = (np.zeros((n * s, L.REC_LEN), dtype=np.int64) if recs is not None
+               else np.zeros((1, L.REC_LEN), dtype=np.int64))
+        t0 = time.perf_counter()
+        loop.run_kernel(pids, fns, rules_arr, state, s, 0, part_agg, buf, rec_n,
+                        int(recs is not None))
+        took = time.perf_counter() - t0
+        agg += part_agg
+        if recs is not None:
+            recs.reshape(n, rounds, L.REC_LEN)[:, done:done + s] = buf.reshape(n, s, L.REC_LEN)
+        done += s
+        if took < SLICE_SECONDS / 2:  # grow (at most x8 a time) towards the target
+            step = max(1, min(step * 8, int(s * SLICE_SECONDS / max(took, 1e-6))))
+        elif took > SLICE_SECONDS * 2:
+            step = max(1, int(s * SLICE_SECONDS / took))
 
 
 @contextmanager
@@ -169,6 +210,7 @@ def trace_table(
     """
     rules = rules if rules is not None else Rules()
     pids, fns = kernel_players(players)
+    prepare_engine()
     st = initial_states(seed, table, 1, rules)[0] if state is None else np.array(state)
     agg = np.zeros(L.AGG_LEN, dtype=np.int64)
     tr = np.zeros((rounds * K.TR_ROWS_PER_ROUND, K.TR_WIDTH), dtype=np.int64)

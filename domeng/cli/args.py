@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-
-class UsageError(Exception):
-    """Bad command-line usage (reported as one line, exit 2)."""
+from domeng.core.errors import UsageError  # noqa: F401  (the commands import it from here)
 
 
 class Parser(argparse.ArgumentParser):
@@ -18,7 +16,7 @@ class Parser(argparse.ArgumentParser):
 def whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):
     def conv(text: str) -> int:
         try:
-            v = int(text.replace("_", ""))
+            v = _ascii_int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {name} >= {minimum}, got {text!r}") from None
         if v < minimum or v > maximum:
@@ -31,13 +29,22 @@ def whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):
 def seed(text: str) -> int:
     """A seed: a whole number 0 <= seed < 2**64."""
     try:
-        v = int(text.replace("_", ""))
+        v = _ascii_int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}") from None
     if not 0 <= v < 2**64:
         raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2**64 - 1, "
                                          f"got {text!r}")
     return v
+
+
+def _ascii_int(text: str) -> int:
+    """A whole number in ASCII digits (``int`` alone accepts Unicode digits
+    and thousands of them: refused here, over 40 digits)."""
+    t = text.strip().replace("_", "")
+    if not t.isascii() or len(t) > 40:
+        raise ValueError(text)
+    return int(t)
 
 
 def one_line(e: BaseException) -> str:

@@ -5,7 +5,8 @@ fast.
 
 Exit status: 0 on success; 2 on bad usage or bad input (one line on
 stderr, ``domeng: error: ...`` or ``domeng simulate: error: ...``, no
-traceback); 130 when interrupted.  Progress goes to stderr, results to stdout.
+traceback); 1 when the machine stopped the work (a full disk, a
+permission, a cluster lost or stalled: one line too); 130 when interrupted.  Progress goes to stderr, results to stdout.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import os
 import sys
 
 from domeng.cli.args import Parser, UsageError, one_line
-from domeng.core.errors import DomengError
+from domeng.core.errors import DomengError, is_environment_failure
 
 EXIT_USAGE = 2
+EXIT_ENVIRONMENT = 1
 
 #: the commands, in the order ``domeng --help`` lists them (module domeng.cli.<name>)
 COMMANDS = ("simulate", "tournament", "ladder", "report", "rules", "play", "trace", "serve")
@@ -27,9 +29,9 @@ COMMANDS = ("simulate", "tournament", "ladder", "report", "rules", "play", "trac
 def build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="domeng", description="Domeng, the five-player domino game of South "
                "Sulawesi: Monte Carlo studies of its rules and strategies.")
-    from domeng.results.results import package_version
+    from domeng import __version__
 
-    p.add_argument("--version", action="version", version=f"domeng {package_version()}")
+    p.add_argument("--version", action="version", version=f"domeng {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"domeng.cli.{name}").add_parser(sub)
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except DomengError as e:
         print(f"domeng: error: {one_line(e)}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_ENVIRONMENT if is_environment_failure(e) else EXIT_USAGE
     except BrokenPipeError:
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -64,10 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         where = f" {e.filename!r}" if getattr(e, "filename", None) else ""
         print(f"domeng: error:{where} {e.strerror or one_line(e)}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_ENVIRONMENT if is_environment_failure(e) else EXIT_USAGE
     except MemoryError:
         print("domeng: error: not enough memory for this study; use fewer tables or chunk it "
               "(--chunk-tables)", file=sys.stderr)
+        return EXIT_ENVIRONMENT
+    except RecursionError:
+        print("domeng: error: an input file is nested too deeply to be read", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("\ndomeng: interrupted", file=sys.stderr)

@@ -15,15 +15,21 @@ def add_parser(sub) -> None:
 
 
 def cmd_report(args) -> int:
+    from domeng.core.errors import DomengError, ResultsWriteError
+    from domeng.infra.fs import FolderLock
     from domeng.results.report import render
-    from domeng.results.results import Results, ResultsError
+    from domeng.results.results import Results
 
-    res = Results.load(args.dir)
+    res = Results.load(args.dir)  # reads only; runs nothing named in the folder
     try:
-        res.write_files(args.dir)
-        paths = render(res, args.dir)
+        with FolderLock(args.dir):  # files it does not replace are kept; links are not followed
+            res.write_files(args.dir)
+            paths = render(res, args.dir)
+    except DomengError:
+        raise
     except OSError as e:
-        raise ResultsError(f"cannot write the report into {args.dir!r}: {e.strerror or e}") from None
+        raise ResultsWriteError(f"cannot write the report into {args.dir!r}: "
+                                f"{e.strerror or e}") from None
     if args.json:
         print(res.to_json())
     else:

@@ -52,7 +52,14 @@ def add_parser(sub) -> None:
                    help="run the chunks on the Dask cluster of this scheduler (see docs/cluster.md)")
     s.add_argument("--cluster", default=None, metavar="local:N",
                    help="start a local Dask cluster of N worker processes (1 thread each) for "
-                        "this study, and stop it at the end")
+                        "this study, and stop it at the end (secured with temporary TLS "
+                        "credentials; see docs/security.md)")
+    s.add_argument("--dashboard", action="store_true",
+                   help="with --cluster: also serve the Dask dashboard (on 127.0.0.1, a free "
+                        "port; off by default)")
+    s.add_argument("--stall-timeout", type=whole(1, maximum=10**6), default=600, metavar="S",
+                   help="with a cluster: fail (the checkpoint intact) when no chunk finishes "
+                        "for S seconds (default 600)")
     s.set_defaults(func=cmd_simulate)
 
 
@@ -62,6 +69,8 @@ def cmd_simulate(args) -> int:
     from domeng.core.rules import Rules
     from domeng.study.simulate import simulate
 
+    if args.dashboard and not args.cluster:
+        raise UsageError("domeng simulate: error: --dashboard goes with --cluster local:N")
     if args.scheduler and args.cluster:
         raise UsageError("domeng simulate: error: give either --scheduler or --cluster, not both")
     if args.workers is not None and (args.scheduler or args.cluster):
@@ -72,15 +81,20 @@ def cmd_simulate(args) -> int:
             raise UsageError("domeng simulate: error: --resume DIR writes its results into DIR; "
                              "do not give another --out")
         from domeng.study.checkpoint import Checkpoint, resume
+        from domeng.study.names import modules_named, resolve_names_safely
 
-        Checkpoint.open(args.resume)  # refuse a folder it cannot resume before any cluster starts
+        # refuse a folder it cannot resume before any cluster starts; a player module named
+        # in its manifest is imported only if the user names the players again
+        allow = modules_named(resolve_names_safely(args.players)) if args.players else False
+        Checkpoint.open(args.resume, allow_import=allow)
         expect = dict(tables=args.tables, rounds=args.rounds, seed=args.seed, players=args.players,
                       chunk_tables=args.chunk_tables,
                       rules=Rules.parse(args.rule) if args.rule else None,
                       records=True if args.records else None)
-        with client_for(args.scheduler, args.cluster) as client:
+        with client_for(args.scheduler, args.cluster, args.dashboard) as client:
             res = resume(args.resume, client=client, workers=args.workers,
-                         progress=not args.no_progress, **expect)
+                         progress=not args.no_progress, stall_seconds=args.stall_timeout,
+                         **expect)
         out = args.resume
         render(res, out)
     else:
@@ -92,11 +106,11 @@ def cmd_simulate(args) -> int:
                       players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
                       rules=rules, seed=0 if args.seed is None else args.seed,
                       workers=args.workers, chunk_tables=args.chunk_tables,
-                      progress=not args.no_progress)
+                      progress=not args.no_progress, stall_seconds=args.stall_timeout)
         out = args.out
         if out is not None:
             _check_out(out)
-        with client_for(args.scheduler, args.cluster) as client:
+        with client_for(args.scheduler, args.cluster, args.dashboard) as client:
             if out is None:
                 res = simulate(client=client, **kwargs)
             else:
@@ -121,17 +135,6 @@ def cmd_simulate(args) -> int:
 
 def _check_out(out: str) -> None:
     """Refuse an --out folder that a new study may not use, before a cluster starts."""
-    from domeng.study.checkpoint import CheckpointError, MANIFEST
-    from domeng.results.results import ResultsError
+    from domeng.study.checkpoint import check_new_output
 
-    p = Path(out)
-    if p.exists() and not p.is_dir():
-        raise ResultsError(f"cannot write results to {out!r}: it is a file")
-    if p.is_dir() and not (p / "results.npz").exists():
-        names = [q.name for q in p.iterdir()]
-        if MANIFEST in names:
-            raise CheckpointError(f"{out!r} holds an unfinished study: continue it with "
-                                  f"`domeng simulate --resume {out}`, or delete the folder")
-        if names:
-            raise ResultsError(f"refusing to write results to {out!r}: the folder exists and "
-                               "holds something other than domeng results")
+    check_new_output(out)

@@ -156,3 +156,15 @@ REC_LEN = len(REC_COLUMNS)
 #: ``lead``: the tile led; ``second_passed``: 1 if the seat after the starter
 #: passed on its first turn (the foundation's exact first-round values are
 #: checked on these)
+
+# Per-group sums of the final per-table state (``ST_*``), int64[S_LEN]: the
+# ``group_state`` of a study's results (see domeng.study.summary)
+S_STONES = 0            #: [5] stones held at the end, by seat
+S_TABLE = 5             #: stones on the table at the end
+S_CAMAT_HOLDER = 6      #: [6] tables whose current CAMAT is seat 0..4; [5]: no CAMAT
+S_CAMATS = 12           #: CAMATs designated over the whole game
+S_SINCE_CAMAT = 13      #: rounds since the last CAMAT (or since the start)
+S_ROUNDS = 14           #: rounds played
+S_CAMATS_HIST = 15      #: [32] tables by number of CAMATs (bin 31: 31 or more)
+CAMATS_BINS = 32
+S_LEN = S_CAMATS_HIST + CAMATS_BINS

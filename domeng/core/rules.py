@@ -83,6 +83,7 @@ class Rules:
                     raise RulesError(
                         f"rule option {f.name} must be true or false, got {value!r}"
                     )
+                object.__setattr__(self, f.name, bool(value))  # numpy bools: plain (JSON)
             else:
                 if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                     raise RulesError(
@@ -94,6 +95,7 @@ class Rules:
                         f"rule option {f.name} must be a whole number from 0 to {MAX_VALUE:,}, "
                         f"got {value}"
                     )
+                object.__setattr__(self, f.name, int(value))  # numpy integers: plain (JSON)
         if self.stones < 1:
             raise RulesError(f"rule option stones must be a whole number >= 1, got {self.stones}")
 
@@ -157,6 +159,8 @@ class Rules:
                 return False
             raise RulesError(f"rule option {key} must be true or false, got {text!r}")
         try:
+            if not s.isascii():  # int() would read Unicode digits such as '٣'
+                raise ValueError
             return int(s)
         except ValueError:
             raise RulesError(

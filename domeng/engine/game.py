@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from domeng.core import layout as L
+from domeng.core.numba_cache import prepare
 from domeng.core.errors import DomengError, IllegalMoveError
 from domeng.core.events import END_KINDS, END_NAMES, TR_ROWS_PER_ROUND, decode_rows, for_seat
 from domeng.core.observation import MAX_TURNS, OBS_LEN
@@ -80,6 +81,7 @@ class Game:
                                        f"got {v!r}")
         self.seed = int(seed)
         self.table = int(table)
+        prepare()  # the compiled engine's cache is checked before its first use
         st = K.init_states(np.uint64(self.seed), self.table, 1, self.rules.stones)[0]
         self._S = E.new_state(self.rules.to_array(), st, 1, TR_ROWS_PER_ROUND)
         self._mask = np.zeros(N_ACTIONS, dtype=np.int64)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from domeng.core.errors import DomengError
+from domeng.infra.fs import atomic_write
 from domeng.play.session import SaveFileError, Session
 
 KEY_BYTES = 32
@@ -120,32 +121,10 @@ def write_save(path: str, session: Session) -> None:
     data["hmac"] = _digest(load_key(create=True), data)  # type: ignore[arg-type]
     text = "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) \
         + "\n}\n"
-    p = Path(path)
-    folder = p.parent if str(p.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=folder)
+        atomic_write(path, text)  # the one atomic write (domeng.infra.fs)
     except OSError as e:
         raise SaveFileError(f"cannot save to {path}: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise SaveFileError(f"cannot save to {path}: {e.strerror or e}") from None
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass  # the rename is done; a folder that cannot be fsynced is not an error
 
 
 # ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Sequence
 
 from domeng.batch.computer import Computers
-from domeng.core.errors import DomengError, IllegalMoveError, PlayerError
+from domeng.core.errors import SaveFileError, DomengError, IllegalMoveError, PlayerError
 from domeng.core.events import END_NAMES
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
@@ -48,10 +48,6 @@ SAVE_VERSION = 3
 MAX_ACTIONS_PER_ROUND = 1_000
 MAX_SAVED_ROUNDS = 100_000
 
-
-class SaveFileError(DomengError):
-    """A save file that cannot be used: unreadable, corrupt, edited, foreign
-    or of another format version."""
 
 
 # ---------------------------------------------------------------------------

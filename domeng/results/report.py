@@ -1,4 +1,4 @@
-"""Plots (matplotlib, Agg backend, PNG) and a self-contained HTML report.
+"""Plots (matplotlib figures without pyplot, PNG) and a self-contained HTML report.
 
 :func:`plots` returns each figure as PNG bytes; :func:`html_report` embeds
 them (base64) with the study's tables; :func:`render` writes both into a
@@ -13,13 +13,10 @@ import io
 import os
 from pathlib import Path
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from domeng.results.results import Z95, Results, atomic_write  # noqa: E402
+from domeng.infra.fs import atomic_write, fixed_subfolder
+from domeng.results.results import Z95, Results
 
 #: plot names, in report order, with their captions
 PLOTS = {
@@ -40,10 +37,18 @@ _ORANGE = "#d9822b"
 _GREY = "#777777"
 
 
+def _subplots(*args, figsize, layout=None, **kwargs):
+    """A :class:`matplotlib.figure.Figure` and its axes, without pyplot
+    (rendered by the Agg canvas on save; the process's backend is untouched)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout=layout)
+    return fig, fig.subplots(*args, **kwargs)
+
+
 def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return buf.getvalue()
 
 
@@ -77,7 +82,7 @@ def plot_win_rates(res: Results) -> bytes:
     off = res.win_by_starter_offset().query("kind == 'ALL'")
     seat = res.win_by_seat().query("kind == 'ALL'")
     ply = res.win_by_player().query("kind == 'ALL'")
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.4), sharey=True, layout="constrained",
+    fig, axes = _subplots(1, 3, figsize=(13, 4.4), sharey=True, layout="constrained",
                              gridspec_kw={"width_ratios": [5, 5, max(len(ply), 2)]})
     _bars(axes[0], [f"+{o}" if o else "starter" for o in off.offset], off.rate, off.se, ref=0.2)
     axes[0].set_title("by seat offset from the starter")
@@ -94,7 +99,7 @@ def plot_win_rates(res: Results) -> bytes:
 
 def plot_end_kinds(res: Results) -> bytes:
     df = res.end_kinds()
-    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    fig, ax = _subplots(figsize=(6.5, 4), layout="constrained")
     _bars(ax, list(df.kind), df.share, df.se, fmt="{:.1%}")
     ax.set_ylabel("share of rounds")
     ax.set_title("How rounds end\n" + _subtitle(res), fontsize=10)
@@ -103,7 +108,7 @@ def plot_end_kinds(res: Results) -> bytes:
 
 def plot_passebunge(res: Results) -> bytes:
     df = res.passes_by_seat().query("event == 'PASSEBUNGE'")
-    fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
+    fig, ax = _subplots(figsize=(7.5, 4), layout="constrained")
     x = np.arange(len(df))
     w = 0.38
     ax.bar(x - w / 2, df.per_round, w, yerr=_err(df.per_round_se), capsize=3, color=_BLUE,
@@ -124,7 +129,7 @@ def plot_passebunge(res: Results) -> bytes:
 def plot_stone_flows(res: Results) -> bytes:
     m = res.flow_matrix()
     unpaid = res.unpaid().groupby("dest_seat").per_round.sum().reindex(range(5), fill_value=0.0)
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.8, 6.2), sharex=True, layout="constrained",
+    fig, (ax, ax2) = _subplots(2, 1, figsize=(7.8, 6.2), sharex=True, layout="constrained",
                                   gridspec_kw={"height_ratios": [6, 1]})
     vmax = max(float(m.to_numpy().max()), 1e-9)
     im = ax.imshow(m.to_numpy(), cmap="Blues", vmin=0, vmax=vmax, aspect="auto")
@@ -153,7 +158,7 @@ def plot_stone_flows(res: Results) -> bytes:
 
 def plot_camat_gaps(res: Results) -> bytes:
     df = res.camat_gaps()
-    fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
+    fig, ax = _subplots(figsize=(7.5, 4), layout="constrained")
     nz = np.nonzero(df.camats.to_numpy())[0]
     if len(nz) == 0:
         ax.text(0.5, 0.5, "no CAMAT in this study", ha="center", va="center",
@@ -179,7 +184,7 @@ def plot_camat_gaps(res: Results) -> bytes:
 
 def plot_round_length(res: Results) -> bytes:
     df = res.round_length()
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+    fig, axes = _subplots(1, 2, figsize=(10, 3.8), layout="constrained")
     s = res.summary()
     for ax, measure, key, color in ((axes[0], "tiles", "tiles_per_round", _BLUE),
                                     (axes[1], "turns", "turns_per_round", _ORANGE)):
@@ -286,11 +291,12 @@ def render(res: Results, folder: str | os.PathLike) -> dict[str, Path]:
     """Write ``plots/NAME.png`` and ``report.html`` into ``folder``
     (each file under a temporary name, then renamed).  Returns the paths."""
     folder = Path(folder)
-    (folder / "plots").mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    plots_dir = fixed_subfolder(folder, "plots")
     pngs = plots(res)
     out = {}
     for name, data in pngs.items():
-        p = folder / "plots" / f"{name}.png"
+        p = plots_dir / f"{name}.png"
         atomic_write(p, data)
         out[name] = p
     p = folder / "report.html"

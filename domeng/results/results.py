@@ -27,21 +27,21 @@ seats is (wins of both seats) / (2 x rounds), comparable to a seat's rate.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
-import shutil
-import tempfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pandas as pd
 
 from domeng.core import layout as L
-from domeng.core.errors import DomengError
+from domeng.core.errors import DomengError, ResultsError, ResultsWriteError  # noqa: F401
+from domeng.core.layout import CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS, S_CAMATS_HIST, S_LEN, S_STONES, S_TABLE
 from domeng.core.rules import Rules
+from domeng.infra import fs
+from domeng.infra.fs import atomic_directory, atomic_write  # noqa: F401  (the names this module had)
 
 Z95 = 1.959963984540054
 SUMMARY_SCHEMA = "domeng.summary/1"
@@ -55,33 +55,26 @@ FRAME_NAMES = (
 ALL = "ALL"
 
 
-class ResultsError(DomengError, OSError):
-    """A results folder that cannot be written, or read back (missing, corrupt)."""
-
-
 def package_version() -> str:
-    """The installed version of domeng (or the checkout's pyproject version)."""
-    try:
-        from importlib.metadata import version
+    """The version of domeng (``domeng.__version__``, its one place)."""
+    from domeng import __version__
 
-        return version("domeng")
-    except Exception:  # PackageNotFoundError, or a broken install
-        pass
-    try:
-        import re
+    return __version__
 
-        text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
-        m = re.search(r'^version\s*=\s*"([^"]+)"', text, re.M)
-        if m:
-            return m.group(1)
-    except OSError:
-        pass
-    return "unknown"
+
+def study_digest(tables: int, rounds: int, seed: int, players: list, rules: dict,
+                 engine: str) -> str:
+    """A hash of what a study's numbers depend on: its counts, seed, players,
+    every rule option and the engine's source hash.  Stored in the results
+    (``meta["digest"]``) and in every chunk of a checkpoint, so that an
+    edited seed, rule or player list is detected on resume and report."""
+    text = json.dumps([int(tables), int(rounds), int(seed), [str(p) for p in players],
+                       sorted((str(k), v) for k, v in dict(rules).items()), str(engine)],
+                      default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _layout_meta() -> dict:
-    from domeng.study.simulate import S_LEN
-
     return {"agg_len": L.AGG_LEN,
             "agg_fields": [[k, v[0], v[1]] for k, v in L.AGG_FIELDS.items()],
             "state_len": S_LEN}
@@ -119,54 +112,6 @@ def _ci(df: pd.DataFrame, col: str = "rate", se: str = "se") -> pd.DataFrame:
     df["ci_low"] = df[col] - Z95 * df[se]
     df["ci_high"] = df[col] + Z95 * df[se]
     return df
-
-
-# ---------------------------------------------------------------- atomic files
-@contextmanager
-def atomic_directory(target: str | os.PathLike) -> Iterator[Path]:
-    """Yield a fresh temporary folder next to ``target``; on success it
-    replaces ``target`` in one rename (an existing results folder, or an
-    empty folder, is replaced; any other existing path is refused).  On
-    error the temporary folder is removed, so a half-written study never
-    sits under the final name."""
-    target = Path(target)
-    if target.exists():
-        if not target.is_dir():
-            raise ResultsError(f"cannot write results to {str(target)!r}: it is a file")
-        if any(target.iterdir()) and not ((target / "results.npz").exists()
-                                          or (target / "per_deal.npz").exists()):
-            raise ResultsError(
-                f"refusing to write results to {str(target)!r}: the folder exists and holds "
-                "something other than domeng results"
-            )
-    parent = target.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=parent))
-    except OSError as e:
-        raise ResultsError(f"cannot write results to {str(target)!r}: {e.strerror or e}") from None
-    try:
-        yield tmp
-        os.chmod(tmp, 0o755)
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
-            os.rmdir(old)
-            os.rename(target, old)
-            os.rename(tmp, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
-    """Write a file under a temporary name in the same folder, then rename
-    (durably: see :func:`domeng.study.checkpoint.durable_write`)."""
-    from domeng.study.checkpoint import durable_write
-
-    durable_write(path, data)
 
 
 # ---------------------------------------------------------------- Results
@@ -484,8 +429,6 @@ class Results:
         (stones held at the end), ``mean_stones_se``, ``camat_share`` (share
         of tables where this seat is CAMAT at the end; for ``table``: share
         of tables with no CAMAT), ``camat_share_se``."""
-        from domeng.study.simulate import S_CAMAT_HOLDER, S_STONES, S_TABLE
-
         st = self.group_state
         n = self.group_tables
         stones = np.concatenate([st[:, S_TABLE:S_TABLE + 1], st[:, S_STONES:S_STONES + 5]], axis=1)
@@ -503,8 +446,6 @@ class Results:
         """Distribution of the number of CAMATs a table had over its game.
 
         Columns: ``camats`` (0..31; 31 means 31 or more), ``tables``, ``share``."""
-        from domeng.study.simulate import CAMATS_BINS, S_CAMATS_HIST
-
         h = self.group_state[:, S_CAMATS_HIST:S_CAMATS_HIST + CAMATS_BINS].sum(axis=0)
         return pd.DataFrame({"camats": np.arange(CAMATS_BINS), "tables": h,
                              "share": h / max(self.tables, 1)})
@@ -519,8 +460,6 @@ class Results:
 
         Every estimated quantity is ``{"value": v, "se": s}`` (``se`` is
         null with a single table)."""
-        from domeng.study.simulate import S_CAMATS
-
         seats = [str(s) for s in range(L.N_SEATS)]
         pseats = self.player_seats()
         out: dict = {
@@ -634,21 +573,25 @@ class Results:
         """Write ``summary.json``, ``results.npz`` and ``tables/NAME.{parquet,csv}``
         into an existing folder (each file atomically).  Prefer :meth:`save`."""
         folder = Path(folder)
-        tables = folder / "tables"
-        tables.mkdir(exist_ok=True)
-        for name, df in self.frames().items():
-            tmp = tables / f".{name}.parquet.partial"
-            df.to_parquet(tmp, index=False)
-            os.replace(tmp, tables / f"{name}.parquet")
-            atomic_write(tables / f"{name}.csv", df.to_csv(index=False))
-        atomic_write(folder / "summary.json", self.to_json() + "\n")
-        meta = dict(self.meta)
-        meta["layout"] = _layout_meta()
-        tmp = folder / ".results.npz.partial"
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, group_agg=self.group_agg, group_state=self.group_state,
-                                group_tables=self.group_tables, meta=np.array(json.dumps(meta)))
-        os.replace(tmp, folder / "results.npz")
+        try:
+            fs.clean_temporaries(folder, ("tables", "plots"))
+            tables = fs.fixed_subfolder(folder, "tables")
+            for name, df in self.frames().items():
+                atomic_write(tables / f"{name}.parquet",
+                             lambda f, df=df: df.to_parquet(f, index=False))
+                atomic_write(tables / f"{name}.csv", df.to_csv(index=False))
+            atomic_write(folder / "summary.json", self.to_json() + "\n")
+            meta = dict(self.meta)
+            meta["layout"] = _layout_meta()
+            text = json.dumps(meta, default=_json_default)
+            atomic_write(folder / "results.npz", lambda f: np.savez_compressed(
+                f, group_agg=self.group_agg, group_state=self.group_state,
+                group_tables=self.group_tables, meta=np.array(text)))
+        except DomengError:
+            raise
+        except OSError as e:
+            raise ResultsWriteError(f"cannot write results to {str(folder)!r}: "
+                                    f"{e.strerror or e}") from None
 
     def save(self, folder: str | os.PathLike) -> Path:
         """Save to ``folder`` (created; an existing results folder is
@@ -663,8 +606,6 @@ class Results:
         """Read results saved by :meth:`save` (from ``results.npz``).
 
         Raises :class:`ResultsError` for a missing, incomplete or corrupt folder."""
-        from domeng.study.simulate import S_LEN
-
         folder = Path(folder)
         if not folder.is_dir():
             raise ResultsError(f"no results folder {str(folder)!r}")
@@ -675,6 +616,8 @@ class Results:
             with np.load(path, allow_pickle=False) as z:
                 agg, state, ntab = z["group_agg"], z["group_state"], z["group_tables"]
                 meta = json.loads(str(z["meta"]))
+            if not isinstance(meta, dict):
+                raise ValueError(f"meta is a JSON {type(meta).__name__}, not an object")
         except Exception as e:  # zipfile, ValueError, KeyError, JSON errors ...
             raise ResultsError(f"corrupt results file {str(path)!r}: {type(e).__name__}: "
                                f"{str(e).splitlines()[0] if str(e) else ''}") from None
@@ -684,24 +627,49 @@ class Results:
                                "(another domeng version); simulate again")
         G = agg.shape[0] if agg.ndim == 2 else -1
         if (agg.shape != (G, L.AGG_LEN) or state.shape != (G, S_LEN) or ntab.shape != (G,)
-                or G < 1 or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))
-                or int(ntab.sum()) != int(meta["tables"])):
+                or G < 1 or agg.dtype.kind not in "iu" or state.dtype.kind not in "iu"
+                or ntab.dtype.kind not in "iu"
+                or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))):
             raise ResultsError(f"corrupt results file {str(path)!r}: inconsistent arrays")
         try:
+            for key in ("tables", "rounds", "seed"):
+                if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
+                    raise ValueError(f"{key} must be a whole number")
+            if int(ntab.sum()) != meta["tables"]:
+                raise ValueError("inconsistent arrays")
+            if not isinstance(meta["rules"], dict):
+                raise ValueError("rules must be an object")
             Rules.from_mapping(meta["rules"])
             players = meta["players"]
             if not (isinstance(players, list) and len(players) == 5
-                    and all(isinstance(p, str) for p in players)):
-                raise ValueError("players must be a list of 5 names")
+                    and all(isinstance(p, str) and p.isprintable() and 0 < len(p) <= 200
+                            for p in players)):
+                raise ValueError("players must be a list of 5 printable names")
             for key in ("tables", "rounds", "seed"):
                 if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
                     raise ValueError(f"{key} must be a whole number")
             if int(agg[:, L.A_ROUNDS].sum()) != int(meta["tables"]) * int(meta["rounds"]):
                 raise ValueError("the rounds played do not match tables x rounds")
+            if "digest" in meta and meta["digest"] != study_digest(
+                    meta["tables"], meta["rounds"], meta["seed"], players, meta["rules"],
+                    meta.get("engine", "")):
+                raise ValueError("its seed, rules or players were edited after the study ran "
+                                 "(they do not match the digest written with the results)")
             res = cls(agg, state, ntab, meta)
             res.summary()  # everything a report reads must be computable
         except (DomengError, AttributeError, TypeError, ValueError, KeyError, IndexError,
-                ZeroDivisionError) as e:
+                ZeroDivisionError, OverflowError, RecursionError) as e:
             raise ResultsError(f"corrupt results file {str(path)!r}: "
                                f"{' '.join(str(e).split()) or type(e).__name__}") from None
         return res
+
+
+def _json_default(v):
+    """numpy scalars in metadata (e.g. a rule value given as ``np.int64``) as JSON numbers."""
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    raise TypeError(f"{type(v).__name__} is not JSON serialisable")

@@ -37,140 +37,114 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from domeng.study.chunks import ChunkResult, Plan
-from domeng.core.errors import DomengError
+from domeng.core.errors import (CheckpointError, DomengError, PlayerError,  # noqa: F401
+                                ResultsError, ResultsWriteError, UnsafePathError)
 from domeng.core.rules import Rules
+from domeng.infra import fs
+from domeng.infra.fs import FolderLock, fsync_dir  # noqa: F401
+from domeng.results.results import _layout_meta
+from domeng.study.chunks import ChunkResult, Plan, run_study
+from domeng.study.cluster import fingerprint
+from domeng.study.names import check_player_names
+from domeng.study.records import RecordWriter, records_table
+from domeng.study.summary import count, make_progress
 
-FORMAT = "domeng.study.checkpoint/1"
+FORMAT = "domeng.study.checkpoint/2"
 MANIFEST = "manifest.json"
 CHUNKS = "chunks"
 RECORDS_MERGED = "records.merged"
-_CHUNK_RE = re.compile(r"^chunk-(\d+)\.npz$")
-
-
-class CheckpointError(DomengError, ValueError):
-    """A checkpoint folder that cannot be resumed (missing, corrupt, from
-    another version, or asked to resume with other parameters)."""
-
-
-# ---------------------------------------------------------------- durable files
-def fsync_dir(path: str | os.PathLike) -> None:
-    """fsync a folder, so that a rename in it survives a power cut."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+_CHUNK_RE = re.compile(r"^chunk-(\d{7})\.npz$")
+#: a manifest larger than this is not a manifest
+MAX_MANIFEST_BYTES = 1 << 20
 
 
 def durable_write(path: str | os.PathLike, write: Callable[[Any], None] | bytes | str) -> None:
-    """Write ``path`` atomically and durably: a temporary file in the same
-    folder, ``fsync``, ``os.replace``, ``fsync`` of the folder.  ``write`` is
-    the content, or a function given the open binary file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if callable(write):
-                write(f)
-            else:
-                f.write(write.encode("utf-8") if isinstance(write, str) else write)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    fsync_dir(path.parent)
+    """Write ``path`` atomically and durably (:func:`domeng.infra.fs.atomic_write`)."""
+    fs.atomic_write(path, write)
 
 
 # ---------------------------------------------------------------- manifest
 def _manifest(plan: Plan, records: str | None) -> dict:
-    from domeng.study.cluster import fingerprint
-    from domeng.results.results import _layout_meta
-
     version, engine = fingerprint()
     return {
         "format": FORMAT, "version": version, "engine": engine, "layout": _layout_meta(),
         "tables": plan.tables, "rounds": plan.rounds, "seed": plan.seed,
         "players": list(plan.players), "rules": plan.rules.to_dict(),
         "chunk_tables": plan.chunk_tables, "n_chunks": plan.n_chunks, "groups": plan.groups,
-        "records": records,
+        "records": records, "digest": plan.study_digest(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
 
+def _whole(m: dict, key: str, minimum: int = 1, maximum: int = 2**64 - 1) -> int:
+    v = m[key]
+    if isinstance(v, bool) or not isinstance(v, int) or not minimum <= v <= maximum:
+        raise ValueError(f"{key} must be a whole number from {minimum} to {maximum}, got {v!r}")
+    return v
+
+
 def _plan_of(m: dict) -> Plan:
-    return Plan(tables=int(m["tables"]), rounds=int(m["rounds"]), seed=int(m["seed"]),
-                players=tuple(m["players"]), rules=Rules.from_mapping(m["rules"]),
-                chunk_tables=int(m["chunk_tables"]), records=m.get("records") is not None)
+    from domeng.study.summary import MAX_TABLES, check_budget
+
+    if not isinstance(m.get("rules"), dict):
+        raise ValueError("rules must be an object of rule options")
+    tables, rounds = _whole(m, "tables", 1, MAX_TABLES), _whole(m, "rounds", 1, 10**9)
+    check_budget(tables, rounds)
+    return Plan(tables=tables, rounds=rounds, seed=_whole(m, "seed", 0),
+                players=tuple(check_player_names(m["players"], source=MANIFEST,
+                                                 allow_import=True)),
+                rules=Rules.from_mapping(m["rules"]),
+                chunk_tables=_whole(m, "chunk_tables", 1, MAX_TABLES),
+                records=m.get("records") is not None)
 
 
 PREVIOUS = "previous-results.txt"  #: names the finished study this one replaces, until it ends
 
 
 def _prepare_folder(folder: Path) -> Path | None:
-    """Make ``folder`` ready for a new study: create it, use it if empty;
-    move a finished results folder aside to ``FOLDER.previous`` (deleted when
-    the new study has finished, so a failed or interrupted run loses no
-    results); refuse a file, an unfinished study and a folder holding
-    anything else.  Returns where the previous results went, if anywhere."""
-    from domeng.results.results import ResultsError
-
+    """Make ``folder`` ready for a new study (the folder policy of
+    :mod:`domeng.infra.fs`): create it, use it if empty; move a finished
+    results folder aside to ``FOLDER.previous`` (deleted when the new study
+    has finished, so a failed or interrupted run loses no results); refuse a
+    file, a link, an unfinished study and a folder holding anything else.
+    Returns where the previous results went, if anywhere."""
     shown = str(folder)
-    if folder.exists():
-        if not folder.is_dir():
-            raise ResultsError(f"cannot write results to {shown!r}: it is a file")
-        names = {p.name for p in folder.iterdir()}
-        if not names:
-            return
-        if "results.npz" not in names:
-            if MANIFEST in names:
-                raise CheckpointError(
-                    f"{shown!r} holds an unfinished study: continue it with "
-                    f"`domeng simulate --resume {shown}` (domeng.resume), or delete the folder")
-            raise ResultsError(f"refusing to write results to {shown!r}: the folder exists and "
-                               "holds something other than domeng results")
-        # a finished results folder: kept aside until the new study has finished
-        previous = folder.with_name(folder.name + ".previous")
-        k = 1
-        while previous.exists():
-            k += 1
-            previous = folder.with_name(f"{folder.name}.previous{k}")
-        try:
-            os.rename(folder, previous)
-        except OSError as e:
-            raise ResultsError(f"cannot replace the results in {shown!r}: {e.strerror or e}") from None
-    else:
-        previous = None
+    state = fs.inspect_output(folder, "results.npz", MANIFEST)
+    if state == "unfinished":
+        raise CheckpointError(
+            f"{shown!r} holds an unfinished study: continue it with "
+            f"`domeng simulate --resume {shown}` (domeng.resume), or delete the folder")
+    previous = fs.move_aside(folder) if state == "finished" else None
     try:
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, exist_ok=state == "empty")
         if previous is not None:
-            durable_write(folder / PREVIOUS, str(previous) + "\n")
+            durable_write(folder / PREVIOUS, previous.name + "\n")
     except OSError as e:
-        raise ResultsError(f"cannot write results to {shown!r}: {e.strerror or e}") from None
+        raise ResultsWriteError(f"cannot write results to {shown!r}: {e.strerror or e}") from None
     return previous
 
 
+def check_new_output(folder: str | os.PathLike) -> None:
+    """Refuse, before anything runs, an output folder a new study may not use."""
+    state = fs.inspect_output(folder, "results.npz", MANIFEST)
+    if state == "unfinished":
+        raise CheckpointError(f"{str(folder)!r} holds an unfinished study: continue it with "
+                              f"`domeng simulate --resume {folder}`, or delete the folder")
+    fs.check_writable(folder)
+
+
 class Checkpoint:
-    """A study folder with a manifest and finished chunks (see the module doc)."""
+    """A study folder with a manifest and finished chunks (see the module doc).
+
+    A checkpoint opened to be written holds the folder's lock
+    (:class:`~domeng.infra.fs.FolderLock`) until :meth:`close`."""
 
     def __init__(self, folder: str | os.PathLike, manifest: dict) -> None:
         self.folder = Path(folder)
@@ -178,14 +152,33 @@ class Checkpoint:
         self.plan = _plan_of(manifest)
         self.chunks = self.folder / CHUNKS
         self._loaded: list[ChunkResult] | None = None
+        self._lock: FolderLock | None = None
+
+    def lock(self) -> "Checkpoint":
+        """Take the folder's lock (a second writer is refused with one line)."""
+        if self._lock is None:
+            self._lock = FolderLock(self.folder).acquire()
+        return self
+
+    def close(self) -> None:
+        """Release the folder's lock."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> "Checkpoint":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     # ------------------------------------------------------------ create / open
     @classmethod
     def create(cls, folder: str | os.PathLike, plan: Plan,
-               records: str | os.PathLike | None = None) -> "Checkpoint":
-        """Start a new study in ``folder`` (see :func:`_prepare_folder`)."""
+               records: str | os.PathLike | None = None, lock: bool = False) -> "Checkpoint":
+        """Start a new study in ``folder`` (see :func:`_prepare_folder`);
+        ``records`` must be a path inside ``folder``."""
         from domeng.players.registry import parse_players
-        from domeng.results.results import ResultsError
 
         folder = Path(folder)
         try:
@@ -204,89 +197,115 @@ class Checkpoint:
             if rpath.is_dir():
                 raise CheckpointError(f"records path {str(rpath)!r} is a directory")
             try:
-                rec = str(rpath.resolve().relative_to(folder.resolve()))
+                rec = rpath.absolute().relative_to(folder.absolute()).as_posix()
             except ValueError:
-                rec = str(rpath.resolve())
-                if not rpath.resolve().parent.is_dir():
-                    raise CheckpointError(f"cannot write records to {str(rpath)!r}: its folder "
-                                          "does not exist") from None
+                raise CheckpointError(f"records path {str(rpath)!r}: with a study folder, the "
+                                      f"records are written inside it ({str(folder)!r})") from None
         _prepare_folder(folder)
         m = _manifest(plan, rec)
+        ck = cls(folder, m)
+        if lock:
+            ck.lock()
         try:
-            (folder / CHUNKS).mkdir()
+            fs.fixed_subfolder(folder, CHUNKS)
             durable_write(folder / MANIFEST, json.dumps(m, indent=2) + "\n")
         except OSError as e:
-            raise ResultsError(f"cannot write the study to {str(folder)!r}: "
-                               f"{e.strerror or e}") from None
+            ck.close()
+            raise ResultsWriteError(f"cannot write the study to {str(folder)!r}: "
+                                    f"{e.strerror or e}") from None
         fsync_dir(folder.parent)
-        return cls(folder, m)
+        return ck
 
     def drop_previous(self) -> None:
-        """The study has finished: delete the results it replaced, if any."""
+        """The study has finished: delete the results it replaced, if any
+        (only a ``FOLDER.previous*`` sibling, whatever the marker says)."""
         marker = self.folder / PREVIOUS
         try:
-            previous = Path(marker.read_text().strip())
-        except OSError:
+            if marker.is_symlink():
+                raise OSError
+            text = marker.read_text()[:4096].strip()
+        except (OSError, UnicodeDecodeError):
+            marker.unlink(missing_ok=True)
             return
-        if previous.name.startswith(self.folder.name + ".previous"):
+        previous = self.folder.parent / Path(text).name if text else None
+        if (previous is not None and fs.is_previous_of(self.folder, previous)
+                and previous.is_dir()):
             shutil.rmtree(previous, ignore_errors=True)
         marker.unlink(missing_ok=True)
 
     @classmethod
-    def open(cls, folder: str | os.PathLike) -> "Checkpoint":
+    def open(cls, folder: str | os.PathLike, lock: bool = False,
+             allow_import: bool | Iterable[str] = False) -> "Checkpoint":
         """Open a study folder to resume it; refuses a folder it cannot
-        resume exactly (another version, engine or layout)."""
-        from domeng.study.cluster import fingerprint
-        from domeng.results.results import _layout_meta
-
+        resume exactly (another version, engine or layout), a manifest that
+        is not one, and players that would import code (see
+        :func:`domeng.study.names.check_player_names`; ``allow_import``)."""
         folder = Path(folder)
         shown = str(folder)
-        if not folder.is_dir():
+        if folder.is_symlink() or not folder.is_dir():
             raise CheckpointError(f"no study folder {shown!r} to resume")
         path = folder / MANIFEST
-        if not path.is_file():
+        if path.is_symlink() or not path.is_file():
             raise CheckpointError(f"{shown!r} cannot be resumed: it has no {MANIFEST} "
                                   "(only studies run with --out DIR can be)")
         try:
-            m = json.loads(path.read_text())
+            if path.stat().st_size > MAX_MANIFEST_BYTES:
+                raise ValueError("too large")
+            m = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(m, dict):
                 raise ValueError("not an object")
+        except RecursionError:
+            raise CheckpointError(f"corrupt manifest {str(path)!r}: nested too deeply") from None
         except (OSError, ValueError) as e:
-            raise CheckpointError(f"corrupt manifest {str(path)!r}: {e}") from None
+            raise CheckpointError(f"corrupt manifest {str(path)!r}: "
+                                  f"{' '.join(str(e).split())[:200]}") from None
         if m.get("format") != FORMAT:
             raise CheckpointError(f"{shown!r} was written by an incompatible domeng (checkpoint "
-                                  f"format {m.get('format')!r}, this one reads {FORMAT!r}); "
-                                  "run the study again")
+                                  f"format {str(m.get('format'))[:40]!r}, this one reads "
+                                  f"{FORMAT!r}); run the study again")
         version, engine = fingerprint()
         if m.get("version") != version:
-            raise CheckpointError(f"{shown!r} was written by domeng {m.get('version')} and this is "
-                                  f"domeng {version}: its chunks cannot be mixed with new ones; "
-                                  "resume with that version or run the study again")
+            raise CheckpointError(f"{shown!r} was written by domeng {str(m.get('version'))[:40]} "
+                                  f"and this is domeng {version}: its chunks cannot be mixed with "
+                                  "new ones; resume with that version or run the study again")
         if m.get("engine") != engine:
             raise CheckpointError(f"{shown!r} was written by another build of the engine (source "
-                                  f"hash {m.get('engine')}, this one {engine}): its chunks cannot "
-                                  "be mixed with new ones; run the study again")
+                                  f"hash {str(m.get('engine'))[:40]}, this one {engine}): its "
+                                  "chunks cannot be mixed with new ones; run the study again")
         if m.get("layout") != _layout_meta():
             raise CheckpointError(f"{shown!r} was written with another aggregate layout; "
                                   "run the study again")
+        check_player_names(m.get("players"), source=str(path), allow_import=allow_import)
         try:
             ck = cls(folder, m)
-            if (ck.plan.n_chunks != int(m["n_chunks"]) or ck.plan.groups != int(m["groups"])
-                    or min(ck.plan.tables, ck.plan.rounds, ck.plan.chunk_tables) < 1):
+            if (ck.plan.n_chunks != m["n_chunks"] or ck.plan.groups != m["groups"]):
                 raise ValueError("inconsistent chunking")
-            if m.get("records") is not None and not isinstance(m["records"], str):
-                raise ValueError("records must be a path")
-        except (KeyError, TypeError, ValueError, AttributeError, DomengError) as e:
-            raise CheckpointError(f"corrupt manifest {str(path)!r}: {e}") from None
-        ck.chunks.mkdir(exist_ok=True)
+            if m.get("records") is not None:
+                ck.records_path  # refuses a path outside the folder
+            if m.get("digest") != ck.plan.study_digest():
+                raise ValueError("its seed, rules or players were edited (they do not match "
+                                 "the study's digest)")
+        except UnsafePathError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError,
+                DomengError) as e:
+            raise CheckpointError(f"corrupt manifest {str(path)!r}: "
+                                  f"{' '.join(str(e).split())[:200]}") from None
+        if lock:
+            ck.lock()
+        try:
+            fs.fixed_subfolder(folder, CHUNKS)
+        except BaseException:
+            ck.close()
+            raise
         return ck
 
     def check(self, **expect) -> None:
         """Refuse (:class:`CheckpointError`) unless every given parameter
         (``tables, rounds, seed, players, rules, chunk_tables, records``)
         equals the study's."""
-        from domeng.players.registry import parse_players
-        from domeng.study.simulate import coerce_rules
+        from domeng.study.names import resolve_names_safely
+        from domeng.study.summary import coerce_rules
 
         m = self.manifest
         for key, value in expect.items():
@@ -295,7 +314,7 @@ class Checkpoint:
             if key in ("tables", "rounds", "seed", "chunk_tables"):
                 have, want = int(m[key]), int(value)
             elif key == "players":
-                have, want = list(m["players"]), parse_players(value)
+                have, want = list(m["players"]), resolve_names_safely(value)
             elif key == "rules":
                 have = m["rules"]
                 want = coerce_rules(value).to_dict()
@@ -326,35 +345,40 @@ class Checkpoint:
 
     @property
     def records_path(self) -> Path | None:
+        """The records file, inside the folder (a path leading out is refused)."""
         rec = self.manifest.get("records")
         if rec is None:
             return None
-        p = Path(rec)
-        return p if p.is_absolute() else self.folder / p
+        return fs.resolve_inside(self.folder, rec, "records path")
 
     def _records_merged(self) -> bool:
-        return (self.chunks / RECORDS_MERGED).is_file()
+        p = self.chunks / RECORDS_MERGED
+        return p.is_file() and not p.is_symlink()
 
     def load_done(self) -> list[ChunkResult]:
         """The finished chunks on disk (damaged ones are skipped with a
-        warning: they are computed again)."""
+        warning: they are computed again).  A chunk written for another
+        study (its digest differs) is refused: :class:`CheckpointError`."""
         if self._loaded is not None:
             return self._loaded
         out = []
         merged = self._records_merged()
-        for p in sorted(self.chunks.iterdir()):
-            if p.name.endswith(".partial"):  # an interrupted write: never counted
-                p.unlink(missing_ok=True)
-                continue
+        fs.clean_temporaries(self.folder, (CHUNKS, "tables", "plots"))
+        for p in sorted(fs.fixed_subfolder(self.folder, CHUNKS).iterdir()):
             m = _CHUNK_RE.match(p.name)
             if not m:
                 continue
             i = int(m.group(1))
             try:
+                if p.is_symlink():
+                    raise ValueError("it is a symbolic link")
+                if i >= self.plan.n_chunks:
+                    raise ValueError("no such chunk in this study")
                 with np.load(p, allow_pickle=False) as z:
+                    digest = str(z["digest"]) if "digest" in z.files else ""
                     r = ChunkResult(index=int(z["index"]), start=int(z["start"]), n=int(z["n"]),
                                     groups=z["groups"], agg=z["agg"], state=z["state"],
-                                    counts=z["counts"])
+                                    counts=z["counts"], digest=digest)
                 if r.index != i:
                     raise ValueError("index does not match the file name")
                 r.validate(self.plan)
@@ -362,18 +386,26 @@ class Checkpoint:
                     raise ValueError("its records are missing")
             except Exception as e:  # zip, KeyError, ValueError, IndexError ...
                 warnings.warn(f"ignoring damaged checkpoint file {str(p)!r} ({type(e).__name__}: "
-                              f"{e}); its chunk is computed again", RuntimeWarning, stacklevel=2)
+                              f"{' '.join(str(e).split())[:200]}); its chunk is computed again",
+                              RuntimeWarning, stacklevel=2)
                 continue
+            if r.digest != self.plan.chunk_digest(i):
+                raise CheckpointError(
+                    f"{str(p)!r} was not produced by the study in {str(self.folder)!r} (its "
+                    "digest of seed, rules, players, tables and engine differs from the "
+                    "manifest's): refusing to mix them; remove that file or start a new study")
             out.append(r)
         self._loaded = out
         return out
 
-    def write_chunk(self, r: ChunkResult) -> None:
-        """Write a finished chunk durably (its records first, if any)."""
-        if self.plan.records:
-            from domeng.study.simulate import _records_schema, records_table
+    def records_writer(self, index: int) -> RecordWriter:
+        """A writer of chunk ``index``'s records part (durable on close)."""
+        return RecordWriter(self.records_part(index))
 
-            table = records_table(r.records, _records_schema())
+    def write_chunk(self, r: ChunkResult) -> None:
+        """Write a finished chunk durably (its records first, if it carries them)."""
+        if self.plan.records and r.records is not None:
+            table = records_table(r.records)
 
             def write_parquet(f):
                 import pyarrow.parquet as pq
@@ -384,7 +416,8 @@ class Checkpoint:
 
         def write_npz(f):
             np.savez(f, index=np.int64(r.index), start=np.int64(r.start), n=np.int64(r.n),
-                     groups=r.groups, agg=r.agg, state=r.state, counts=r.counts)
+                     groups=r.groups, agg=r.agg, state=r.state, counts=r.counts,
+                     digest=np.array(r.digest))
 
         durable_write(self.chunk_path(r.index), write_npz)
 
@@ -394,8 +427,6 @@ class Checkpoint:
         if not self.plan.records:
             return None
         import pyarrow.parquet as pq
-
-        from domeng.study.simulate import RecordWriter
 
         path = self.records_path
         if not self._records_merged():
@@ -407,9 +438,6 @@ class Checkpoint:
             except BaseException:
                 writer.abort()
                 raise
-            with open(path, "rb") as f:
-                os.fsync(f.fileno())
-            fsync_dir(path.parent)
             durable_write(self.chunks / RECORDS_MERGED, f"{writer.rows}\n")
         for i in range(self.plan.n_chunks):
             self.records_part(i).unlink(missing_ok=True)
@@ -420,7 +448,8 @@ class Checkpoint:
 def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None,
            progress=None, tables: int | None = None, rounds: int | None = None,
            seed: int | None = None, players: str | Sequence[str] | None = None,
-           rules=None, chunk_tables: int | None = None, records: bool | None = None):
+           rules=None, chunk_tables: int | None = None, records: bool | None = None,
+           allow_import: bool | Iterable[str] = False, stall_seconds: float | None = None):
     """Continue the study in ``folder`` (started with ``simulate(...,
     checkpoint=folder)`` or ``domeng simulate --out folder``) after a crash:
     only the chunks not on disk are played (locally, or on ``client``), and
@@ -429,23 +458,30 @@ def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None
 
     The study's parameters come from its manifest; any of ``tables, rounds,
     seed, players, rules, chunk_tables, records`` given here must equal them
-    (else :class:`CheckpointError`).  ``workers``: local engine threads;
-    ``progress``: as for :func:`domeng.simulate`."""
-    from domeng.study.chunks import run_study
-    from domeng.study.simulate import _count, make_progress
+    (else :class:`CheckpointError`).  Players named ``module:function`` in the
+    manifest are imported only if given again in ``players`` or their module
+    is in ``allow_import`` (True: any; see ``docs/security.md``).
+    ``workers``: local engine threads; ``progress``: as for :func:`domeng.simulate`."""
+    if players is not None:  # named again by the user: their modules may be imported
+        from domeng.study.names import modules_named, resolve_names_safely
 
-    ck = Checkpoint.open(folder)
-    ck.check(tables=tables, rounds=rounds, seed=seed, players=players, rules=rules,
-             chunk_tables=chunk_tables, records=records)
-    if workers is not None:
-        workers = _count("workers", workers)
-        if client is not None:
-            raise CheckpointError("workers sets this process's engine threads; with a Dask "
-                                  "client each task uses its worker's threads")
-    done0 = sum(r.n for r in ck.load_done())
-    progress_fn = make_progress(progress, ck.plan.tables, ck.plan.rounds, done0)
-    return run_study(ck.plan, client=client, threads=workers, checkpoint=ck,
-                     progress_fn=progress_fn)
+        allow_import = True if allow_import is True else (
+            list(allow_import or ()) + modules_named(resolve_names_safely(players)))
+    ck = Checkpoint.open(folder, lock=True, allow_import=allow_import)
+    try:
+        ck.check(tables=tables, rounds=rounds, seed=seed, players=players, rules=rules,
+                 chunk_tables=chunk_tables, records=records)
+        if workers is not None:
+            workers = count("workers", workers)
+            if client is not None:
+                raise CheckpointError("workers sets this process's engine threads; with a Dask "
+                                      "client each task uses its worker's threads")
+        done0 = sum(r.n for r in ck.load_done())
+        progress_fn = make_progress(progress, ck.plan.tables, ck.plan.rounds, done0)
+        return run_study(ck.plan, client=client, threads=workers, checkpoint=ck,
+                         progress_fn=progress_fn, stall_seconds=stall_seconds)
+    finally:
+        ck.close()
 
 
 __all__ = ["Checkpoint", "CheckpointError", "resume", "durable_write", "FORMAT"]

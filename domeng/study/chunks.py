@@ -25,16 +25,29 @@ a checkpoint exact.
 
 from __future__ import annotations
 
+import bisect
+import contextlib
+import hashlib
+import json
 import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from domeng.batch.tables import run_tables  # noqa: F401  (looked up here: tests replace it)
 from domeng.core import layout as L
+from domeng.core.errors import ClusterError, ClusterFailure, DomengError, PlayerError
 from domeng.core.rules import Rules
+from domeng.results.results import Results, package_version
+from domeng.results.results import study_digest as _results_study_digest
+from domeng.study.cluster import fingerprint
+from domeng.study.records import RecordWriter
+from domeng.study.summary import (CHUNK_ROUNDS_RECORDS, MAX_GROUPS, S_LEN, check_chunk, group_of,
+                                  summarize_state)
+from domeng.study.summary import default_chunk_tables as local_default_chunk_tables
 
 #: a task failing with an exception is retried this many times (a worker
 #: dying is handled by the scheduler itself: the task is computed again)
@@ -43,6 +56,11 @@ TASK_RETRIES = 2
 CHUNKS_PER_THREAD = 4
 #: ... but never chunks of fewer table-rounds than this (task overhead)
 MIN_CHUNK_ROUNDS = 20_000
+#: with records, a chunk is played in pieces of at most this many table-rounds
+#: (a long table in slices of rounds), so records memory stays bounded
+RECORD_PIECE_ROUNDS = CHUNK_ROUNDS_RECORDS
+#: a cluster that finishes no chunk for this many seconds has failed
+STALL_SECONDS = 600.0
 
 # one kernel call at a time per process: numba's default threading layer may
 # not be entered by two threads at once (a Dask worker with --nthreads > 1)
@@ -69,8 +87,6 @@ class Plan:
 
     @property
     def groups(self) -> int:
-        from domeng.study.simulate import MAX_GROUPS
-
         return min(self.tables, MAX_GROUPS)
 
     @property
@@ -92,11 +108,6 @@ class Plan:
 
     def token(self) -> str:
         """A short hash of everything the chunks' numbers depend on (Dask keys)."""
-        import hashlib
-        import json
-
-        from domeng.study.cluster import fingerprint
-
         nonce = None
         if self.engine_players is not None:  # players given as objects: never share keys
             import uuid
@@ -106,6 +117,63 @@ class Plan:
                            self.rules.to_dict(), self.chunk_tables, self.records,
                            fingerprint(), nonce], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def study_digest(self) -> str:
+        """A hash of what the study's numbers depend on (see :func:`study_digest`)."""
+        return study_digest(self.tables, self.rounds, self.seed, list(self.players),
+                            self.rules.to_dict(), fingerprint()[1])
+
+    def chunk_digest(self, index: int) -> str:
+        """What produced chunk ``index``: the study (seed, rules, players,
+        counts, engine) and the chunk's table range.  Stored in each chunk
+        file and checked when a checkpoint is resumed."""
+        start, n = self.chunk(index)
+        text = json.dumps([self.study_digest(), self.chunk_tables, index, start, n, self.groups])
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def study_digest(tables: int, rounds: int, seed: int, players: list, rules: dict,
+                 engine: str) -> str:
+    """A hash of a study's seed, counts, players, every rule option and the
+    engine's source hash (stored in its results and chunks; a change to
+    any of them is detected on resume and report)."""
+    return _results_study_digest(tables, rounds, seed, players, rules, engine)
+
+
+class Todo(Sequence):
+    """The chunk indices ``0 .. n-1`` not in ``done``, in order, computed
+    lazily (a study of 10^9 chunks needs no list of them)."""
+
+    def __init__(self, n: int, done: set[int]) -> None:
+        self.n = n
+        self.done = sorted(d for d in done if 0 <= d < n)
+
+    def __len__(self) -> int:
+        return self.n - len(self.done)
+
+    def __getitem__(self, k):  # the k-th index not done
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        lo, hi = k, k + len(self.done)
+        while lo < hi:  # smallest i with i + 1 - #done<=i >= k + 1
+            mid = (lo + hi) // 2
+            if mid + 1 - bisect.bisect_right(self.done, mid) >= k + 1:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def __iter__(self) -> Iterator[int]:
+        j = 0
+        for i in range(self.n):
+            if j < len(self.done) and self.done[j] == i:
+                j += 1
+                continue
+            yield i
 
 
 @dataclass
@@ -123,11 +191,10 @@ class ChunkResult:
     state: np.ndarray
     counts: np.ndarray
     records: np.ndarray | None = field(default=None, repr=False)
+    digest: str = ""  #: Plan.chunk_digest(index) of the study that played it
 
     def validate(self, plan: Plan) -> None:
         """Raise ValueError unless this is a well-formed result of chunk ``index`` of ``plan``."""
-        from domeng.study.simulate import S_LEN
-
         start, n = plan.chunk(self.index)
         k = len(self.groups)
         G = plan.groups
@@ -144,20 +211,18 @@ class ChunkResult:
 
 
 def chunk_task(plan: Plan, index: int, threads: int | None = None,
-               expect: tuple | None = None) -> ChunkResult:
+               expect: tuple | None = None,
+               sink: Callable[[np.ndarray], None] | None = None) -> ChunkResult:
     """Play chunk ``index`` of ``plan`` and reduce it into groups.
 
     A pure function of its arguments (the Dask task).  ``threads``: numba
     threads (None in a Dask worker: the worker's thread count, 1 for the
     recommended ``--nthreads 1`` workers).  ``expect``: the client's
     :func:`~domeng.study.cluster.fingerprint`; a worker running another domeng
-    refuses the task (its numbers could differ)."""
-    from domeng.study import simulate as study  # run_tables is looked up there (tests replace it)
-    from domeng.study.simulate import _check_chunk, group_of, summarize_state
-
+    refuses the task (its numbers could differ).  ``sink``: with records,
+    called with each piece of records in table order (then the result holds
+    none), so that records memory stays bounded."""
     if expect is not None:
-        from domeng.study.cluster import ClusterError, fingerprint
-
         mine = fingerprint()
         if tuple(mine) != tuple(expect):
             raise ClusterError(f"a worker runs domeng {mine[0]} (engine {mine[1]}) but the client "
@@ -166,11 +231,15 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
     if threads is None:
         threads = _worker_threads()
     start, n = plan.chunk(index)
-    with _ENGINE_LOCK:
-        out = study.run_tables(plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds,
-                         plan.records, threads)
-    _check_chunk(out, n, plan.rounds, plan.rules, start)
-    if plan.records and (out.records is None or len(out.records) != n * plan.rounds):
+    with _ENGINE_LOCK, _players_fail_as_one_line(plan, start, n):
+        if plan.records:
+            out = _play_in_pieces(plan, start, n, threads, sink)
+        else:
+            out = run_tables(plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds,
+                             False, threads)
+    check_chunk(out, n, plan.rounds, plan.rules, start)
+    if plan.records and sink is None and (out.records is None
+                                          or len(out.records) != n * plan.rounds):
         raise RuntimeError("run_tables did not return the records asked for")
     gid = group_of(np.arange(start, start + n), plan.tables, plan.groups)
     uniq, first = np.unique(gid, return_index=True)
@@ -179,8 +248,61 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
         agg=np.add.reduceat(out.agg, first, axis=0),
         state=np.add.reduceat(summarize_state(out.state), first, axis=0),
         counts=np.diff(np.append(first, n)).astype(np.int64),
-        records=out.records if plan.records else None,
+        records=out.records if plan.records and sink is None else None,
+        digest=plan.chunk_digest(index),
     )
+
+
+@contextlib.contextmanager
+def _players_fail_as_one_line(plan: Plan, start: int, n: int):
+    """A player of the user's own (not a built-in) that raises becomes one
+    :class:`~domeng.core.errors.PlayerError` naming it (no traceback)."""
+    try:
+        yield
+    except (DomengError, KeyboardInterrupt, MemoryError, SystemExit):
+        raise
+    except Exception as e:
+        own = [p for p in plan.players if ":" in p] if plan.engine_players is None else \
+            list(plan.players)
+        if not own:
+            raise
+        text = " ".join(str(e).split())[:200]
+        raise PlayerError(f"player {', '.join(dict.fromkeys(own))} failed at tables "
+                          f"{start}..{start + n - 1}: {type(e).__name__}: {text}") from None
+
+
+def _play_in_pieces(plan: Plan, start: int, n: int, threads, sink):
+    """Play tables ``start .. start+n-1`` with records, in pieces of at most
+    :data:`RECORD_PIECE_ROUNDS` table-rounds (blocks of tables; one long
+    table in slices of rounds, continued from its state), giving each
+    piece's records to ``sink`` in table order (or collecting them)."""
+    from domeng.batch.tables import TablesOutput
+
+    block = max(1, RECORD_PIECE_ROUNDS // plan.rounds)
+    step = plan.rounds if block > 1 else min(plan.rounds, RECORD_PIECE_ROUNDS)
+    aggs, states, kept = [], [], []
+    for b0 in range(start, start + n, block):
+        nb = min(block, start + n - b0)
+        agg = np.zeros((nb, L.AGG_LEN), dtype=np.int64)
+        st = None
+        for r0 in range(0, plan.rounds, step):
+            s = min(step, plan.rounds - r0)
+            out = run_tables(plan.players_arg(), plan.rules, plan.seed, b0, nb, s, True,
+                             threads, state=st)
+            if out.records is None or len(out.records) != nb * s:
+                raise RuntimeError("run_tables did not return the records asked for")
+            agg += out.agg
+            st = out.state
+            if sink is not None:
+                sink(out.records)
+            else:
+                kept.append(out.records)
+        aggs.append(agg)
+        states.append(st)
+    recs = None
+    if sink is None:
+        recs = kept[0] if len(kept) == 1 else np.concatenate(kept)
+    return TablesOutput(np.concatenate(aggs), np.concatenate(states), recs)
 
 
 def _worker_threads() -> int | None:
@@ -202,8 +324,6 @@ class Sums:
     """Per-group sums of a study, filled chunk by chunk (in any order)."""
 
     def __init__(self, plan: Plan) -> None:
-        from domeng.study.simulate import S_LEN
-
         G = plan.groups
         self.agg = np.zeros((G, L.AGG_LEN), dtype=np.int64)
         self.state = np.zeros((G, S_LEN), dtype=np.int64)
@@ -224,9 +344,7 @@ class Sums:
 def default_chunk_tables(tables: int, rounds: int, records: bool, client=None) -> int:
     """The study's default chunk size; with a cluster, small enough to give
     every worker thread several chunks (results never depend on it)."""
-    from domeng.study.simulate import default_chunk_tables as local_default
-
-    ct = local_default(tables, rounds, records)
+    ct = local_default_chunk_tables(tables, rounds, records)
     if client is not None:
         threads = max(1, _cluster_threads(client))
         want = math.ceil(tables / (CHUNKS_PER_THREAD * threads))
@@ -248,7 +366,7 @@ class _OrderedRecords:
 
     def __init__(self, writer, order: list[int]) -> None:
         self.writer = writer
-        self.order = order
+        self.order = order  # a Sequence (Todo): indexed in increasing positions only
         self.pos = 0
         self.waiting: dict[int, np.ndarray] = {}
 
@@ -264,23 +382,28 @@ class _OrderedRecords:
 
 
 def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None,
-             checkpoint=None, progress_fn: Callable[[int, int], None] | None = None) -> Sums:
+             checkpoint=None, progress_fn: Callable[[int, int], None] | None = None,
+             stall_seconds: float | None = None) -> Sums:
     """Play every chunk of ``plan`` not yet in ``checkpoint`` and return the group sums.
 
-    ``writer``: a :class:`~domeng.study.simulate.RecordWriter` (records in table
-    order; not with a checkpoint, which keeps records per chunk)."""
+    ``writer``: a :class:`~domeng.study.records.RecordWriter` (records in table
+    order; not with a checkpoint, which keeps records per chunk).  Locally,
+    records stream to their file in bounded pieces.  ``stall_seconds``: a
+    cluster that finishes no chunk for this long fails with
+    :class:`~domeng.core.errors.ClusterFailure` (default :data:`STALL_SECONDS`)."""
     sums = Sums(plan)
     if checkpoint is not None:
         for r in checkpoint.load_done():
             sums.add(r)
-    todo = [i for i in range(plan.n_chunks) if i not in sums.done]
-    ordered = _OrderedRecords(writer, todo) if writer is not None else None
+    todo = Todo(plan.n_chunks, sums.done)
 
     def consume(r: ChunkResult) -> None:
         r.validate(plan)
+        if r.digest != plan.chunk_digest(r.index):
+            raise RuntimeError(f"internal error: chunk {r.index} was played for another study")
         if checkpoint is not None:
             checkpoint.write_chunk(r)
-        elif ordered is not None:
+        elif ordered is not None and r.records is not None:
             ordered.put(r.index, r.records)
         r.records = None
         sums.add(r)
@@ -288,17 +411,31 @@ def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None
             progress_fn(sums.tables_done, plan.tables)
 
     if client is None:
+        ordered = None
         for i in todo:
-            consume(chunk_task(plan, i, threads))
+            if plan.records and checkpoint is not None:
+                part = checkpoint.records_writer(i)
+                try:
+                    r = chunk_task(plan, i, threads, sink=part.write)
+                    part.close()
+                except BaseException:
+                    part.abort()
+                    raise
+            else:
+                r = chunk_task(plan, i, threads, sink=writer.write if writer is not None else None)
+            consume(r)
     else:
-        _run_on_cluster(client, plan, todo, consume, ordered)
+        ordered = _OrderedRecords(writer, todo) if writer is not None else None
+        _run_on_cluster(client, plan, todo, consume, ordered,
+                        STALL_SECONDS if stall_seconds is None else stall_seconds)
     return sums
 
 
-def _run_on_cluster(client, plan: Plan, todo: list[int], consume, ordered) -> None:
-    from distributed import as_completed
+def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
+                    stall_seconds: float) -> None:
+    from concurrent.futures import CancelledError
 
-    from domeng.study.cluster import ClusterError, fingerprint
+    from distributed import as_completed
 
     try:
         from distributed.scheduler import KilledWorker
@@ -335,9 +472,22 @@ def _run_on_cluster(client, plan: Plan, todo: list[int], consume, ordered) -> No
             ac.add(f)
             nxt += 1
 
+    def lost(why: str) -> ClusterFailure:
+        return ClusterFailure(f"{why}; the chunks finished so far are kept (with --out DIR, "
+                              "continue with `domeng simulate --resume DIR`)")
+
     try:
         fill()
+        progress_at = time.monotonic()
         while pending:
+            if not ac.has_ready():  # wait in short steps: Ctrl-C acts, a stall is seen
+                if getattr(client, "status", "running") not in ("running", "connecting"):
+                    raise lost("the Dask scheduler was lost")
+                if time.monotonic() - progress_at > stall_seconds:
+                    raise lost(f"the cluster finished no chunk for {stall_seconds:g} s "
+                               f"({_cluster_threads(client)} worker threads left)")
+                time.sleep(0.05)
+                continue
             f = next(ac)
             i = pending.pop(f.key)
             futures.pop(f.key, None)
@@ -346,8 +496,14 @@ def _run_on_cluster(client, plan: Plan, todo: list[int], consume, ordered) -> No
             except KilledWorker as e:
                 raise ClusterError(f"chunk {i} (tables {plan.chunk(i)[0]}..) killed several "
                                    f"workers in a row; giving up ({_first_line(e)})") from None
+            except CancelledError:
+                raise lost(f"chunk {i} was cancelled (the scheduler was lost or restarted)") \
+                    from None
+            except (OSError, TimeoutError) as e:
+                raise lost(f"the cluster failed ({type(e).__name__}: {_first_line(e)})") from None
             f.release()
             consume(r)
+            progress_at = time.monotonic()
             fill()
     finally:
         if futures:
@@ -364,27 +520,27 @@ def _first_line(e: BaseException) -> str:
 
 def record_metadata(plan: Plan) -> dict[str, str]:
     """Key-value metadata of a study's records Parquet file."""
-    from domeng.results.results import package_version
-
     return {"domeng.version": package_version(), "domeng.seed": str(plan.seed),
-            "domeng.players.registry": ",".join(plan.players), "domeng.core.rules": str(plan.rules.to_dict()),
-            "domeng.kinds": ",".join(L.KIND_NAMES)}
+            "domeng.players.registry": ",".join(plan.players),
+            "domeng.core.rules": str(plan.rules.to_dict()),
+            "domeng.kinds": ",".join(L.KIND_NAMES), "domeng.digest": plan.study_digest()}
 
 
 def run_study(plan: Plan, *, client=None, threads: int | None = None, records=None,
-              checkpoint=None, progress_fn=None):
+              checkpoint=None, progress_fn=None, stall_seconds: float | None = None):
     """Run (or finish) a study and return its :class:`~domeng.results.results.Results`.
 
     ``records``: a Parquet path (without a checkpoint; with one, the
     checkpoint's records path is used).  With a checkpoint, the results are
     also written into its folder at the end (``results.npz`` last)."""
-    from domeng.results.results import Results, package_version
-    from domeng.study.simulate import RecordWriter
+    from domeng.core.numba_cache import prepare
 
+    prepare()
     meta = {
         "tables": plan.tables, "rounds": plan.rounds, "seed": plan.seed,
         "rules": plan.rules.to_dict(), "players": list(plan.players),
         "version": package_version(), "groups": plan.groups,
+        "engine": fingerprint()[1], "digest": plan.study_digest(),
     }
     t0 = time.perf_counter()
     writer = None
@@ -394,7 +550,8 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
         writer = RecordWriter(records, metadata=record_metadata(plan))
     try:
         sums = run_plan(plan, client=client, threads=threads, writer=writer,
-                        checkpoint=checkpoint, progress_fn=progress_fn)
+                        checkpoint=checkpoint, progress_fn=progress_fn,
+                        stall_seconds=stall_seconds)
         rows = None
         if writer is not None:
             writer.close()

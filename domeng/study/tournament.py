@@ -42,7 +42,7 @@ import pandas as pd
 
 from domeng.core import layout as L
 from domeng.batch.tables import initial_states, kernel_players, run_tables
-from domeng.core.errors import DomengError
+from domeng.core.errors import DomengError, ResultsError
 from domeng.players.registry import resolve_players
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
@@ -208,40 +208,43 @@ class TournamentResults:
     def save(self, folder: str | Path) -> Path:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
         plots and report.html, written atomically."""
-        from domeng.results.results import atomic_directory
+        from domeng.infra.fs import atomic_directory, atomic_write
+
         folder = Path(folder)
-        with atomic_directory(folder) as tmp:
-            (tmp / "summary.json").write_text(json.dumps(self.summary(), indent=2))
-            self.table().to_csv(tmp / "players.csv", index=False)
-            self.table().to_parquet(tmp / "players.parquet", index=False)
-            self.margins().to_csv(tmp / "margins.csv", index=False)
-            np.savez_compressed(tmp / "per_deal.npz", per_deal=self.per_deal,
-                                meta=json.dumps(self.meta))
+        with atomic_directory(folder, finished="per_deal.npz",
+                              what="tournament results") as tmp:
+            atomic_write(tmp / "summary.json", json.dumps(self.summary(), indent=2))
+            atomic_write(tmp / "players.csv", self.table().to_csv(index=False))
+            atomic_write(tmp / "players.parquet",
+                         lambda f: self.table().to_parquet(f, index=False))
+            atomic_write(tmp / "margins.csv", self.margins().to_csv(index=False))
+            atomic_write(tmp / "per_deal.npz", lambda f: np.savez_compressed(
+                f, per_deal=self.per_deal, meta=json.dumps(self.meta)))
             pngs = self.plots()
             (tmp / "plots").mkdir()
             for name, data in pngs.items():
-                (tmp / "plots" / f"{name}.png").write_bytes(data)
-            (tmp / "report.html").write_text(self.html(pngs))
+                atomic_write(tmp / "plots" / f"{name}.png", data)
+            atomic_write(tmp / "report.html", self.html(pngs))
         return folder
 
     @classmethod
     def load(cls, folder: str | Path) -> "TournamentResults":
         try:
-            z = np.load(Path(folder) / "per_deal.npz")
-            return cls(z["per_deal"], json.loads(str(z["meta"])))
-        except (OSError, KeyError, ValueError) as e:
-            raise DomengError(f"cannot read tournament results in {str(folder)!r}: {e}") from None
+            with np.load(Path(folder) / "per_deal.npz", allow_pickle=False) as z:
+                per_deal, meta = z["per_deal"], json.loads(str(z["meta"]))
+            if not isinstance(meta, dict):
+                raise ValueError("meta is not an object")
+            return cls(per_deal, meta)
+        except (OSError, KeyError, ValueError, RecursionError) as e:
+            raise ResultsError(f"cannot read tournament results in {str(folder)!r}: "
+                               f"{' '.join(str(e).split())[:200]}") from None
 
     def plots(self) -> dict[str, bytes]:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from domeng.results.report import _bars, _png
+        from domeng.results.report import _bars, _png, _subplots
         t = self.table()
         labels = [f"{p}\n(#{i})" for i, p in enumerate(t["player"])]
         out = {}
-        fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), layout="constrained")
+        fig, axes = _subplots(1, 3, figsize=(13, 4.2), layout="constrained")
         x = np.arange(5)
         axes[0].bar(x, t["net"], yerr=Z95 * t["net_se"].fillna(0), capsize=4,
                     color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]])
@@ -281,21 +284,12 @@ class TournamentResults:
 
 def check_out(folder: str | Path) -> None:
     """Refuse an output folder :meth:`TournamentResults.save` could not use
-    (a file, a folder holding other things, an unwritable place), before
-    anything is played."""
-    import os
+    (a file, a link, a folder holding other things, an unwritable place),
+    before anything is played (the folder policy of :mod:`domeng.infra.fs`)."""
+    from domeng.infra.fs import check_writable, inspect_output
 
-    p = Path(folder)
-    if p.exists() and not p.is_dir():
-        raise DomengError(f"cannot write results to {str(p)!r}: it is a file")
-    if p.is_dir() and any(p.iterdir()) and not (p / "per_deal.npz").exists():
-        raise DomengError(f"refusing to write results to {str(p)!r}: the folder exists and holds "
-                          "something other than tournament results")
-    parent = p.parent if not p.exists() else p
-    while not parent.exists():
-        parent = parent.parent
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise DomengError(f"cannot write results to {str(p)!r}: permission denied")
+    inspect_output(folder, "per_deal.npz", what="tournament results")
+    check_writable(folder)
 
 
 def _f(v) -> float | None:
@@ -323,6 +317,12 @@ def tournament(
     for name, v in (("deals", deals), ("rounds", rounds)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise DomengError(f"{name} must be a whole number >= 1, got {v!r}")
+    from domeng.study.names import check_search_budget
+
+    for p in (players.split(",") if isinstance(players, str) else
+              players if isinstance(players, (list, tuple)) else []):
+        if isinstance(p, str):
+            check_search_budget(p)  # a budget that cannot finish is refused at once
     specs = resolve_players(players)
     kernel_players(specs)  # compiled players only: a tournament runs on the batch engine
     names = [p.name for p in specs]
@@ -332,7 +332,7 @@ def tournament(
     if chunk_deals is None:
         chunk_deals = max(1, min(deals, 200_000 // rounds))
     design = seatings(orders)
-    report = _progress(progress)
+    report = _progress(progress, deals * len(design), rounds)
     per_deal = np.zeros((deals, 5, len(STATS)), dtype=np.int64)
     total = deals * len(design)
     done = 0
@@ -356,23 +356,16 @@ def tournament(
     return TournamentResults(per_deal, meta)
 
 
-def _progress(progress) -> Callable[[int, int], None] | None:
+def _progress(progress, total: int, rounds: int) -> Callable[[int, int], None] | None:
+    """The progress callable for ``progress=`` (the one bar of :mod:`domeng.infra.progress`)."""
     if callable(progress):
         return progress
     if progress is None:
         progress = sys.stderr.isatty()
     if not progress:
         return None
-    t0 = time.time()
+    from domeng.infra.progress import Progress
+    from domeng.study.summary import compile_pending
 
-    def bar(done: int, total: int) -> None:
-        el = time.time() - t0
-        rate = done / el if el > 0 else 0.0
-        eta = (total - done) / rate if rate > 0 else 0.0
-        frac = done / total
-        sys.stderr.write(f"\r[{'#' * int(30 * frac):<30}] {100 * frac:5.1f}%  "
-                         f"{rate:,.1f} games/s  ETA {eta:,.0f}s ")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-    return bar
+    return Progress(total, unit="games", per_item=rounds, rate_unit="rounds",
+                    compile_pending=compile_pending())

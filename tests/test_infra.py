@@ -1,0 +1,125 @@
+"""Issue 9 point 4, infrastructure once: importing domeng has no side
+effects, the version lives in one place, every exception derives from
+DomengError in one module, one progress bar, and the folder policy."""
+
+from __future__ import annotations
+
+import ast
+import io
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import domeng
+from domeng.core import errors as E
+from domeng.infra import fs
+from domeng.infra.progress import COMPILING, Progress
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_importing_domeng_has_no_side_effects():
+    code = ("import sys, warnings; before = list(warnings.filters); import domeng, "
+            "domeng.results.report, domeng.study.simulate; "
+            "print(sys.modules.get('domeng.core.numba_cache') is None or "
+            "not sys.modules['domeng.core.numba_cache']._PREPARED, "
+            "'matplotlib.pyplot' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.split()
+    assert out[0] == "True", "the numba cache was checked (files deleted) at import"
+    assert out[1] == "False", "pyplot imported at import"
+    code = "import warnings; f = list(warnings.filters); import domeng; print(f == warnings.filters)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, check=True).stdout.strip() == "True"
+
+
+def test_the_version_is_in_one_place():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in text and 'attr = "domeng.__version__"' in text
+    assert "\nversion =" not in text.split("[tool.setuptools.dynamic]")[0]
+    from domeng.results.results import package_version
+    from domeng.study.cluster import fingerprint
+    assert package_version() == fingerprint()[0] == domeng.__version__
+
+
+def test_every_exception_class_lives_in_core_errors():
+    found = []
+    for p in (ROOT / "domeng").rglob("*.py"):
+        if p.match("domeng/core/errors.py") or "play" in p.parts or "web" in p.parts:
+            continue  # play/ is the terminal's own (its InputError, Quit: control flow)
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ClassDef) and any(
+                    getattr(b, "id", getattr(b, "attr", "")).endswith(("Error", "Exception",
+                                                                       "Failure"))
+                    for b in node.bases):
+                found.append(f"{p.relative_to(ROOT)}:{node.name}")
+    assert found == []
+    for name in E.__all__:
+        obj = getattr(E, name)
+        if isinstance(obj, type):
+            assert issubclass(obj, E.DomengError), name
+
+
+def test_environment_failures_and_mistakes_are_told_apart():
+    assert E.is_environment_failure(E.ResultsWriteError("disk full"))
+    assert E.is_environment_failure(E.FolderBusyError("busy"))
+    assert E.is_environment_failure(E.ClusterFailure("lost"))
+    assert not E.is_environment_failure(E.ResultsError("corrupt"))
+    assert not E.is_environment_failure(E.UnsafePathError("outside"))
+    assert isinstance(E.ResultsWriteError("x"), OSError)  # old `except OSError` still works
+
+
+def test_the_progress_bar_leaves_the_compile_out_of_its_rate():
+    buf = io.StringIO()
+    bar = Progress(10, per_item=100, stream=buf, compile_pending=True)
+    assert COMPILING in buf.getvalue()  # said at once, before any work
+    time.sleep(0.3)  # "compiling"
+    bar(2, 10)  # the first update ends the compile: the rate starts here
+    bar(10, 10)
+    text = buf.getvalue().rsplit("\r", 1)[-1]
+    assert "100.0%" in text and "10/10 tables" in text and "rounds/s" in text
+    # 800 rounds in (almost) no time: a rate of thousands, not the ~2,700/s a
+    # rate counting the 0.3 s compile would give
+    rate = text.split("rounds/s")[0].split()[-1]
+    value = float(rate.rstrip("kM")) * {"k": 1e3, "M": 1e6}.get(rate[-1], 1)
+    assert value > 20_000
+
+
+def test_inspect_output_policy(tmp_path):
+    assert fs.inspect_output(tmp_path / "none", "results.npz") == "absent"
+    (tmp_path / "empty").mkdir()
+    assert fs.inspect_output(tmp_path / "empty", "results.npz") == "empty"
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done" / "results.npz").write_bytes(b"")
+    assert fs.inspect_output(tmp_path / "done", "results.npz") == "finished"
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "thesis.tex").write_text("x")
+    with pytest.raises(E.OutputFolderError, match="something other"):
+        fs.inspect_output(tmp_path / "other", "results.npz")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(E.OutputFolderError, match="file"):
+        fs.inspect_output(tmp_path / "file", "results.npz")
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path):
+    target = tmp_path / "f.txt"
+    target.write_text("old")
+
+    def boom(f):
+        f.write(b"half")
+        raise RuntimeError("crash")
+
+    with pytest.raises(RuntimeError):
+        fs.atomic_write(target, boom)
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]
+
+
+def test_folder_lock_refuses_a_second_holder(tmp_path):
+    with fs.FolderLock(tmp_path):
+        with pytest.raises(E.FolderBusyError):
+            fs.FolderLock(tmp_path).acquire()
+    with fs.FolderLock(tmp_path):
+        pass
