@@ -22,9 +22,10 @@ from numba import njit, prange
 from domeng.core import layout as L
 from domeng.core.nbrng import randbelow_at
 from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT, OBS_TURN
+from domeng.engine import fast as F
 from domeng.engine import kernel as K
 from domeng.engine import step as E
-from domeng.players.heuristics import N_BUILTIN, builtin_choose
+from domeng.players.heuristics import N_BUILTIN, P_HUNTER, builtin_choose
 
 
 @njit(cache=True, inline="always")
@@ -130,14 +131,56 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
     return played, S
 
 
+@njit(cache=True, _nrt=False)
+def play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, drng,
+                     prng, perm, H, H28, stones):
+    """The engine's aggregate-mode loop with the built-in players."""
+    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose, obs, hist,
+                         moves, crng, drng, prng, perm, H, H28, stones)
+
+
+@njit(cache=True)
+def play_table_fast(pids, rules, st, rounds, camat_target, agg):
+    """:func:`play_table` in aggregate mode for built-in players, on the
+    engine's aggregate-mode loop (:func:`domeng.engine.fast.play_rounds`):
+    the same aggregates and state, draw for draw; returns the rounds played."""
+    obs = np.zeros(OBS_LEN, dtype=np.int64)
+    hist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
+    moves = np.zeros(64, dtype=np.int64)
+    crng = np.zeros(1, dtype=np.uint64)
+    drng = np.zeros(1, dtype=np.uint64)
+    prng = np.zeros(5, dtype=np.uint64)
+    perm = np.zeros(28, dtype=np.int64)
+    H = np.zeros(5, dtype=np.int64)
+    H28 = np.zeros(5, dtype=np.int64)
+    stones = np.zeros(5, dtype=np.int64)
+    return play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng,
+                            drng, prng, perm, H, H28, stones)
+
+
+@njit(cache=True)
+def fast_path(pids, do_rec):
+    """Aggregate mode with only the built-in players of the engine's fast loop."""
+    if do_rec:
+        return False
+    for p in range(5):
+        if pids[p] < 0 or pids[p] > P_HUNTER:
+            return False
+    return True
+
+
 @njit(cache=True, parallel=True)
 def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
     """Play every table of ``state`` (in place) in parallel over tables."""
     n_tables = state.shape[0]
+    fast = fast_path(pids, do_rec)
     for i in prange(n_tables):
-        played, _ = play_table(pids, fns, rules, state[i], rounds, camat_target, agg[i], recs,
-                               i * rounds, do_rec, 0)
-        rec_n[i] = played
+        if fast:
+            rec_n[i] = play_table_fast(pids, rules, state[i], rounds, camat_target, agg[i])
+        else:
+            played, _ = play_table(pids, fns, rules, state[i], rounds, camat_target, agg[i], recs,
+                                   i * rounds, do_rec, 0)
+            rec_n[i] = played
 
 
 @njit(cache=True)
