@@ -132,11 +132,10 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
 
 
 @njit(cache=True, _nrt=False)
-def play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, drng,
-                     prng, perm, H, H28, stones):
+def play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk):
     """The engine's aggregate-mode loop with the built-in players."""
     return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose, obs, hist,
-                         moves, crng, drng, prng, perm, H, H28, stones)
+                         moves, crng, wk)
 
 
 @njit(cache=True)
@@ -148,14 +147,8 @@ def play_table_fast(pids, rules, st, rounds, camat_target, agg):
     hist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
     moves = np.zeros(64, dtype=np.int64)
     crng = np.zeros(1, dtype=np.uint64)
-    drng = np.zeros(1, dtype=np.uint64)
-    prng = np.zeros(5, dtype=np.uint64)
-    perm = np.zeros(28, dtype=np.int64)
-    H = np.zeros(5, dtype=np.int64)
-    H28 = np.zeros(5, dtype=np.int64)
-    stones = np.zeros(5, dtype=np.int64)
-    return play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng,
-                            drng, prng, perm, H, H28, stones)
+    wk = np.zeros(F.WK_LEN, dtype=np.int64)
+    return play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk)
 
 
 @njit(cache=True)

@@ -51,6 +51,13 @@ from domeng.core.rules import (
 from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 
 EVEN56 = 0x0055555555555555
+# the scratch array ``wk`` of :func:`play_rounds`
+W_H = 0  # [5] hands, 56-bit masks
+W_H28 = 5  # [5] hands, 28-bit masks (for the players' observation)
+W_ST = 10  # [5] stones held
+W_PRNG = 15  # [5] the seats' generators (uint64 bits)
+W_PERM = 20  # [28] the deal's permutation
+WK_LEN = 48
 
 
 def _tables():
@@ -122,43 +129,37 @@ def pips56(h):
 
 
 @njit(cache=True, inline="always")
-def below(x, rng, i, n):
-    """Lemire's method on the first output ``x`` (further draws from stream
-    ``rng[i]``): the kernel's ``randbelow_at``."""
+def seat_pick(wk, s, n):
+    """The random player's pick among ``n`` moves from seat ``s``'s stream,
+    branch-free on ``n == 1`` (no draw then, as the kernel: the stream
+    advances only when n > 1); the kernel's ``randbelow_at``."""
+    st = np.uint64(wk[W_PRNG + s])
+    x = mix64(st + _G)
+    st += _G & np.uint64(-np.int64(n > 1))
     un = np.uint64(n)
     m = (x >> _S32) * un
     low = m & _M32
     if low < un:
         threshold = (_TWO32 - un) % un
         while low < threshold:
-            s = rng[i] + _G
-            rng[i] = s
-            m = (mix64(s) >> _S32) * un
+            st += _G
+            m = (mix64(st) >> _S32) * un
             low = m & _M32
+    wk[W_PRNG + s] = np.int64(st)
     return np.int64(m >> _S32)
 
 
 @njit(cache=True, inline="always")
-def seat_pick(prng, s, n):
-    """The random player's pick among ``n`` moves, branch-free on ``n == 1``
-    (no draw then, as the kernel: the stream advances only when n > 1)."""
-    st = prng[s]
-    x = mix64(st + _G)
-    prng[s] = st + (_G & np.uint64(-np.int64(n > 1)))
-    return below(x, prng, s, n)
-
-
-@njit(cache=True, inline="always")
-def award(size, dest, payer, reason, tbl, stones, agg):
+def award(size, dest, payer, reason, tbl, wk, agg):
     """D7, "up to ``size`` to ``dest``": from the table, then from ``payer``;
     the rest unpaid.  Branch-free (the kernel's sums, adding 0 where it
     skips); returns the table's stones after."""
     take = min(size, tbl)
     rest = size - take
-    have = stones[payer]
+    have = wk[W_ST + payer]
     give = min(rest, have)
-    stones[payer] = have - give
-    stones[dest] += take + give
+    wk[W_ST + payer] = have - give
+    wk[W_ST + dest] += take + give
     agg[L.A_FLOW + dest * 7 + reason] += take
     agg[L.A_FLOW + ((payer + 1) * 5 + dest) * 7 + reason] += give
     agg[L.A_UNPAID + dest * 7 + reason] += rest - give
@@ -166,46 +167,60 @@ def award(size, dest, payer, reason, tbl, stones, agg):
 
 
 @njit(cache=True, inline="always")
-def from_table(size, dest, reason, tbl, stones, agg):
+def from_table(size, dest, reason, tbl, wk, agg):
     """D7 paid by the table only; returns the table's stones after."""
     take = min(size, tbl)
-    stones[dest] += take
+    wk[W_ST + dest] += take
     agg[L.A_FLOW + dest * 7 + reason] += take
     agg[L.A_UNPAID + dest * 7 + reason] += size - take
     return tbl - take
 
 
 @njit(cache=True, inline="always")
-def _deal(drng, perm, H, H28):
-    """D2, the kernel's deal: Fisher-Yates from the identity, i = 27..1."""
+def _below_local(r, n):
+    """Lemire's method on the stream whose state is ``r``: ``(value, state)``."""
+    un = np.uint64(n)
+    r += _G
+    m = (mix64(r) >> _S32) * un
+    low = m & _M32
+    if low < un:
+        threshold = (_TWO32 - un) % un
+        while low < threshold:
+            r += _G
+            m = (mix64(r) >> _S32) * un
+            low = m & _M32
+    return np.int64(m >> _S32), r
+
+
+@njit(cache=True, inline="always")
+def _deal(r, wk):
+    """D2, the kernel's deal from the deal stream's state ``r``: Fisher-Yates
+    from the identity, i = 27..1; returns the stream's state after."""
     for i in range(28):
-        perm[i] = i
-    r = drng[0]
+        wk[W_PERM + i] = i
     for i in range(27, 0, -1):
-        r += _G
-        drng[0] = r
-        j = below(mix64(r), drng, 0, i + 1)
-        r = drng[0]
-        tmp = perm[i]
-        perm[i] = perm[j]
-        perm[j] = tmp
+        j, r = _below_local(r, i + 1)
+        tmp = wk[W_PERM + i]
+        wk[W_PERM + i] = wk[W_PERM + j]
+        wk[W_PERM + j] = tmp
     for s in range(5):
         m = np.int64(0)
         h = np.int64(0)
         for k in range(5):
-            t = perm[5 * s + k]
+            t = wk[W_PERM + 5 * s + k]
             m |= np.int64(3) << (2 * t)
             h |= np.int64(1) << t
-        H[s] = m
-        H28[s] = h
+        wk[W_H + s] = m
+        wk[W_H28 + s] = h
+    return r
 
 
 @njit(cache=True, inline="always")
-def _choice(pids, choose, s, mv, left, right, tbl, chain, H28, obs, hist, moves, crng, prng):
+def _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, hist, moves, crng):
     """The seat's pick among the ``mv`` moves (two or more)."""
     pid = pids[s]
     if pid == 0:
-        return kth_bit(mv, seat_pick(prng, s, popcount(mv)))
+        return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
     n = 0
     m = mv
     while m:
@@ -213,33 +228,31 @@ def _choice(pids, choose, s, mv, left, right, tbl, chain, H28, obs, hist, moves,
         m &= m - 1
         n += 1
     obs[OBS_SEAT] = s
-    obs[OBS_HAND] = H28[s]
+    obs[OBS_HAND] = wk[W_H28 + s]
     obs[OBS_LEFT] = left
     obs[OBS_RIGHT] = right
     obs[OBS_TABLE] = tbl
     obs[OBS_CHAIN] = chain
-    crng[0] = prng[s]
+    crng[0] = np.uint64(wk[W_PRNG + s])
     idx = choose(pid, obs, hist, moves, n, crng)
-    prng[s] = crng[0]
+    wk[W_PRNG + s] = np.int64(crng[0])
     return moves[idx]
 
 
 @njit(cache=True, inline="always")
-def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, moves, crng, drng,
-                prng, perm, H, H28, stones):
+def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, moves, crng, wk):
     """Play up to ``rounds`` rounds of the table whose state is ``st``
     (updated in place), adding to its aggregates ``agg`` (stopping at
     ``camat_target`` CAMATs if > 0); returns the rounds played.  ``obs``,
-    ``hist``, ``moves``, ``crng``, ``drng`` (1), ``prng`` (5), ``perm`` (28), ``H``,
-    ``H28``, ``stones`` (5) are scratch."""
+    ``hist``, ``moves``, ``crng`` and ``wk`` (``int64[WK_LEN]``) are scratch."""
     heur = 0
     for p in range(5):
         if pids[p] != 0:
             heur = 1
-    drng[0] = np.uint64(st[L.ST_RNG])
+    drng = np.uint64(st[L.ST_RNG])
     for p in range(5):
-        prng[p] = np.uint64(st[L.ST_SEAT_RNG + p])
-        stones[p] = st[L.ST_STONES + p]
+        wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
+        wk[W_ST + p] = st[L.ST_STONES + p]
     tbl = st[L.ST_TABLE]
     camat = st[L.ST_CAMAT]
     next_starter = st[L.ST_NEXT_STARTER]
@@ -258,7 +271,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
     for _ in range(rounds):
         if camat_target > 0 and camats >= camat_target:
             break
-        _deal(drng, perm, H, H28)
+        drng = _deal(drng, wk)
         rnd += 1
         if heur:
             for p in range(5):
@@ -274,7 +287,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
             for num in range(6, 2, -1):
                 d = _DOUBLE_OF[num]
                 for p in range(5):
-                    if (H[p] >> (2 * d)) & 1:
+                    if (wk[W_H + p] >> (2 * d)) & 1:
                         s = p
                         break
                 if s >= 0:
@@ -285,10 +298,10 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
         if must >= 0:
             t = must
         else:
-            t = _choice(pids, choose, s, H[s] & _EVEN, -1, -1, tbl, 0, H28, obs, hist, moves,
-                        crng, prng) >> 1
-        H[s] &= ~(np.int64(3) << (2 * t))
-        H28[s] &= ~(np.int64(1) << t)
+            t = _choice(pids, choose, s, wk[W_H + s] & _EVEN, -1, -1, tbl, 0, wk, obs, hist, moves,
+                        crng) >> 1
+        wk[W_H + s] &= ~(np.int64(3) << (2 * t))
+        wk[W_H28 + s] &= ~(np.int64(1) << t)
         chain = np.int64(1) << t
         left = _HI[t]
         right = _LO[t]
@@ -306,20 +319,24 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
         s = (s + 1) * (s < 4)
         # ---- the turns (D5..D11)
         while True:
-            hs = H[s]
+            hs = wk[W_H + s]
             mv = hs & endmask
             turns += 1
             if mv:
                 # D5: the seat's choice among the (tile, end) moves
-                if mv & (mv - 1):
-                    code = _choice(pids, choose, s, mv, left, right, tbl, chain, H28, obs, hist,
-                                   moves, crng, prng)
+                if heur == 0:
+                    # all seats random: branch-free, no draw for a single move
+                    code = kth_bit(mv, seat_pick(wk, s, popcount(mv)))
+                elif mv & (mv - 1):
+                    code = _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, hist,
+                                   moves, crng)
                 else:
                     code = lowest_bit(mv)
                 t = code >> 1
                 hs &= ~(np.int64(3) << (code & ~1))
-                H[s] = hs
-                H28[s] &= ~(np.int64(1) << t)
+                wk[W_H + s] = hs
+                if heur:
+                    wk[W_H28 + s] &= ~(np.int64(1) << t)
                 chain |= np.int64(1) << t
                 # the tile joins number ``at`` on its end and shows v there
                 end = code & 1
@@ -346,7 +363,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
                     cucuq = (s + 4) % 5
                     winner = s
                     first_cappu = s
-                    tbl = award(size, cucuq, s, kind + 2, tbl, stones, agg)
+                    tbl = award(size, cucuq, s, kind + 2, tbl, wk, agg)
                     break
                 endmask = _ENDMASK[left * 7 + right]
             elif s != last:
@@ -361,21 +378,21 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
                 if pb:
                     pbm |= bit
                     agg[L.A_PASSEBUNGE + s] += 1
-                    tbl = award(r_pb, s, last, L.REASON_PASSEBUNGE, tbl, stones, agg)
+                    tbl = award(r_pb, s, last, L.REASON_PASSEBUNGE, tbl, wk, agg)
                 else:
-                    tbl = award(r_pass, s, last, L.REASON_PASS, tbl, stones, agg)
+                    tbl = award(r_pass, s, last, L.REASON_PASS, tbl, wk, agg)
             else:
-                kind, winner, cucuq, tbl = _block(rules, s, H, tbl, stones, agg)
+                kind, winner, cucuq, tbl = _block(rules, s, wk, tbl, agg)
                 if rules[R_PENALIZE_MANGUNO_PASS]:
                     passed |= 1 << s
                 break
             s = (s + 1) * (s < 4)  # D1
         # ---- D15: CAMAT and the return of the stones; D4: the next starter
         since += 1
-        if first_cappu >= 0 and tbl == 0 and stones[first_cappu] == 0:
+        if first_cappu >= 0 and tbl == 0 and wk[W_ST + first_cappu] == 0:
             camat = first_cappu
             for p in range(5):
-                stones[p] = 0
+                wk[W_ST + p] = 0
             tbl = rules[R_STONES]
             agg[L.A_CAMAT + camat] += 1
             agg[L.A_CAMAT_GAP_HIST + min(since, L.GAP_BINS - 1)] += 1
@@ -408,29 +425,29 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
     agg[L.A_ANY_PASSEBUNGE_ROUNDS] += any_pb
     agg[L.A_CAMAT_GAP_SUM] += gap_sum
     for p in range(5):
-        st[L.ST_STONES + p] = stones[p]
-        st[L.ST_SEAT_RNG + p] = np.int64(prng[p])
+        st[L.ST_STONES + p] = wk[W_ST + p]
+        st[L.ST_SEAT_RNG + p] = wk[W_PRNG + p]
     st[L.ST_TABLE] = tbl
     st[L.ST_CAMAT] = camat
     st[L.ST_NEXT_STARTER] = next_starter
     st[L.ST_ROUNDS] = rnd
     st[L.ST_CAMATS] = camats
     st[L.ST_SINCE_CAMAT] = since
-    st[L.ST_RNG] = np.int64(drng[0])
+    st[L.ST_RNG] = np.int64(drng)
     return played_rounds
 
 
 @njit(cache=True, inline="always")
-def _block(rules, m, H, tbl, stones, agg):
+def _block(rules, m, wk, tbl, agg):
     """D11..D14: the four others passed and the LAST MAPPANO ``m`` cannot
     play.  Returns ``(kind, winner, cucuq, table stones)``."""
     if rules[R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
         agg[L.A_PASSES + m] += 1
-        tbl = from_table(rules[R_PASS], m, L.REASON_PASS, tbl, stones, agg)
+        tbl = from_table(rules[R_PASS], m, L.REASON_PASS, tbl, wk, agg)
     # D12: MATTIKKENG = the others with sum <= M's; D14: the winner has the
     # lowest sum, ties to the first in turn order after M
-    sm = pips56(H[m])
+    sm = pips56(wk[W_H + m])
     best = -1
     best_sum = 1 << 30
     n_matt = 0
@@ -438,7 +455,7 @@ def _block(rules, m, H, tbl, stones, agg):
     p = m
     for _ in range(4):
         p = (p + 1) * (p < 4)
-        sp = pips56(H[p])
+        sp = pips56(wk[W_H + p])
         if sp <= sm:
             mask |= p << (3 * n_matt)
             n_matt += 1
@@ -449,7 +466,7 @@ def _block(rules, m, H, tbl, stones, agg):
     if n_matt == 0:
         # D13: M wins; the CUCUQ gets up to 1, M gives the rest
         cucuq = (m + 4) % 5
-        tbl = award(rules[R_MANGUNO], cucuq, m, L.REASON_MANGUNO, tbl, stones, agg)
+        tbl = award(rules[R_MANGUNO], cucuq, m, L.REASON_MANGUNO, tbl, wk, agg)
         return L.K_MANGUNO, m, cucuq, tbl
     # D14: M gets up to 5 (1 with several MATTIKKENG or an equal sum), from
     # the table, then the winner, then the other MATTIKKENG in turn order
@@ -460,7 +477,7 @@ def _block(rules, m, H, tbl, stones, agg):
     take = min(due, tbl)
     if take > 0:
         tbl -= take
-        stones[m] += take
+        wk[W_ST + m] += take
         agg[L.A_FLOW + m * 7 + reason] += take
         due -= take
     for i in range(-1, n_matt):
@@ -469,10 +486,10 @@ def _block(rules, m, H, tbl, stones, agg):
         q = best if i < 0 else (mask >> (3 * i)) & 7
         if i >= 0 and q == best:
             continue
-        give = min(due, stones[q])
+        give = min(due, wk[W_ST + q])
         if give > 0:
-            stones[q] -= give
-            stones[m] += give
+            wk[W_ST + q] -= give
+            wk[W_ST + m] += give
             agg[L.A_FLOW + ((q + 1) * 5 + m) * 7 + reason] += give
             due -= give
     if due > 0:
