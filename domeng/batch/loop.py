@@ -25,7 +25,7 @@ from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT, OBS_
 from domeng.engine import fast as F
 from domeng.engine import kernel as K
 from domeng.engine import step as E
-from domeng.players.heuristics import N_BUILTIN, P_HUNTER, builtin_choose
+from domeng.players.heuristics import N_BUILTIN, P_HUNTER, builtin_choose, builtin_choose_inline
 
 
 @njit(cache=True, inline="always")
@@ -134,7 +134,8 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
 @njit(cache=True, _nrt=False)
 def play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk):
     """The engine's aggregate-mode loop with the built-in players."""
-    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose, obs, hist,
+    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose_inline, obs,
+                         hist,
                          moves, crng, wk)
 
 

@@ -166,9 +166,10 @@ def hunter_strategy(obs, hist, moves, n_moves, rng):
     return pick_best(hunter_score, obs, moves, n_moves, rng)
 
 
-@njit(cache=True, _nrt=False)
-def builtin_choose(pid, obs, hist, moves, n_moves, rng):
-    """Dispatch to a built-in strategy by id."""
+@njit(cache=True, inline="always")
+def builtin_choose_inline(pid, obs, hist, moves, n_moves, rng):
+    """Dispatch to a built-in strategy by id (inlined into the engine's
+    aggregate-mode loop: no call with a dozen words of array arguments)."""
     if pid == P_RANDOM:
         return random_strategy(obs, hist, moves, n_moves, rng)
     if pid == P_HEAVY:
@@ -176,6 +177,12 @@ def builtin_choose(pid, obs, hist, moves, n_moves, rng):
     if pid == P_KEEPER:
         return keeper_strategy(obs, hist, moves, n_moves, rng)
     return hunter_strategy(obs, hist, moves, n_moves, rng)
+
+
+@njit(cache=True, _nrt=False)
+def builtin_choose(pid, obs, hist, moves, n_moves, rng):
+    """Dispatch to a built-in strategy by id."""
+    return builtin_choose_inline(pid, obs, hist, moves, n_moves, rng)
 
 
 #: The signature every compiled player has (see the module docstring).
