@@ -152,29 +152,37 @@ def play_table_fast(pids, rules, st, rounds, camat_target, agg):
     return play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk)
 
 
-@njit(cache=True)
-def fast_path(pids, do_rec):
+def fast_path(pids, do_rec) -> bool:
     """Aggregate mode with only the built-in players of the engine's fast loop."""
-    if do_rec:
-        return False
-    for p in range(5):
-        if pids[p] < 0 or pids[p] > P_HUNTER:
-            return False
-    return True
+    return not do_rec and all(0 <= int(p) <= P_HUNTER for p in pids)
 
 
 @njit(cache=True, parallel=True)
+def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
+    """:func:`run_kernel` on the aggregate-mode loop, in parallel over tables."""
+    for i in prange(state.shape[0]):
+        rec_n[i] = play_table_fast(pids, rules, state[i], rounds, camat_target, agg[i])
+
+
+@njit(cache=True, parallel=True)
+def run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
+    """:func:`run_kernel` through the step API, in parallel over tables."""
+    for i in prange(state.shape[0]):
+        played, _ = play_table(pids, fns, rules, state[i], rounds, camat_target, agg[i], recs,
+                               i * rounds, do_rec, 0)
+        rec_n[i] = played
+
+
 def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
-    """Play every table of ``state`` (in place) in parallel over tables."""
-    n_tables = state.shape[0]
-    fast = fast_path(pids, do_rec)
-    for i in prange(n_tables):
-        if fast:
-            rec_n[i] = play_table_fast(pids, rules, state[i], rounds, camat_target, agg[i])
-        else:
-            played, _ = play_table(pids, fns, rules, state[i], rounds, camat_target, agg[i], recs,
-                                   i * rounds, do_rec, 0)
-            rec_n[i] = played
+    """Play every table of ``state`` (in place) in parallel over tables:
+    aggregates into ``agg``, rounds played into ``rec_n``, per-round
+    records into ``recs`` when ``do_rec``.  Aggregate mode with built-in
+    players runs on the engine's aggregate-mode loop (only it is compiled
+    then); everything else steps through the step API."""
+    if fast_path(pids, do_rec):
+        run_fast(pids, rules, state, rounds, camat_target, agg, rec_n)
+    else:
+        run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec)
 
 
 @njit(cache=True)
