@@ -85,6 +85,35 @@ def test_agreement_with_changed_award_sizes():
     _assert_same_table(["hunter", "random", "keeper", "heavy", "random"], rules, 3, 0, 400)
 
 
+FAST_LINEUPS = LINEUPS + [["heavy"] * 5, ["keeper"] * 5, ["hunter"] * 5]
+
+
+def test_aggregate_mode_equals_the_step_loop():
+    """Aggregate mode of built-in players runs on the engine's fast loop
+    (engine/fast.py); with records on, the same tables step through the
+    step API (agreement-tested above against the reference engine).
+    Aggregates and final states must be equal number for number, for every
+    option, changed award sizes, every built-in lineup and a CAMAT target."""
+    sized = Rules.parse("stones=7,pollo=2,ceki=4,cappu=0,pass=2,passebunge=3,mattikkeng=6,"
+                        "mattikkeng_reduced=2,manguno=3")
+    for ri, rules in enumerate(OPTION_COMBOS + [sized]):
+        for li, players in enumerate(FAST_LINEUPS):
+            for camats in (0, 2) if ri == 0 else (0,):
+                kw = dict(seed=ri * 13 + li, table_start=li, n_tables=12, rounds=120,
+                          camats=camats)
+                fast = run_tables(players, rules, **kw)
+                step = run_tables(players, rules, records=True, **kw)
+                np.testing.assert_array_equal(fast.agg, step.agg)
+                np.testing.assert_array_equal(fast.state, step.state)
+    # and directly against the reference engine
+    for players in FAST_LINEUPS:
+        fast = run_tables(players, sized, seed=8, table_start=3, n_tables=2, rounds=150)
+        for t in range(2):
+            _, r_agg, r_state = _reference(players, sized, 8, 3 + t, 150)
+            np.testing.assert_array_equal(fast.agg[t], r_agg)
+            np.testing.assert_array_equal(fast.state[t], r_state)
+
+
 def test_agreement_with_the_search_player():
     _assert_same_table(["search-3", "hunter", "random", "keeper", "random"], Rules(), 4, 1, 12)
 

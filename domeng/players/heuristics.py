@@ -150,6 +150,20 @@ def builtin_choose(pid, obs, hist, moves, n_moves, rng):
     return hunter_strategy(obs, hist, moves, n_moves, rng)
 
 
+@njit(cache=True, inline="always")
+def builtin_choose_inline(pid, obs, hist, moves, n_moves, rng):
+    """:func:`builtin_choose` for the players of the engine's aggregate-mode
+    loop (``random`` .. ``hunter``), inlined there: no call with a dozen
+    words of array arguments."""
+    if pid == P_RANDOM:
+        return random_strategy(obs, hist, moves, n_moves, rng)
+    if pid == P_HEAVY:
+        return heavy_strategy(obs, hist, moves, n_moves, rng)
+    if pid == P_KEEPER:
+        return keeper_strategy(obs, hist, moves, n_moves, rng)
+    return hunter_strategy(obs, hist, moves, n_moves, rng)
+
+
 P_CUSTOM = N_BUILTIN  #: kernel id of a seat whose player is a compiled function
 
 

@@ -1,0 +1,497 @@
+"""The aggregate-mode round loop: the kernel's rules with the round in locals.
+
+A study that keeps only per-table aggregates (no per-round records, no
+trace) and whose seats are all built-in players spends nearly all its time
+here.  :func:`play_rounds` plays a table's rounds with exactly the rules of
+:mod:`domeng.engine.kernel` (the same D-ids, in the same order: deal D2,
+starter D3/D4, moves D5, passes D6/D7, the end of a round D8..D14, CAMAT D15)
+and gives bit-identical aggregates and table states, draw for draw; the
+tests compare it with the step API's loop (and so with the reference
+engine) for every option and built-in player.
+
+How it is fast (``shared/limit/README.md`` measured each idea):
+
+* a hand is a 56-bit mask in which tile ``t`` owns bits ``2t`` (left end)
+  and ``2t+1`` (right end): the bit index *is* the action ``tile*2+end``.
+  The legal moves are one AND with the mask of the open ends (``ENDMASK``;
+  no right-end moves when both ends show the same number: D5's one move),
+  in ascending action order, and the ``k``-th of them is one ``pdep`` and
+  one ``tzcnt``: the random player's pick is the kernel's, draw for draw;
+* the round's state (ends, LAST MAPPANO, turn, who played / passed) lives
+  in local variables, one function a table (no arrays of arguments per
+  round), awards are branch-free (adding 0 where the kernel skips);
+* only what the aggregates need is counted; the player type is tested
+  only when a seat has a choice (two or more legal moves).
+
+Seats whose player is not ``random`` (id 0) call ``choose(pid, obs, hist,
+moves, n, rng)``: the fields of ``obs`` the built-in strategies read
+(ends, hand, seat, table, chain, void numbers) are written just before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import binding as _llvm
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from domeng.core import layout as L
+from domeng.core.bits import lowest_bit, popcount
+from domeng.core.nbrng import mix64
+from domeng.core.observation import (
+    OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
+)
+from domeng.core.rng import GAMMA
+from domeng.core.rules import (
+    R_CAPPU, R_CEKI, R_MANGUNO, R_MATTIKKENG, R_MATTIKKENG_REDUCED, R_OPENER_LEADS_DOUBLE, R_PASS,
+    R_PASSEBUNGE, R_PASSEBUNGE_EVERY_PASS, R_PENALIZE_MANGUNO_PASS, R_POLLO, R_STONES,
+)
+from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
+
+EVEN56 = 0x0055555555555555
+# the scratch array ``wk`` of :func:`play_rounds`
+W_H = 0  # [5] hands, 56-bit masks
+W_H28 = 5  # [5] hands, 28-bit masks (for the players' observation)
+W_ST = 10  # [5] stones held
+W_PRNG = 15  # [5] the seats' generators (uint64 bits)
+W_PERM = 20  # [28] the deal's permutation
+WK_LEN = 48
+
+
+def _tables():
+    lmove = np.zeros(7, dtype=np.int64)
+    for n in range(7):
+        m = 0
+        for t in range(28):
+            if (int(NUMBER_MASK[n]) >> t) & 1:
+                m |= 1 << (2 * t)
+        lmove[n] = m
+    endmask = np.zeros(49, dtype=np.int64)
+    for a in range(7):
+        for b in range(7):
+            endmask[a * 7 + b] = lmove[a] | (0 if a == b else lmove[b] << 1)
+    return lmove, endmask
+
+
+_LMOVE, _ENDMASK = _tables()
+_PIPS = TILE_PIPS.astype(np.int64)
+_HI = TILE_HIGH.astype(np.int64)
+_LO = TILE_LOW.astype(np.int64)
+_DBL = TILE_IS_DOUBLE.astype(np.int64)
+_DOUBLE_OF = DOUBLE_OF.astype(np.int64)
+_G = np.uint64(GAMMA)
+_S32 = np.uint64(32)
+_M32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+_EVEN = np.int64(EVEN56)
+
+#: pdep is one instruction where the CPU has BMI2 (else a short loop)
+HAS_PDEP = bool(_llvm.get_host_cpu_features().get("bmi2", False))
+
+
+@intrinsic
+def _pdep(typingctx, x, m):
+    sig = types.int64(types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(64)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.bmi.pdep.64")
+        return builder.call(fn, [args[0], args[1]])
+
+    return sig, codegen
+
+
+if HAS_PDEP:
+    @njit(cache=True, inline="always")
+    def kth_bit(m, k):
+        """Index of the ``k``-th (from 0) set bit of ``m``."""
+        return lowest_bit(_pdep(np.int64(1) << k, m))
+else:  # pragma: no cover - CPUs without BMI2
+    @njit(cache=True, inline="always")
+    def kth_bit(m, k):
+        """Index of the ``k``-th (from 0) set bit of ``m``."""
+        for _ in range(k):
+            m &= m - 1
+        return lowest_bit(m)
+
+
+@njit(cache=True, inline="always")
+def pips56(h):
+    """Pip sum of a 56-bit hand."""
+    s = 0
+    m = h & _EVEN
+    while m:
+        s += _PIPS[lowest_bit(m) >> 1]
+        m &= m - 1
+    return s
+
+
+@njit(cache=True, inline="always")
+def seat_pick(wk, s, n):
+    """The random player's pick among ``n`` moves from seat ``s``'s stream,
+    branch-free on ``n == 1`` (no draw then, as the kernel: the stream
+    advances only when n > 1); the kernel's ``randbelow_at``."""
+    st = np.uint64(wk[W_PRNG + s])
+    x = mix64(st + _G)
+    st += _G & np.uint64(-np.int64(n > 1))
+    un = np.uint64(n)
+    m = (x >> _S32) * un
+    low = m & _M32
+    if low < un:
+        threshold = (_TWO32 - un) % un
+        while low < threshold:
+            st += _G
+            m = (mix64(st) >> _S32) * un
+            low = m & _M32
+    wk[W_PRNG + s] = np.int64(st)
+    return np.int64(m >> _S32)
+
+
+@njit(cache=True, inline="always")
+def award(size, dest, payer, reason, tbl, wk, agg):
+    """D7, "up to ``size`` to ``dest``": from the table, then from ``payer``;
+    the rest unpaid.  Branch-free (the kernel's sums, adding 0 where it
+    skips); returns the table's stones after."""
+    take = min(size, tbl)
+    rest = size - take
+    have = wk[W_ST + payer]
+    give = min(rest, have)
+    wk[W_ST + payer] = have - give
+    wk[W_ST + dest] += take + give
+    agg[L.A_FLOW + dest * 7 + reason] += take
+    agg[L.A_FLOW + ((payer + 1) * 5 + dest) * 7 + reason] += give
+    agg[L.A_UNPAID + dest * 7 + reason] += rest - give
+    return tbl - take
+
+
+@njit(cache=True, inline="always")
+def from_table(size, dest, reason, tbl, wk, agg):
+    """D7 paid by the table only; returns the table's stones after."""
+    take = min(size, tbl)
+    wk[W_ST + dest] += take
+    agg[L.A_FLOW + dest * 7 + reason] += take
+    agg[L.A_UNPAID + dest * 7 + reason] += size - take
+    return tbl - take
+
+
+@njit(cache=True, inline="always")
+def _below_local(r, n):
+    """Lemire's method on the stream whose state is ``r``: ``(value, state)``."""
+    un = np.uint64(n)
+    r += _G
+    m = (mix64(r) >> _S32) * un
+    low = m & _M32
+    if low < un:
+        threshold = (_TWO32 - un) % un
+        while low < threshold:
+            r += _G
+            m = (mix64(r) >> _S32) * un
+            low = m & _M32
+    return np.int64(m >> _S32), r
+
+
+@njit(cache=True, inline="always")
+def _deal(r, wk):
+    """D2, the kernel's deal from the deal stream's state ``r``: Fisher-Yates
+    from the identity, i = 27..1; returns the stream's state after."""
+    for i in range(28):
+        wk[W_PERM + i] = i
+    for i in range(27, 0, -1):
+        j, r = _below_local(r, i + 1)
+        tmp = wk[W_PERM + i]
+        wk[W_PERM + i] = wk[W_PERM + j]
+        wk[W_PERM + j] = tmp
+    for s in range(5):
+        m = np.int64(0)
+        h = np.int64(0)
+        for k in range(5):
+            t = wk[W_PERM + 5 * s + k]
+            m |= np.int64(3) << (2 * t)
+            h |= np.int64(1) << t
+        wk[W_H + s] = m
+        wk[W_H28 + s] = h
+    return r
+
+
+@njit(cache=True, inline="always")
+def _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, hist, moves, crng):
+    """The seat's pick among the ``mv`` moves (two or more)."""
+    pid = pids[s]
+    if pid == 0:
+        return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
+    n = 0
+    m = mv
+    while m:
+        moves[n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    obs[OBS_SEAT] = s
+    obs[OBS_HAND] = wk[W_H28 + s]
+    obs[OBS_LEFT] = left
+    obs[OBS_RIGHT] = right
+    obs[OBS_TABLE] = tbl
+    obs[OBS_CHAIN] = chain
+    crng[0] = np.uint64(wk[W_PRNG + s])
+    idx = choose(pid, obs, hist, moves, n, crng)
+    wk[W_PRNG + s] = np.int64(crng[0])
+    return moves[idx]
+
+
+@njit(cache=True, inline="always")
+def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, moves, crng, wk):
+    """Play up to ``rounds`` rounds of the table whose state is ``st``
+    (updated in place), adding to its aggregates ``agg`` (stopping at
+    ``camat_target`` CAMATs if > 0); returns the rounds played.  ``obs``,
+    ``hist``, ``moves``, ``crng`` and ``wk`` (``int64[WK_LEN]``) are scratch."""
+    heur = 0
+    for p in range(5):
+        if pids[p] != 0:
+            heur = 1
+    drng = np.uint64(st[L.ST_RNG])
+    for p in range(5):
+        wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
+        wk[W_ST + p] = st[L.ST_STONES + p]
+    tbl = st[L.ST_TABLE]
+    camat = st[L.ST_CAMAT]
+    next_starter = st[L.ST_NEXT_STARTER]
+    rnd = st[L.ST_ROUNDS]
+    camats = st[L.ST_CAMATS]
+    since = st[L.ST_SINCE_CAMAT]
+    every_pb = rules[R_PASSEBUNGE_EVERY_PASS]
+    r_pass = rules[R_PASS]
+    r_pb = rules[R_PASSEBUNGE]
+    sum_turns = 0
+    sum_tiles = 0
+    any_pass = 0
+    any_pb = 0
+    gap_sum = 0
+    played_rounds = 0
+    for _ in range(rounds):
+        if camat_target > 0 and camats >= camat_target:
+            break
+        drng = _deal(drng, wk)
+        rnd += 1
+        if heur:
+            for p in range(5):
+                obs[OBS_VOID + p] = 0
+        # ---- the starter (D3, D4) and the lead
+        if next_starter >= 0:
+            s = next_starter
+            must = -1
+        else:
+            s = -1
+            must = -1
+            d = -1
+            for num in range(6, 2, -1):
+                d = _DOUBLE_OF[num]
+                for p in range(5):
+                    if (wk[W_H + p] >> (2 * d)) & 1:
+                        s = p
+                        break
+                if s >= 0:
+                    break
+            if rules[R_OPENER_LEADS_DOUBLE]:
+                must = d
+        starter = s
+        if must >= 0:
+            t = must
+        else:
+            t = _choice(pids, choose, s, wk[W_H + s] & _EVEN, -1, -1, tbl, 0, wk, obs, hist, moves,
+                        crng) >> 1
+        wk[W_H + s] &= ~(np.int64(3) << (2 * t))
+        wk[W_H28 + s] &= ~(np.int64(1) << t)
+        chain = np.int64(1) << t
+        left = _HI[t]
+        right = _LO[t]
+        endmask = _ENDMASK[left * 7 + right]
+        last = s
+        played = 1 << s
+        passed = 0
+        pbm = 0
+        turns = 1
+        tiles = 1
+        cucuq = -1
+        first_cappu = -1
+        kind = 0
+        winner = 0
+        s = (s + 1) * (s < 4)
+        # ---- the turns (D5..D11)
+        while True:
+            hs = wk[W_H + s]
+            mv = hs & endmask
+            turns += 1
+            if mv:
+                # D5: the seat's choice among the (tile, end) moves
+                if heur == 0:
+                    # all seats random: branch-free, no draw for a single move
+                    code = kth_bit(mv, seat_pick(wk, s, popcount(mv)))
+                elif mv & (mv - 1):
+                    code = _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, hist,
+                                   moves, crng)
+                else:
+                    code = lowest_bit(mv)
+                t = code >> 1
+                hs &= ~(np.int64(3) << (code & ~1))
+                wk[W_H + s] = hs
+                if heur:
+                    wk[W_H28 + s] &= ~(np.int64(1) << t)
+                chain |= np.int64(1) << t
+                # the tile joins number ``at`` on its end and shows v there
+                end = code & 1
+                at = left + (right - left) * end
+                v = _PIPS[t] - at
+                left = left + (v - left) * (1 - end)
+                right = right + (v - right) * end
+                mk = 1 if left == right else 0  # D8: MAPPAKULING
+                agg[L.A_MAPPAKULING + s] += mk
+                played |= 1 << s
+                last = s
+                tiles += 1
+                if hs == 0:
+                    # D9: FIRST CAPPU; D8: CEKI / POLLO; D10: the CUCUQ's award
+                    kind = L.K_CAPPU
+                    size = rules[R_CAPPU]
+                    if mk:
+                        if _DBL[t]:
+                            kind = L.K_POLLO
+                            size = rules[R_POLLO]
+                        else:
+                            kind = L.K_CEKI
+                            size = rules[R_CEKI]
+                    cucuq = (s + 4) % 5
+                    winner = s
+                    first_cappu = s
+                    tbl = award(size, cucuq, s, kind + 2, tbl, wk, agg)
+                    break
+                endmask = _ENDMASK[left * 7 + right]
+            elif s != last:
+                # D6: PASS, a PASSEBUNGE if s has not played yet this round;
+                # D7: paid by the table, then by the LAST MAPPANO
+                bit = 1 << s
+                pb = (played & bit) == 0 and (every_pb != 0 or (pbm & bit) == 0)
+                passed |= bit
+                agg[L.A_PASSES + s] += 1
+                if heur:
+                    obs[OBS_VOID + s] |= (np.int64(1) << left) | (np.int64(1) << right)
+                if pb:
+                    pbm |= bit
+                    agg[L.A_PASSEBUNGE + s] += 1
+                    tbl = award(r_pb, s, last, L.REASON_PASSEBUNGE, tbl, wk, agg)
+                else:
+                    tbl = award(r_pass, s, last, L.REASON_PASS, tbl, wk, agg)
+            else:
+                kind, winner, cucuq, tbl = _block(rules, s, wk, tbl, agg)
+                if rules[R_PENALIZE_MANGUNO_PASS]:
+                    passed |= 1 << s
+                break
+            s = (s + 1) * (s < 4)  # D1
+        # ---- D15: CAMAT and the return of the stones; D4: the next starter
+        since += 1
+        if first_cappu >= 0 and tbl == 0 and wk[W_ST + first_cappu] == 0:
+            camat = first_cappu
+            for p in range(5):
+                wk[W_ST + p] = 0
+            tbl = rules[R_STONES]
+            agg[L.A_CAMAT + camat] += 1
+            agg[L.A_CAMAT_GAP_HIST + min(since, L.GAP_BINS - 1)] += 1
+            gap_sum += since
+            camats += 1
+            since = 0
+        next_starter = camat if camat >= 0 else winner
+        # ---- the round's aggregates
+        sum_turns += turns
+        sum_tiles += tiles
+        agg[L.A_TILES_HIST + tiles] += 1
+        agg[L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1)] += 1
+        agg[L.A_WINS + winner * 5 + kind] += 1
+        off = winner - starter
+        off += 5 if off < 0 else 0
+        agg[L.A_WINS_OFFSET + off * 5 + kind] += 1
+        agg[L.A_STARTS + starter] += 1
+        for p in range(5):
+            agg[L.A_PASS_ROUNDS + p] += (passed >> p) & 1
+            agg[L.A_PASSEBUNGE_ROUNDS + p] += (pbm >> p) & 1
+        any_pass += 1 if passed != 0 else 0
+        any_pb += 1 if pbm != 0 else 0
+        if cucuq >= 0:
+            agg[L.A_CUCUQ + cucuq] += 1
+        played_rounds += 1
+    agg[L.A_ROUNDS] += played_rounds
+    agg[L.A_TURNS] += sum_turns
+    agg[L.A_TILES] += sum_tiles
+    agg[L.A_ANY_PASS_ROUNDS] += any_pass
+    agg[L.A_ANY_PASSEBUNGE_ROUNDS] += any_pb
+    agg[L.A_CAMAT_GAP_SUM] += gap_sum
+    for p in range(5):
+        st[L.ST_STONES + p] = wk[W_ST + p]
+        st[L.ST_SEAT_RNG + p] = wk[W_PRNG + p]
+    st[L.ST_TABLE] = tbl
+    st[L.ST_CAMAT] = camat
+    st[L.ST_NEXT_STARTER] = next_starter
+    st[L.ST_ROUNDS] = rnd
+    st[L.ST_CAMATS] = camats
+    st[L.ST_SINCE_CAMAT] = since
+    st[L.ST_RNG] = np.int64(drng)
+    return played_rounds
+
+
+@njit(cache=True, inline="always")
+def _block(rules, m, wk, tbl, agg):
+    """D11..D14: the four others passed and the LAST MAPPANO ``m`` cannot
+    play.  Returns ``(kind, winner, cucuq, table stones)``."""
+    if rules[R_PENALIZE_MANGUNO_PASS]:
+        # D11 option: M's closing pass is a PASS, paid by the table only
+        agg[L.A_PASSES + m] += 1
+        tbl = from_table(rules[R_PASS], m, L.REASON_PASS, tbl, wk, agg)
+    # D12: MATTIKKENG = the others with sum <= M's; D14: the winner has the
+    # lowest sum, ties to the first in turn order after M
+    sm = pips56(wk[W_H + m])
+    best = -1
+    best_sum = 1 << 30
+    n_matt = 0
+    mask = 0  # MATTIKKENG seats, in turn order after M, 3 bits each
+    p = m
+    for _ in range(4):
+        p = (p + 1) * (p < 4)
+        sp = pips56(wk[W_H + p])
+        if sp <= sm:
+            mask |= p << (3 * n_matt)
+            n_matt += 1
+            agg[L.A_MATTIKKENG + p] += 1
+            if sp < best_sum:
+                best_sum = sp
+                best = p
+    if n_matt == 0:
+        # D13: M wins; the CUCUQ gets up to 1, M gives the rest
+        cucuq = (m + 4) % 5
+        tbl = award(rules[R_MANGUNO], cucuq, m, L.REASON_MANGUNO, tbl, wk, agg)
+        return L.K_MANGUNO, m, cucuq, tbl
+    # D14: M gets up to 5 (1 with several MATTIKKENG or an equal sum), from
+    # the table, then the winner, then the other MATTIKKENG in turn order
+    due = rules[R_MATTIKKENG]
+    if n_matt >= 2 or best_sum == sm:
+        due = rules[R_MATTIKKENG_REDUCED]
+    reason = L.REASON_MATTIKKENG
+    take = min(due, tbl)
+    if take > 0:
+        tbl -= take
+        wk[W_ST + m] += take
+        agg[L.A_FLOW + m * 7 + reason] += take
+        due -= take
+    for i in range(-1, n_matt):
+        if due == 0:
+            break
+        q = best if i < 0 else (mask >> (3 * i)) & 7
+        if i >= 0 and q == best:
+            continue
+        give = min(due, wk[W_ST + q])
+        if give > 0:
+            wk[W_ST + q] -= give
+            wk[W_ST + m] += give
+            agg[L.A_FLOW + ((q + 1) * 5 + m) * 7 + reason] += give
+            due -= give
+    if due > 0:
+        agg[L.A_UNPAID + m * 7 + reason] += due
+    return L.K_MATTIKKENG, best, -1, tbl
