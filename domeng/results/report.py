@@ -40,9 +40,18 @@ _ORANGE = "#d9822b"
 _GREY = "#777777"
 
 
+#: what :func:`render` asks of the plots: a vector/raster format besides PNG, and the dpi
+_OUTPUT: dict = {"fmt": "png", "dpi": 110, "extra": None}
+
+
 def _png(fig) -> bytes:
+    """The figure as PNG (and, while :func:`render` asks, as its format too)."""
+    if _OUTPUT["extra"] is not None and _OUTPUT["fmt"] != "png":
+        buf = io.BytesIO()
+        fig.savefig(buf, format=_OUTPUT["fmt"], dpi=_OUTPUT["dpi"], bbox_inches="tight")
+        _OUTPUT["extra"].append(buf.getvalue())
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=_OUTPUT["dpi"], bbox_inches="tight")
     plt.close(fig)
     return buf.getvalue()
 
@@ -282,17 +291,30 @@ def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
     return "\n".join(parts)
 
 
-def render(res: Results, folder: str | os.PathLike) -> dict[str, Path]:
-    """Write ``plots/NAME.png`` and ``report.html`` into ``folder``
-    (each file under a temporary name, then renamed).  Returns the paths."""
+def render(res: Results, folder: str | os.PathLike, fmt: str = "png",
+           dpi: int = 110) -> dict[str, Path]:
+    """Write ``plots/NAME.png`` (and ``plots/NAME.FORMAT`` for ``fmt`` svg or
+    pdf, at ``dpi``) and ``report.html`` into ``folder`` (each file under a
+    temporary name, then renamed).  Returns the paths."""
     folder = Path(folder)
     (folder / "plots").mkdir(parents=True, exist_ok=True)
-    pngs = plots(res)
+    pngs, extra = {}, {}
+    _OUTPUT.update(fmt=fmt, dpi=dpi)
+    try:
+        for name in PLOTS:
+            _OUTPUT["extra"] = []
+            pngs[name] = _PLOT_FUNCS[name](res)
+            if _OUTPUT["extra"]:
+                extra[name] = _OUTPUT["extra"][0]
+    finally:
+        _OUTPUT.update(fmt="png", dpi=110, extra=None)
     out = {}
     for name, data in pngs.items():
         p = folder / "plots" / f"{name}.png"
         atomic_write(p, data)
         out[name] = p
+        if name in extra:
+            atomic_write(folder / "plots" / f"{name}.{fmt}", extra[name])
     p = folder / "report.html"
     atomic_write(p, html_report(res, pngs))
     out["report"] = p

@@ -343,7 +343,7 @@ def make_progress(progress, tables: int, rounds: int, done0: int = 0):
 def simulate(
     tables: int = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
-    players: str | Sequence[str] = "random",
+    players: str | Sequence[str] = DEFAULT_PLAYERS,
     rules: Rules | str | Sequence[str] | dict | None = None,
     seed: int = 0,
     workers: int | None = None,
@@ -367,7 +367,7 @@ def simulate(
         compiled function, or an object with ``choose``: see docs/players.md).
     rules:
         :class:`~domeng.core.rules.Rules`, ``"name=value,..."``, a list of such
-        strings, a dict of option values, or None (the defaults of RULES.md).
+        strings, a dict of option values, or None (the defaults of docs/rules.md).
     seed:
         Study seed (0 <= seed < 2**64); table ``t`` plays the same rounds in
         every study with this seed, rules and players.
@@ -434,3 +434,4 @@ def simulate(
         ckpt = Checkpoint.create(checkpoint, plan, records)
     return run_study(plan, client=client, threads=workers, records=records, checkpoint=ckpt,
                      progress_fn=progress_fn)
+

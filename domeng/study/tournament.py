@@ -25,7 +25,7 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
+
 import sys
 import time
 from pathlib import Path
@@ -40,9 +40,10 @@ from domeng.core.errors import DomengError
 from domeng.players.registry import resolve_players
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
-
-Z95 = 1.959963984540054
+from domeng.results.stats import Z95, add_ci, num, ratio, paired_difference
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
+#: the columns of TournamentResults.table() that are shares (Wilson intervals)
+SHARES = ("win_rate", "wins_cappu", "wins_ceki", "wins_pollo", "wins_manguno", "wins_mattikkeng")
 STATS = ("rounds", "received", "given", "net", "unpaid_owed", "wins", "wins_CAPPU", "wins_CEKI",
          "wins_POLLO", "wins_MANGUNO", "wins_MATTIKKENG", "camats", "passebunge")
 
@@ -106,13 +107,7 @@ class TournamentResults:
 
     def _mean_ci(self, x: np.ndarray, per: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Ratio of sums over deals, and its SE across deals."""
-        r = x.sum(0) / per.sum(0)
-        d = self.deals
-        if d < 2:
-            return r, np.full_like(r, np.nan)
-        resid = x - r * per
-        se = np.sqrt((resid ** 2).sum(0) / (d * (d - 1))) / per.mean(0)
-        return r, se
+        return ratio(x, per)
 
     def table(self) -> pd.DataFrame:
         """One row per player: per-round rates with SE and 95% CI.
@@ -139,9 +134,10 @@ class TournamentResults:
             v, se = self._mean_ci(self._stat(stat) * scale, rounds)
             rows[col] = v
             rows[col + "_se"] = se
-            rows[col + "_ci_low"] = v - Z95 * se
-            rows[col + "_ci_high"] = v + Z95 * se
-        return pd.DataFrame(rows)
+        df = pd.DataFrame(rows)
+        for col in SHARES + ("received", "given", "net", "passebunge", "camat_per_1000"):
+            add_ci(df, col, col + "_se", share=col in SHARES, prefix=col + "_")
+        return df
 
     def margins(self) -> pd.DataFrame:
         """Paired differences of net stones per round between every two
@@ -153,9 +149,11 @@ class TournamentResults:
             for b in range(5):
                 if a == b:
                     continue
-                diff = net[:, a] / rounds[:, a] - net[:, b] / rounds[:, b]
-                m = float(diff.mean())
-                se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.nan
+                # per-deal means of each player's net per round, differenced deal by deal
+                ones = np.ones(len(net))
+                m, se, _ = paired_difference(net[:, a] / rounds[:, a], ones,
+                                             net[:, b] / rounds[:, b], ones)
+                m, se = float(m), float(se)
                 rows.append({"a": self.players[a], "b": self.players[b], "net_diff": m,
                              "se": se, "ci_low": m - Z95 * se, "ci_high": m + Z95 * se,
                              "significant": bool(abs(m) > Z95 * se) if se == se else False})
@@ -288,9 +286,7 @@ def check_out(folder: str | Path) -> None:
         raise DomengError(f"cannot write results to {str(p)!r}: permission denied")
 
 
-def _f(v) -> float | None:
-    v = float(v)
-    return v if math.isfinite(v) else None
+_f = num
 
 
 def tournament(
