@@ -13,15 +13,10 @@ lists them; ``domeng compare --list-metrics`` prints them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from domeng.core import layout as L
 from domeng.results.stats import ratio
-
-if TYPE_CHECKING:  # pragma: no cover
-    from domeng.results.results import Results
 
 
 @dataclass(frozen=True)
@@ -42,8 +37,6 @@ def _seat_names() -> list[str]:
 
 def metric_parts(res: "Results") -> dict[str, Part]:
     """Every estimated metric of ``res``, in the order of the summary."""
-    from domeng.study.simulate import S_CAMAT_HOLDER, S_CAMATS, S_STONES, S_TABLE
-
     seats = _seat_names()
     rounds = res.field("A_ROUNDS").astype(np.float64)
     out: dict[str, Part] = {}
@@ -146,15 +139,18 @@ def metric_parts(res: "Results") -> dict[str, Part]:
         per_round(f"start_share_by_seat.{seats[s]}", starts[:, s], share=True,
                   unit="share of rounds")
 
-    state = res.group_state.astype(np.float64)
     tables = res.group_tables.astype(np.float64)
-    add(("final_state", "table_stones"), state[:, S_TABLE], tables, unit="stones per table")
+    stones = res.group_state[:, res.state_field_index("S_STONES") + np.arange(L.N_SEATS)]
+    add(("final_state", "table_stones"), res.state_field("S_TABLE"), tables,
+        unit="stones per table")
     for s in range(L.N_SEATS):
-        add(("final_state", "stones_held_by_seat", seats[s]), state[:, S_STONES + s], tables,
+        add(("final_state", "stones_held_by_seat", seats[s]), stones[:, s], tables,
             unit="stones per table")
-    add(("final_state", "no_camat_share"), state[:, S_CAMAT_HOLDER + 5], tables, True,
+    add(("final_state", "no_camat_share"),
+        res.group_state[:, res.state_field_index("S_CAMAT_HOLDER") + 5], tables, True,
         "share of tables")
-    add(("final_state", "camats_per_table"), state[:, S_CAMATS], tables, unit="per table")
+    add(("final_state", "camats_per_table"), res.state_field("S_CAMATS"), tables,
+        unit="per table")
     return out
 
 

@@ -212,6 +212,19 @@ class Results:
         """A field ``A_*`` of the group aggregates, shape ``[G, ...]``."""
         return L.agg_field(self.group_agg, name)
 
+    def state_field(self, name: str) -> np.ndarray:
+        """A column ``S_*`` of the per-group state summary, shape ``[G]``
+        (e.g. ``"S_TABLE"``: stones on the table at the end, summed over the
+        group's tables)."""
+        return self.group_state[:, self.state_field_index(name)]
+
+    @staticmethod
+    def state_field_index(name: str) -> int:
+        """The column of ``S_*`` in ``group_state``."""
+        from domeng.study import simulate as S
+
+        return int(getattr(S, name))
+
     def totals(self, name: str) -> np.ndarray:
         """A field ``A_*`` summed over all tables."""
         return self.field(name).sum(axis=0)
