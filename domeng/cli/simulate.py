@@ -60,6 +60,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_simulate(args) -> int:
+    from domeng.results.html import command_line
     from domeng.study.cluster import client_for
     from domeng.results.report import render
     from domeng.core.rules import Rules
@@ -113,6 +114,7 @@ def cmd_simulate(args) -> int:
                                records=(Path(out) / "records.parquet") if args.records else None,
                                **kwargs)
         if out is not None:
+            res.meta["command"] = command_line(args.argv)
             render(res, out, args.format, args.dpi)
     return _print(res, args, out)
 

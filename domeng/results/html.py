@@ -13,6 +13,7 @@ import re
 import shlex
 import sys
 
+import numpy as np
 import pandas as pd
 
 from domeng.core.rules import Rules
@@ -22,7 +23,9 @@ esc = html.escape
 CSS = """
 *, *::before, *::after { box-sizing: border-box; }
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1180px;
-       margin: 1.5em auto; padding: 0 12px; color: #222; line-height: 1.45; }
+       margin: 1.5em auto; padding: 0 12px; color: #222; line-height: 1.45;
+       overflow-wrap: anywhere; }
+table.df { overflow-wrap: normal; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
 h3 { font-size: 1.05em; }
 nav.toc { background: #f5f7fa; padding: 0.6em 1em; border-radius: 6px; }
@@ -31,7 +34,8 @@ nav.toc ol { margin: 0.2em 0; padding-left: 1.4em; }
 table.df { border-collapse: collapse; font-size: 0.85em; margin: 0.4em 0 1em; }
 table.df th, table.df td { border: 1px solid #ccc; padding: 2px 8px; text-align: right;
                            white-space: nowrap; }
-table.df th { background: #f0f3f7; } table.df td.l, table.df th.l { text-align: left; }
+table.df th { background: #f0f3f7; text-align: left; } table.df td.l { text-align: left; }
+table.df.wrap td { white-space: normal; min-width: 6em; }
 figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 img { max-width: 100%; height: auto; }
 code, pre { font-size: 0.85em; } pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto;
@@ -97,18 +101,37 @@ class Page:
         return "\n".join(parts)
 
 
-def table(df: pd.DataFrame, digits: int = 4, index: bool = False) -> str:
-    """A DataFrame as a real HTML table in a horizontally scrolling box."""
-    text_cols = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
-    body = df.to_html(index=index, classes="df", border=0, na_rep="", escape=True,
-                      float_format=lambda v: f"{v:.{digits}f}")
-    for c in text_cols:  # left-align text columns' headers (cells follow by CSS class below)
-        body = body.replace(f"<th>{esc(str(c))}</th>", f"<th class='l'>{esc(str(c))}</th>", 1)
-    return f"<div class='scroll'>{body}</div>"
+def _cell(v, digits: int) -> tuple[str, bool]:
+    """(text, is_number) of one cell."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(v).lower(), False
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}", True
+    if isinstance(v, (float, np.floating)):
+        return ("" if not np.isfinite(v) else f"{float(v):.{digits}f}"), True
+    return str(v), False
+
+
+def table(df: pd.DataFrame, digits: int = 4, index: bool = False, wrap: bool = False) -> str:
+    """A DataFrame as a real HTML table (numbers right-aligned, text left)
+    in a box that scrolls sideways when the window is narrower than the table."""
+    if index:
+        df = df.reset_index()
+    head = "".join(f"<th>{esc(str(c))}</th>" for c in df.columns)
+    rows = []
+    for rec in df.itertuples(index=False):
+        cells = []
+        for v in rec:
+            text, number = _cell(v, digits)
+            cells.append(f"<td>{esc(text)}</td>" if number else f"<td class='l'>{esc(text)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    cls = "df wrap" if wrap else "df"
+    return (f"<div class='scroll'><table class='{cls}'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def kv_table(rows: list[tuple[str, str]]) -> str:
-    return table(pd.DataFrame(rows, columns=["", "value"]))
+    return table(pd.DataFrame([(k, str(v)) for k, v in rows], columns=["", ""]), wrap=True)
 
 
 def figure(name: str, png: bytes, caption: str) -> str:
@@ -138,8 +161,7 @@ def rules_table(rules: dict, others: dict[str, dict] | None = None) -> str:
     else:
         cols["value"] = [_v(v) for v in rules.values()]
     cols["meaning"] = [docs.get(k, "") for k in rules]
-    df = pd.DataFrame(cols)
-    return table(df).replace("white-space: nowrap", "")
+    return table(pd.DataFrame(cols), wrap=True)
 
 
 def _v(v) -> str:

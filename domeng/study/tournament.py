@@ -22,8 +22,6 @@ difference), which is far more precise than comparing their intervals.
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 
 import sys
@@ -44,6 +42,13 @@ from domeng.results.stats import Z95, add_ci, num, ratio, paired_difference
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
 #: the columns of TournamentResults.table() that are shares (Wilson intervals)
 SHARES = ("win_rate", "wins_cappu", "wins_ceki", "wins_pollo", "wins_manguno", "wins_mattikkeng")
+#: printed wherever a tournament's result is shown (text, JSON, report)
+NEIGHBOUR_CAVEAT = (
+    "Caveat: a rotation keeps the players' cyclic order, so each player has the same "
+    "neighbours in every rotation. Neighbour effects (hunter squeezes the next seat; the seat "
+    "before a FIRST CAPPU is its CUCUQ) are part of each result, and two copies of one player "
+    "at different positions can score differently. A ranking may change with the seating "
+    "order (see docs/players.md).")
 STATS = ("rounds", "received", "given", "net", "unpaid_owed", "wins", "wins_CAPPU", "wins_CEKI",
          "wins_POLLO", "wins_MANGUNO", "wins_MATTIKKENG", "camats", "passebunge")
 
@@ -176,6 +181,7 @@ class TournamentResults:
                         "ci95": [_f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])]}
             out["players_stats"].append(d)
         out["ranking"] = list(self.ranking()["player"])
+        out["caveat"] = NEIGHBOUR_CAVEAT
         out["margins"] = [{k: (_f(v) if isinstance(v, float) else v) for k, v in row.items()}
                           for row in self.margins().to_dict("records")]
         return out
@@ -191,9 +197,12 @@ class TournamentResults:
             net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
             lines.append(f"{r['player']:<16}{net:>22}{r['received']:>10.4f}{r['given']:>8.4f}"
                          f"{r['win_rate']:>10.4f}{r['camat_per_1000']:>12.2f}")
+        import textwrap
+
+        lines += [""] + textwrap.wrap(NEIGHBOUR_CAVEAT, 92)
         return "\n".join(lines)
 
-    def save(self, folder: str | Path) -> Path:
+    def save(self, folder: str | Path, fmt: str = "png", dpi: int = 110) -> Path:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
         plots and report.html, written atomically."""
         from domeng.results.results import atomic_directory
@@ -205,10 +214,12 @@ class TournamentResults:
             self.margins().to_csv(tmp / "margins.csv", index=False)
             np.savez_compressed(tmp / "per_deal.npz", per_deal=self.per_deal,
                                 meta=json.dumps(self.meta))
-            pngs = self.plots()
+            pngs = self.plots(fmt, dpi)
             (tmp / "plots").mkdir()
             for name, data in pngs.items():
                 (tmp / "plots" / f"{name}.png").write_bytes(data)
+                for ext, extra in getattr(self, "_extra", {}).items():
+                    (tmp / "plots" / f"{name}.{ext}").write_bytes(extra)
             (tmp / "report.html").write_text(self.html(pngs))
         return folder
 
@@ -220,51 +231,72 @@ class TournamentResults:
         except (OSError, KeyError, ValueError) as e:
             raise DomengError(f"cannot read tournament results in {str(folder)!r}: {e}") from None
 
-    def plots(self) -> dict[str, bytes]:
+    def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
+        """The tournament figure: players in rank order (fewest net stones
+        first), one horizontal bar each, so every label is readable."""
         import matplotlib
-        matplotlib.use("Agg")
+
+        if matplotlib.get_backend().lower() != "agg":
+            matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from domeng.results.report import _bars, _png
-        t = self.table()
-        labels = [f"{p}\n(#{i})" for i, p in enumerate(t["player"])]
-        out = {}
-        fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), layout="constrained")
-        x = np.arange(5)
-        axes[0].bar(x, t["net"], yerr=Z95 * t["net_se"].fillna(0), capsize=4,
-                    color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]])
-        axes[0].axhline(0, color="#777777", lw=1)
-        axes[0].set_xticks(x)
-        axes[0].set_xticklabels(labels)
-        axes[0].set_title("net stones per round (lower is better)")
-        axes[0].grid(axis="y", alpha=0.3)
-        _bars(axes[1], labels, t["win_rate"], t["win_rate_se"], ref=0.2)
-        axes[1].set_title("round win rate")
-        _bars(axes[2], labels, t["camat_per_1000"], t["camat_per_1000_se"], fmt="{:.1f}")
-        axes[2].set_title("CAMAT per 1000 rounds")
+        from domeng.results.compare_report import figure_files
+
+        t = self.ranking()
+        labels = [f"{i + 1}. {p}" for i, p in enumerate(t["player"])]
+        y = np.arange(len(t))
+        fig, axes = plt.subplots(1, 3, figsize=(11, 3.6), sharey=True, layout="constrained")
+        panels = (("net", "net stones per round\n(received - given; lower is better)", "#2a7ab9"),
+                  ("win_rate", "round win rate (share of rounds)", "#d9822b"),
+                  ("camat_per_1000", "CAMAT per 1000 rounds", "#4f9a4f"))
+        for ax, (col, xlabel, color) in zip(axes, panels):
+            lo = (t[col] - t[col + "_ci_low"]).fillna(0).clip(lower=0)
+            hi = (t[col + "_ci_high"] - t[col]).fillna(0).clip(lower=0)
+            ax.barh(y, t[col], xerr=[lo, hi], color=color, capsize=3, height=0.6)
+            ax.axvline(0, color="#777777", lw=1)
+            if col == "win_rate":
+                ax.axvline(0.2, color="#777777", lw=1, ls="--")
+            ax.set_xlabel(xlabel, fontsize=9)
+            ax.grid(axis="x", alpha=0.3)
+        axes[0].set_yticks(y)
+        axes[0].set_yticklabels(labels)
+        axes[0].invert_yaxis()
+        axes[0].set_ylabel("player, in rank order")
         fig.suptitle(f"Duplicate tournament, {self.deals:,} deals x {self.meta['rounds']} rounds "
-                     "x 5 rotations (95% CI)", fontsize=11)
-        out["tournament"] = _png(fig)
-        return out
+                     "x 5 rotations (95% CI)", fontsize=10)
+        files = figure_files(fig, fmt, dpi)
+        self._extra = {k: v for k, v in files.items() if k != "png"}
+        return {"tournament": files["png"]}
 
     def html(self, pngs: dict[str, bytes] | None = None) -> str:
+        """The report: ranking, caveat, plot, the players' table (one metric
+        per row, so it fits a narrow window), paired margins, rules, glossary,
+        command and versions."""
+        from domeng.results import html as H
+
         pngs = self.plots() if pngs is None else pngs
-        esc = html.escape
-        parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-                 "<title>Domeng tournament</title><style>body{font-family:sans-serif;"
-                 "max-width:1100px;margin:2em auto}table.df{border-collapse:collapse}"
-                 "table.df td,table.df th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
-                 "</head><body><h1>Domeng duplicate tournament</h1>",
-                 f"<pre>{esc(self.to_text())}</pre>"]
-        for name, data in pngs.items():
-            parts.append(f"<img alt='{esc(name)}' src='data:image/png;base64,"
-                         f"{base64.b64encode(data).decode()}'>")
-        parts.append("<h2>Players</h2>" + self.table().to_html(index=False, classes="df",
-                                                               float_format=lambda v: f"{v:.4f}"))
-        parts.append("<h2>Paired margins of net stones per round</h2>" + self.margins().to_html(
-            index=False, classes="df", float_format=lambda v: f"{v:.4f}"))
-        parts.append("</body></html>")
-        return "\n".join(parts)
+        page = H.Page(f"Domeng duplicate tournament: {self.deals:,} deals x "
+                      f"{self.meta['rounds']} rounds x 5 rotations")
+        page.intro.append(f"<p class='note'>{H.esc(NEIGHBOUR_CAVEAT)}</p>")
+        t = self.ranking()
+        key = pd.DataFrame({
+            "rank": range(1, len(t) + 1), "player": t["player"],
+            "net / round": t["net"], "95% CI": [f"[{a:+.3f}, {b:+.3f}]" for a, b in
+                                                zip(t["net_ci_low"], t["net_ci_high"])],
+            "win rate": t["win_rate"], "CAMAT / 1000": t["camat_per_1000"]})
+        page.add("Ranking", H.table(key))
+        page.add("Plot", "".join(H.figure(n, d, "Players in rank order; 95% intervals across "
+                                                "deals.") for n, d in pngs.items()))
+        long = t.set_index("player").drop(columns=["position"]).T
+        long.index.name = "statistic"
+        page.add("Every statistic", "<p>One row per statistic, one column per player (value, "
+                 "<code>_se</code>, 95% <code>_ci_low</code>/<code>_ci_high</code>).</p>"
+                 + H.table(long, index=True))
+        page.add("Paired margins of net stones per round", H.table(self.margins()))
+        page.add("Rules", H.rules_table(self.meta["rules"]))
+        page.add("Glossary", H.glossary())
+        page.add("Reproduce", H.reproduce(self.meta.get("command") or "domeng tournament ..."))
+        return page.render()
 
 
 def check_out(folder: str | Path) -> None:
