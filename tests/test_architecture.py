@@ -24,14 +24,13 @@ MAX_LINES = 600
 KNOWN_LAYER_VIOLATIONS: set[tuple[str, str]] = {
     ("domeng.results.results", "domeng.study.checkpoint"),
     ("domeng.results.results", "domeng.study.simulate"),
-    ("domeng.engine.kernel", "domeng.players.heuristics"),
 }
 KNOWN_CYCLES: list[list[str]] = [
     ["domeng.results.results", "domeng.study.checkpoint", "domeng.study.chunks",
      "domeng.study.cluster", "domeng.study.simulate"],
 ]
-KNOWN_LONG: set[str] = {"domeng.engine.kernel", "domeng.results.results",
-                        "domeng.engine.reference", "domeng.play.terminal"}
+KNOWN_LONG: set[str] = {"domeng.results.results",
+                        "domeng.play.terminal", "domeng.engine.reference"}
 
 
 def _modules() -> dict[str, Path]:

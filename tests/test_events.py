@@ -26,7 +26,7 @@ KEYS = {
     "unpaid": {"type", "reason", "to", "amount"},
     "block": {"type", "seat", "left", "right"},
     "end": {"type", "kind", "winner", "first_cappu", "cucuq", "manguno", "mattikkeng",
-            "pip_sums"},
+            "pip_sums", "award"},
     "camat": {"type", "seat", "table_stones"},
 }
 
@@ -129,7 +129,7 @@ def test_render_pass_unpaid_and_plain_pass():
     assert lines[0] == "seat 4 plays [6|5] on the left  (ends 5, 6)"
     assert lines[1:5] == [f"seat {s} passes: PASS, +1 from the table" for s in range(4)]
     assert lines[5] == "seat 4 cannot play either: the round is blocked"
-    assert lines[6] == ("seat 4 is MANGUNO; MATTIKKENG: seat 1, seat 3; seat 3 wins  "
+    assert lines[6] == ("seat 4 is MANGUNO; MATTIKKENG: seat 1, seat 3; seat 3 wins; MANGUNO gets up to 1  "
                         "[pip sums: seat 0 12, seat 1 9, seat 2 15, seat 3 4, seat 4 9]")
     assert lines[7] == "  MATTIKKENG: seat 4 gets 1 stone from the table"
     assert len(lines) == 8
@@ -142,7 +142,7 @@ def test_render_ceki_and_payments():
     rnd.play(Move(T("2-5"), LEFT))
     assert rnd.describe().splitlines() == [
         "seat 3 plays [5|2] on the left  (ends 5, 5): MAPPAKULING",
-        "seat 3 is FIRST CAPPU by CEKI and wins; CUCUQ is seat 2",
+        "seat 3 is FIRST CAPPU by CEKI and wins; CUCUQ is seat 2, who gets up to 3",
         "  CEKI: seat 2 gets 2 stones from the table",
         "  CEKI: seat 2 gets 1 stone from seat 3",
     ]
@@ -151,7 +151,7 @@ def test_render_ceki_and_payments():
 def test_render_pollo_unpaid_and_camat():
     assert example_2().describe().splitlines() == [
         "seat 1 plays [4|4] on the left  (ends 4, 4): MAPPAKULING",
-        "seat 1 is FIRST CAPPU by POLLO and wins; CUCUQ is seat 0",
+        "seat 1 is FIRST CAPPU by POLLO and wins; CUCUQ is seat 0, who gets up to 5",
         "  POLLO: seat 0 gets 3 stones from seat 1",
         "  POLLO: 2 stones owed to seat 0 cannot be paid",
         "seat 1 becomes CAMAT; all 25 stones return to the table",
@@ -162,7 +162,7 @@ def test_render_manguno_and_penalised_closing_pass():
     assert example_7().describe().splitlines() == [
         "seat 2 passes: PASS, +1 from the table",
         "seat 2 cannot play either: the round is blocked",
-        "seat 2 is MANGUNO and wins (no MATTIKKENG); CUCUQ is seat 1  "
+        "seat 2 is MANGUNO and wins (no MATTIKKENG); CUCUQ is seat 1, who gets up to 1  "
         "[pip sums: seat 0 10, seat 1 4, seat 2 3, seat 3 8, seat 4 8]",
         "  MANGUNO: seat 1 gets 1 stone from seat 2",
     ]
@@ -198,7 +198,7 @@ def test_render_deal_lead_and_plain_cappu():
                               to_move=1, left=6, right=2, last_mappano=0)
     rnd.play(Move(T("6-3"), LEFT))
     assert rnd.describe().splitlines()[1:] == [
-        "seat 1 is FIRST CAPPU and wins; CUCUQ is seat 0",
+        "seat 1 is FIRST CAPPU and wins; CUCUQ is seat 0, who gets up to 1",
         "  CAPPU: seat 0 gets 1 stone from the table",
     ]
 

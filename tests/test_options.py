@@ -286,9 +286,14 @@ def test_award_size_changes_only_that_award(name, short, reason, build, change):
     changed = build(rules)
 
     def strip(events):
-        return [e for e in events if not (e["type"] == "transfer" and e["reason"] == reason)]
+        # the award's transfer goes, and so does the size the end event announces
+        return [{k: v for k, v in e.items() if not (e["type"] == "end" and k == "award")}
+                for e in events if not (e["type"] == "transfer" and e["reason"] == reason)]
 
     assert strip(base.events) == strip(changed.events)
+    for e_base, e_new in zip(base.events, changed.events):
+        if e_base["type"] == "end" and e_base["kind"] == reason:
+            assert (e_base["award"], e_new["award"]) == (default, new)
     mine_base = [t for t in transfers(base) if t[3] == reason]
     mine_new = [t for t in transfers(changed) if t[3] == reason]
     assert len(mine_base) == 1 and mine_base[0][0] == "table" and mine_base[0][2] == default
@@ -316,7 +321,9 @@ def test_pollo_4_example_2_situation():
     (a, ta), (b, tb) = logs
     assert transfers(a) == transfers(b) == [(1, 0, 3, POLLO)]
     assert a.result.unpaid == {POLLO: 2} and b.result.unpaid == {POLLO: 1}
-    assert diff_indices(a.events, b.events) == [3]  # the unpaid event
+    # the end event announces the award's size; the unpaid event shows the rest
+    assert diff_indices(a.events, b.events) == [1, 3]
+    assert (a.events[1]["award"], b.events[1]["award"]) == (5, 4)
     assert ta.camat == tb.camat == 1
 
 

@@ -12,7 +12,8 @@ from typing import Sequence
 import numpy as np
 
 from domeng.core import layout as L
-from domeng.engine.reference import END_KINDS, REASONS, TABLE, Round, Table
+from domeng.core.events import END_KINDS, REASONS, TABLE
+from domeng.engine.reference import Round, Table
 from domeng.core.errors import PlayerError
 from domeng.core.rules import Rules
 

@@ -21,14 +21,19 @@ import numba
 import numpy as np
 
 from domeng.core import layout as L
+import warnings
+from contextlib import contextmanager
+
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
+from domeng.batch import loop
 from domeng.engine import kernel as K
-from domeng.engine.reference import END_NAMES
+from domeng.core.events import decode_rows
 from domeng.core.errors import DomengError, PlayerError
 from domeng.players.registry import resolve_players
 from domeng.batch.reference import run_reference
 from domeng.core.rules import Rules
 from domeng.players.heuristics import unused_strategy
-from domeng.core.tiles import tiles_of
 
 
 @dataclass
@@ -116,7 +121,9 @@ def run_tables(
         recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
     rec_n = np.zeros(n_tables, dtype=np.int64)
     _set_threads(threads)
-    K.run_kernel(pids, fns, rules.to_array(), state, rounds, camats, agg, recs, rec_n, int(records))
+    with _quiet_compile():
+        loop.run_kernel(pids, fns, rules.to_array(), state, rounds, camats, agg, recs, rec_n,
+                        int(records))
     _check_bad_moves(state, specs)
     out_recs = None
     if records:
@@ -129,6 +136,16 @@ def run_tables(
     return TablesOutput(agg, state, out_recs)
 
 
+@contextmanager
+def _quiet_compile():
+    """Compiled players reach the kernel as first-class functions, a numba
+    feature still marked experimental; its warning is silenced around our
+    own calls only (no process-wide filter)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        yield
+
+
 def _check_bad_moves(state: np.ndarray, specs) -> None:
     bad = int(state[:, L.ST_BAD_MOVES].sum())
     if bad:
@@ -138,55 +155,6 @@ def _check_bad_moves(state: np.ndarray, specs) -> None:
 
 
 # --------------------------------------------------------------------- trace
-_REASONS = L.REASON_NAMES
-_KINDS = L.KIND_NAMES
-
-
-def decode_trace(rows: np.ndarray) -> list[list[dict[str, Any]]]:
-    """Kernel trace rows -> one list of event dicts per round, exactly as the
-    reference engine's ``Round.events``."""
-    rounds: list[list[dict[str, Any]]] = []
-    cur: list[dict[str, Any]] = []
-    for row in rows:
-        typ = int(row[0])
-        a = [int(x) for x in row[1:]]
-        if typ == K.EV_DEAL:
-            cur = []
-            rounds.append(cur)
-            hands = [tiles_of(m) for m in a[3:8]]
-            dealt = set().union(*map(set, hands))
-            cur.append({"type": "deal", "round": a[0], "starter": a[1],
-                        "hands": hands, "out": sorted(set(range(28)) - dealt),
-                        "must_lead": None if a[2] < 0 else a[2]})
-        elif typ == K.EV_LEAD:
-            cur.append({"type": "lead", "seat": a[0], "tile": a[1], "left": a[2], "right": a[3]})
-        elif typ == K.EV_PLAY:
-            cur.append({"type": "play", "seat": a[0], "tile": a[1], "end": END_NAMES[a[2]],
-                        "left": a[3], "right": a[4], "mappakuling": bool(a[5])})
-        elif typ == K.EV_PASS:
-            cur.append({"type": "pass", "seat": a[0], "passebunge": bool(a[1]),
-                        "left": a[2], "right": a[3]})
-        elif typ == K.EV_TRANSFER:
-            cur.append({"type": "transfer", "reason": _REASONS[a[0]],
-                        "source": "table" if a[1] < 0 else a[1], "to": a[2], "amount": a[3]})
-        elif typ == K.EV_UNPAID:
-            cur.append({"type": "unpaid", "reason": _REASONS[a[0]], "to": a[1], "amount": a[2]})
-        elif typ == K.EV_BLOCK:
-            cur.append({"type": "block", "seat": a[0], "left": a[1], "right": a[2]})
-        elif typ == K.EV_END:
-            m = a[4]
-            mask = a[5]
-            matt = [(m + k) % 5 for k in range(1, 5) if m >= 0 and (mask >> ((m + k) % 5)) & 1]
-            cur.append({"type": "end", "kind": _KINDS[a[0]], "winner": a[1],
-                        "first_cappu": None if a[2] < 0 else a[2],
-                        "cucuq": None if a[3] < 0 else a[3],
-                        "manguno": None if m < 0 else m, "mattikkeng": matt,
-                        "pip_sums": a[6:11]})
-        elif typ == K.EV_CAMAT:
-            cur.append({"type": "camat", "seat": a[0], "table_stones": a[1]})
-    return rounds
-
-
 def trace_table(
     players: Sequence[str] | str,
     rules: Rules | None = None,
@@ -204,11 +172,12 @@ def trace_table(
     st = initial_states(seed, table, 1, rules)[0] if state is None else np.array(state)
     agg = np.zeros(L.AGG_LEN, dtype=np.int64)
     tr = np.zeros((rounds * K.TR_ROWS_PER_ROUND, K.TR_WIDTH), dtype=np.int64)
-    n = K.trace_kernel(pids, fns, rules.to_array(), st, rounds, agg, tr)
+    with _quiet_compile():
+        n = loop.trace_kernel(pids, fns, rules.to_array(), st, rounds, agg, tr)
     _check_bad_moves(st[None, :], resolve_players(players))
     if n > tr.shape[0]:  # pragma: no cover - the buffer is sized for the worst case
         raise RuntimeError("trace buffer overflow")
-    return decode_trace(tr[:n]), agg, st
+    return decode_rows(tr[:n]), agg, st
 
 
 def default_threads() -> int:

@@ -34,6 +34,7 @@ R_MATTIKKENG_REDUCED = 8
 R_OPENER_LEADS_DOUBLE = 9
 R_PASSEBUNGE_EVERY_PASS = 10
 R_PENALIZE_MANGUNO_PASS = 11
+R_LEN = 12  # length of Rules.to_array()
 N_RULES = 12
 
 #: the largest value a numeric option may take (it must fit the engines' integers)

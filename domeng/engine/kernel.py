@@ -35,29 +35,23 @@ some seat's player reads them (``full``); the rules never read them.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from numba import njit, prange
-from numba.core.errors import NumbaExperimentalFeatureWarning
-
-# compiled players reach the kernel as first-class functions (a numba feature
-# still marked experimental); the kernel's use of it is covered by the tests
-warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
+from numba import njit
 
 from domeng.core import layout as L
+from domeng.core.events import (  # noqa: F401 (the row layout, re-exported)
+    EV_BLOCK, EV_CAMAT, EV_DEAL, EV_END, EV_LEAD, EV_PASS, EV_PLAY, EV_TRANSFER, EV_UNPAID, TABLE,
+    TR_ROWS_PER_ROUND, TR_WIDTH,
+)
 from domeng.core.bits import lowest_bit, popcount
-from domeng.core.nbrng import randbelow, randbelow_at, seat_state, table_state
+from domeng.core.nbrng import randbelow, seat_state, table_state
 from domeng.core.observation import (
-    MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_HAS_PLAYED, OBS_LAST_MAPPANO,
-    OBS_LEFT, OBS_LEN, OBS_MUST_LEAD, OBS_RULES, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_SEAT,
-    OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
+    OBS_CAMAT, OBS_CHAIN, OBS_HAND_SIZE, OBS_HAS_PLAYED, OBS_LAST_MAPPANO,
+    OBS_LEFT, OBS_MUST_LEAD, OBS_RULES, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
 )
 from domeng.core.rules import (
-    R_CAPPU, R_CEKI, R_MANGUNO, R_MATTIKKENG, R_MATTIKKENG_REDUCED, R_OPENER_LEADS_DOUBLE,
-    R_PASS, R_PASSEBUNGE, R_PASSEBUNGE_EVERY_PASS, R_PENALIZE_MANGUNO_PASS, R_POLLO, R_STONES,
+    R_CAPPU, R_CEKI, R_MANGUNO, R_MATTIKKENG, R_MATTIKKENG_REDUCED, R_PASS, R_PASSEBUNGE, R_PASSEBUNGE_EVERY_PASS, R_PENALIZE_MANGUNO_PASS, R_POLLO, R_STONES,
 )
-from domeng.players.heuristics import N_BUILTIN, builtin_choose
 from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 
 _NUM = NUMBER_MASK.copy()
@@ -76,15 +70,8 @@ W_FROM_TABLE = 22
 W_UNPAID = 23
 W_NPASS = 24
 W_NPB = 25
-W_LEN = 35  # with the outcome slots W_KIND.. below
+W_LEN = 42  # with the outcome slots W_KIND.. below
 
-# trace events: rows of TR_WIDTH ints, column 0 the type
-EV_DEAL, EV_LEAD, EV_PLAY, EV_PASS, EV_TRANSFER, EV_UNPAID, EV_BLOCK, EV_END, EV_CAMAT = range(9)
-TR_WIDTH = 12
-#: worst case rows per round: deal, 25 plays, 100 passes with up to 3 rows each, block, end, awards
-TR_ROWS_PER_ROUND = 1 + 25 + 4 * 101 + 2 + 1 + 8 + 1
-
-TABLE_SRC = -1
 
 
 # ---------------------------------------------------------------- trace
@@ -170,6 +157,20 @@ def legal_moves(hand, obs, moves):
     return n
 
 
+@njit(cache=True, inline="always")
+def ends_after(tile, end, left, right):
+    """The open ends ``(left, right)`` after ``tile`` is played on ``end``
+    (0 left, 1 right) of a chain with open ends ``left``, ``right`` (-1, -1
+    before the lead: the lead shows its high number left).  The same
+    arithmetic as :func:`apply_play`; surfaces and players ask this rather
+    than work it out themselves."""
+    if left < 0:
+        return _HI[tile], _LO[tile]
+    at = left + (right - left) * end
+    v = _HI[tile] + _LO[tile] - at
+    return left + (v - left) * (1 - end), right + (v - right) * end
+
+
 # ---------------------------------------------------------------- stones (D7)
 @njit(cache=True, inline="always")
 def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
@@ -183,7 +184,7 @@ def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
         agg[L.A_FLOW + (0 * 5 + dest) * 7 + reason] += take
         w[W_BY_REASON + reason] += take
         w[W_FROM_TABLE] += take
-        _trace(tr, tn, do_trace, EV_TRANSFER, reason, TABLE_SRC, dest, take, 0, 0)
+        _trace(tr, tn, do_trace, EV_TRANSFER, reason, TABLE, dest, take, 0, 0)
         due -= take
     for i in range(n_payers):
         if due == 0:
@@ -234,11 +235,7 @@ def apply_play(obs, hist, hands, s, move, full):
     else:
         # the tile joins number ``at`` on its end and shows ``v`` there now
         # (arithmetic instead of branches: the end is a coin flip for the CPU)
-        right = obs[OBS_RIGHT]
-        at = left + (right - left) * end
-        v = _HI[t] + _LO[t] - at
-        left = left + (v - left) * (1 - end)
-        right = right + (v - right) * end
+        left, right = ends_after(t, end, left, obs[OBS_RIGHT])
         obs[OBS_LEFT] = left
         obs[OBS_RIGHT] = right
         mappakuling = 1 if left == right else 0
@@ -279,11 +276,14 @@ W_N_MATT = 31
 W_MATT_MASK = 32
 W_LEAD = 33  # the tile led
 W_SECOND_PASSED = 34  # the seat after the starter passed on its first turn
+W_SIZE = 35  # the size of the round's award ("up to N", D8..D14)
+W_CAMAT = 36  # the seat that became CAMAT when the round was settled (D15), else -1
+W_HELD = 37  # [5] stones each seat held when the round was settled, before a CAMAT's return
 
 
-@njit(cache=True, _nrt=False)
-def begin_round(obs, hands, w, st, must, starter, rnd):
-    """Reset the public state and round counters for a new round."""
+@njit(cache=True, inline="always")
+def reset_counters(w):
+    """The round's counters and outcome slots, as at the start of a round."""
     for i in range(W_LEN):
         w[i] = 0
     w[W_KIND] = -1
@@ -291,6 +291,29 @@ def begin_round(obs, hands, w, st, must, starter, rnd):
     w[W_FIRST_CAPPU] = -1
     w[W_CUCUQ] = -1
     w[W_MANGUNO] = -1
+    w[W_CAMAT] = -1
+
+
+@njit(cache=True)
+def counters_from_history(obs, hist, w):
+    """The round's counters that the rules read, rebuilt from the public
+    history (for a position reached from an observation): which seats
+    already had a PASSEBUNGE (the D6 option) -- a pass before the seat's
+    first play.  The other counters only feed aggregates and start at 0."""
+    reset_counters(w)
+    played = np.zeros(5, dtype=np.int64)
+    for k in range(obs[OBS_TURN]):
+        p = hist[k, 0]
+        if hist[k, 1] >= 0:
+            played[p] = 1
+        elif played[p] == 0:
+            w[W_PB_TAKEN + p] = 1
+
+
+@njit(cache=True, _nrt=False)
+def begin_round(obs, hands, w, st, must, starter, rnd):
+    """Reset the public state and round counters for a new round."""
+    reset_counters(w)
     obs[OBS_ROUND] = rnd
     obs[OBS_STARTER] = starter
     obs[OBS_CAMAT] = st[L.ST_CAMAT]
@@ -339,6 +362,7 @@ def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace, full)
     w[W_WINNER] = s
     w[W_FIRST_CAPPU] = s
     w[W_CUCUQ] = cucuq
+    w[W_SIZE] = size
     _trace_end(tr, tn, do_trace, w, hands)
     payers[0] = s
     award(obs, size, cucuq, payers, 1, L.KIND_REASON[kind], agg, w, tr, tn, do_trace)
@@ -417,6 +441,7 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
         w[W_KIND] = L.K_MANGUNO
         w[W_WINNER] = m
         w[W_CUCUQ] = cucuq
+        w[W_SIZE] = obs[OBS_RULES + R_MANGUNO]
         _trace_end(tr, tn, do_trace, w, hands)
         payers[0] = m
         award(obs, obs[OBS_RULES + R_MANGUNO], cucuq, payers, 1, L.REASON_MANGUNO, agg, w,
@@ -429,6 +454,7 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
     size = obs[OBS_RULES + R_MATTIKKENG]
     if n_matt >= 2 or best_sum == sm:
         size = obs[OBS_RULES + R_MATTIKKENG_REDUCED]
+    w[W_SIZE] = size
     _trace_end(tr, tn, do_trace, w, hands)
     j = 1
     for k in range(1, 1 + n_matt):
@@ -438,102 +464,6 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
             j += 1
     payers[0] = best
     award(obs, size, m, payers, n_matt, L.REASON_MATTIKKENG, agg, w, tr, tn, do_trace)
-
-
-@njit(cache=True, inline="always")
-def choose(pids, fns, s, obs, hist, hands, moves, n, prng, crng, pobs, phist, pmoves):
-    """The seat's player picks a move index.  It sees only its D17 view and
-    draws only from its own generator ``prng[s]`` (never the deal stream),
-    handed over in the one-word array ``crng``."""
-    pid = pids[s]
-    if pid == 0:
-        return 0 if n == 1 else randbelow_at(prng, s, n)  # the random player, inline
-    obs[OBS_SEAT] = s
-    obs[OBS_HAND] = hands[s]
-    crng[0] = prng[s]
-    if pid < N_BUILTIN:
-        idx = builtin_choose(pid, obs, hist, moves, n, crng)
-    else:
-        idx = call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves)
-    prng[s] = crng[0]
-    return idx
-
-
-@njit(cache=True, _nrt=False)
-def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves):
-    """A user's compiled player gets copies (``pobs``, ``phist``, ``pmoves``):
-    it can read nothing past its own legal moves and change nothing."""
-    for i in range(OBS_LEN):
-        pobs[i] = obs[i]
-    k = obs[OBS_TURN]
-    for i in range(MAX_TURNS):
-        for c in range(3):
-            phist[i, c] = hist[i, c] if i < k else -1
-    for i in range(pmoves.shape[0]):
-        pmoves[i] = moves[i] if i < n else -1
-    return fns[s](pobs, phist, pmoves, n, crng)
-
-
-@njit(cache=True, _nrt=False)
-def round_loop(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng, crng,
-             agg, recs, rec_base, do_rec, dummy, tr, tn, do_trace, pobs, phist, pmoves, rounds,
-             camat_target):
-    """Play ``rounds`` rounds at a table (or until ``camat_target`` CAMATs,
-    if > 0); returns the rounds played.  Each round mirrors ``Table.new_round``
-    + ``play_round`` + ``aggregate_round`` of the reference.  ``rng`` is the
-    deal stream, ``prng[s]`` the stream of seat ``s``'s player.  (The loop over
-    rounds is here, not in the caller, so that the many arrays are passed
-    once per table, not once per round.)"""
-    played = 0
-    for r in range(rounds):
-        if camat_target > 0 and st[L.ST_CAMATS] >= camat_target:
-            break
-        if do_rec:
-            rec = recs[rec_base + r]
-        else:
-            rec = dummy
-        deal(rng, perm, hands)
-        rnd = st[L.ST_ROUNDS] + 1
-        must = -1
-        if st[L.ST_NEXT_STARTER] < 0:
-            starter, dbl = first_opener(hands)  # D3
-            if rules[R_OPENER_LEADS_DOUBLE]:
-                must = dbl
-        else:
-            starter = st[L.ST_NEXT_STARTER]  # D4
-        begin_round(obs, hands, w, st, must, starter, rnd)
-        if do_trace:
-            k = tn[0]
-            if k < tr.shape[0]:
-                tr[k, 0] = EV_DEAL
-                tr[k, 1] = rnd
-                tr[k, 2] = starter
-                tr[k, 3] = must
-                for s in range(5):
-                    tr[k, 4 + s] = hands[s]
-            tn[0] = k + 1
-        # the observation-only fields are kept when some seat's player reads them
-        full = 0
-        for p in range(5):
-            if pids[p] != 0:
-                full = 1
-        s = starter
-        while True:
-            n = legal_moves(hands[s], obs, moves)
-            if n > 0:
-                idx = choose(pids, fns, s, obs, hist, hands, moves, n, prng, crng, pobs, phist,
-                             pmoves)
-                if idx < 0 or idx >= n:  # a compiled player's bad answer: flagged, never played
-                    st[L.ST_BAD_MOVES] += 1
-                    idx = 0
-                if play_move(hands, obs, hist, s, moves[idx], payers, w, agg, tr, tn, do_trace, full):
-                    break
-            elif pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full):
-                break
-            s = (s + 1) * (s < 4)  # D1: the next seat clockwise, (s + 1) % 5
-        finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd)
-        played += 1
-    return played
 
 
 @njit(cache=True, _nrt=False)
@@ -549,6 +479,8 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
     camat = -1
     if first_cappu >= 0 and obs[OBS_TABLE] == 0 and obs[OBS_STONES + first_cappu] == 0:
         camat = first_cappu
+        for p in range(5):
+            w[W_HELD + p] = obs[OBS_STONES + p]
         st[L.ST_CAMAT] = camat
         for p in range(5):
             obs[OBS_STONES + p] = 0
@@ -560,6 +492,7 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
         agg[L.A_CAMAT_GAP_SUM] += gap
         st[L.ST_CAMATS] += 1
         st[L.ST_SINCE_CAMAT] = 0
+    w[W_CAMAT] = camat
     st[L.ST_NEXT_STARTER] = st[L.ST_CAMAT] if st[L.ST_CAMAT] >= 0 else winner
 
     turns = obs[OBS_TURN]
@@ -622,6 +555,7 @@ def _trace_end(tr, tn, do_trace, w, hands):
             tr[k, 6] = w[W_MATT_MASK]
             for s in range(5):
                 tr[k, 7 + s] = pip_sum(hands[s])
+            tr[k, 12] = w[W_SIZE]
         tn[0] = k + 1
 
 
@@ -642,73 +576,3 @@ def init_states(seed, table_start, n_tables, stones):
         for p in range(5):
             state[i, L.ST_SEAT_RNG + p] = np.int64(seat_state(useed, t, np.uint64(p)))
     return state
-
-
-@njit(cache=True, _nrt=False)
-def play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
-                do_trace, hands, obs, hist, moves, perm, payers, w, rng, prng, crng, dummy, pobs,
-                phist, pmoves):
-    """The round loop of :func:`play_table`, compiled without reference
-    counting (it allocates nothing), which keeps the hot path free of atomics."""
-    rng[0] = np.uint64(st[L.ST_RNG])
-    for p in range(5):
-        prng[p] = np.uint64(st[L.ST_SEAT_RNG + p])
-    for i in range(rules.shape[0]):
-        obs[OBS_RULES + i] = rules[i]
-    for p in range(5):
-        obs[OBS_STONES + p] = st[L.ST_STONES + p]
-    obs[OBS_TABLE] = st[L.ST_TABLE]
-    played = round_loop(pids, fns, rules, hands, obs, hist, moves, perm, payers, w, st, rng, prng,
-                        crng, agg, recs, rec_base, do_rec, dummy, tr, tn, do_trace, pobs, phist,
-                        pmoves, rounds, camat_target)
-    for p in range(5):
-        st[L.ST_STONES + p] = obs[OBS_STONES + p]
-    st[L.ST_TABLE] = obs[OBS_TABLE]
-    st[L.ST_RNG] = np.int64(rng[0])
-    for p in range(5):
-        st[L.ST_SEAT_RNG + p] = np.int64(prng[p])
-    return played
-
-
-@njit(cache=True)
-def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr, tn,
-               do_trace):
-    """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
-    if > 0), continuing from its state ``st``; returns rounds played."""
-    hands = np.zeros(5, dtype=np.int64)
-    obs = np.zeros(OBS_LEN, dtype=np.int64)
-    hist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
-    moves = np.zeros(64, dtype=np.int64)
-    perm = np.zeros(28, dtype=np.int64)
-    payers = np.zeros(8, dtype=np.int64)
-    w = np.zeros(W_LEN, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
-    prng = np.zeros(5, dtype=np.uint64)
-    crng = np.zeros(1, dtype=np.uint64)
-    dummy = np.zeros(L.REC_LEN, dtype=np.int64)
-    pobs = np.zeros(OBS_LEN, dtype=np.int64)
-    phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
-    pmoves = np.full(64, -1, dtype=np.int64)
-    return play_rounds(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, tr,
-                       tn, do_trace, hands, obs, hist, moves, perm, payers, w, rng, prng, crng,
-                       dummy, pobs, phist, pmoves)
-
-
-@njit(cache=True, parallel=True)
-def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
-    """Play every table of ``state`` (in place) in parallel over tables."""
-    n_tables = state.shape[0]
-    tr = np.zeros((1, TR_WIDTH), dtype=np.int64)
-    for i in prange(n_tables):
-        tn = np.zeros(1, dtype=np.int64)
-        rec_n[i] = play_table(pids, fns, rules, state[i], rounds, camat_target, agg[i], recs,
-                              i * rounds, do_rec, tr, tn, 0)
-
-
-@njit(cache=True)
-def trace_kernel(pids, fns, rules, st, rounds, agg, tr):
-    """Play one table with the full move-by-move trace; returns rows written."""
-    tn = np.zeros(1, dtype=np.int64)
-    recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
-    play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 0, tr, tn, 1)
-    return tn[0]

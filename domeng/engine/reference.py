@@ -34,22 +34,10 @@ from domeng.core.rng import SplitMix64
 from domeng.core.rules import Rules
 from domeng.core.tiles import DOUBLE_OF, N_TILES, hand_str, is_double, numbers, other_end, pips, tile_str
 
-LEFT = 0
-RIGHT = 1
-END_NAMES = ("left", "right")
-TABLE = -1  #: the source id of stones paid from the table
-
-# Reasons for stone transfers (the awards of the card's STONES section).
-PASS = "PASS"
-PASSEBUNGE = "PASSEBUNGE"
-CAPPU = "CAPPU"
-CEKI = "CEKI"
-POLLO = "POLLO"
-MANGUNO = "MANGUNO"
-MATTIKKENG = "MATTIKKENG"
-REASONS = (PASS, PASSEBUNGE, CAPPU, CEKI, POLLO, MANGUNO, MATTIKKENG)
-#: How a round can end; each is also the reason of its award.
-END_KINDS = (CAPPU, CEKI, POLLO, MANGUNO, MATTIKKENG)
+from domeng.core.events import (  # noqa: F401 (the one vocabulary, re-exported)
+    CAPPU, CEKI, END_KINDS, END_NAMES, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, REASONS,
+    RIGHT, TABLE, render_events,
+)
 
 
 class Move(NamedTuple):
@@ -542,9 +530,10 @@ class Round:
         """FIRST CAPPU (term 6): the CUCUQ (seat before, D10) gets up to
         1 / 3 (CEKI) / 5 (POLLO); the rest is given by the FIRST CAPPU."""
         cucuq = (s - 1) % N_SEATS
-        self._log_end(kind, winner=s, first_cappu=s, cucuq=cucuq, manguno=None, mattikkeng=[])
         size = {CAPPU: self.rules.cappu_award, CEKI: self.rules.ceki_award,
                 POLLO: self.rules.pollo_award}[kind]
+        self._log_end(kind, winner=s, first_cappu=s, cucuq=cucuq, manguno=None, mattikkeng=[],
+                      award=size)
         self._award(size, cucuq, [s], kind)
         self._close(kind, s, first_cappu=s, cucuq=cucuq, manguno=None, mattikkeng=[])
 
@@ -567,7 +556,7 @@ class Round:
             # D13: M wins; the CUCUQ gets up to 1, M gives the rest.
             cucuq = (m - 1) % N_SEATS
             self._log_end(MANGUNO, winner=m, first_cappu=None, cucuq=cucuq, manguno=m,
-                          mattikkeng=[])
+                          mattikkeng=[], award=self.rules.manguno_award)
             self._award(self.rules.manguno_award, cucuq, [m], MANGUNO)
             self._close(MANGUNO, m, first_cappu=None, cucuq=cucuq, manguno=m, mattikkeng=[])
             return
@@ -576,16 +565,16 @@ class Round:
         reduced = len(matt) >= 2 or sums[matt[0]] == sums[m]
         size = self.rules.mattikkeng_reduced_award if reduced else self.rules.mattikkeng_award
         self._log_end(MATTIKKENG, winner=winner, first_cappu=None, cucuq=None, manguno=m,
-                      mattikkeng=matt)
+                      mattikkeng=matt, award=size)
         payers = [winner] + [p for p in matt if p != winner]
         self._award(size, m, payers, MATTIKKENG)
         self._close(MATTIKKENG, winner, first_cappu=None, cucuq=None, manguno=m, mattikkeng=matt)
 
-    def _log_end(self, kind, *, winner, first_cappu, cucuq, manguno, mattikkeng) -> None:
+    def _log_end(self, kind, *, winner, first_cappu, cucuq, manguno, mattikkeng, award) -> None:
         self.events.append({
             "type": "end", "kind": kind, "winner": winner, "first_cappu": first_cappu,
             "cucuq": cucuq, "manguno": manguno, "mattikkeng": list(mattikkeng),
-            "pip_sums": self.pip_sums(),
+            "pip_sums": self.pip_sums(), "award": award,
         })
 
     def _close(self, kind, winner, *, first_cappu, cucuq, manguno, mattikkeng) -> None:
@@ -627,78 +616,6 @@ class Round:
 
     def describe(self) -> str:
         return render_events(self.events)
-
-
-# ---------------------------------------------------------------------------
-# Rendering the event log in the game's terms
-# ---------------------------------------------------------------------------
-
-
-def _src(source) -> str:
-    return "the table" if source == "table" else f"seat {source}"
-
-
-def render_events(events: Sequence[dict[str, Any]]) -> str:
-    """The event log as readable text in the game's terms, one line a step."""
-    lines: list[str] = []
-    i = 0
-    while i < len(events):
-        ev = events[i]
-        typ = ev["type"]
-        i += 1
-        if typ == "deal":
-            lines.append(f"round {ev['round']}: seat {ev['starter']} starts")
-            for s, h in enumerate(ev["hands"]):
-                lines.append(f"  seat {s}: {hand_str(h)}")
-            lines.append(f"  out of play: {hand_str(ev['out'])}")
-        elif typ == "lead":
-            lines.append(f"seat {ev['seat']} leads {tile_str(ev['tile'])}"
-                         f"  (ends {ev['left']}, {ev['right']})")
-        elif typ == "play":
-            extra = ": MAPPAKULING" if ev.get("mappakuling") else ""
-            lines.append(f"seat {ev['seat']} plays {tile_str(ev['tile'])} on the {ev['end']}"
-                         f"  (ends {ev['left']}, {ev['right']}){extra}")
-        elif typ == "pass":
-            term = "PASSEBUNGE" if ev["passebunge"] else "PASS"
-            got = []
-            while i < len(events) and events[i]["type"] in ("transfer", "unpaid") \
-                    and events[i]["reason"] in (PASS, PASSEBUNGE):
-                tr = events[i]
-                if tr["type"] == "transfer":
-                    got.append(f"+{tr['amount']} from {_src(tr['source'])}")
-                else:
-                    got.append(f"{tr['amount']} unpaid")
-                i += 1
-            moved = ", ".join(got) if got else "no stones left to give"
-            lines.append(f"seat {ev['seat']} passes: {term}, {moved}")
-        elif typ == "block":
-            lines.append(f"seat {ev['seat']} cannot play either: the round is blocked")
-        elif typ == "transfer":
-            lines.append(f"  {ev['reason']}: seat {ev['to']} gets {ev['amount']} "
-                         f"stone{'s' if ev['amount'] != 1 else ''} from {_src(ev['source'])}")
-        elif typ == "unpaid":
-            lines.append(f"  {ev['reason']}: {ev['amount']} stone{'s' if ev['amount'] != 1 else ''}"
-                         f" owed to seat {ev['to']} cannot be paid")
-        elif typ == "end":
-            k = ev["kind"]
-            sums = ", ".join(f"seat {s} {v}" for s, v in enumerate(ev["pip_sums"]))
-            if k in (CAPPU, CEKI, POLLO):
-                how = {CAPPU: "", CEKI: " by CEKI", POLLO: " by POLLO"}[k]
-                lines.append(f"seat {ev['winner']} is FIRST CAPPU{how} and wins; "
-                             f"CUCUQ is seat {ev['cucuq']}")
-            elif k == MANGUNO:
-                lines.append(f"seat {ev['manguno']} is MANGUNO and wins (no MATTIKKENG); "
-                             f"CUCUQ is seat {ev['cucuq']}  [pip sums: {sums}]")
-            else:
-                matt = ", ".join(f"seat {s}" for s in ev["mattikkeng"])
-                lines.append(f"seat {ev['manguno']} is MANGUNO; MATTIKKENG: {matt}; "
-                             f"seat {ev['winner']} wins  [pip sums: {sums}]")
-        elif typ == "camat":
-            lines.append(f"seat {ev['seat']} becomes CAMAT; all {ev['table_stones']} "
-                         "stones return to the table")
-        else:  # pragma: no cover - unknown event types are rendered raw
-            lines.append(str(ev))
-    return "\n".join(lines)
 
 
 class PlayerLike:  # documentation-only protocol; see domeng.players.registry.Player

@@ -10,14 +10,14 @@ At each decision with two or more legal moves it repeats, ``samples`` times:
    cannot be met (after 32 failures the void constraints are dropped).
 2. **Roll out.** For every legal move, play it and then the rest of the
    round with fast ``heavy``-style rollout players for every seat (shed the
-   heaviest playable tile, ties at random), using the kernel's own rule
-   functions (:func:`domeng.engine.kernel.play_move`, :func:`domeng.engine.kernel.pass_turn`),
-   so the rollouts follow exactly the rules in force (``OBS_RULES``).  All
+   heaviest playable tile, ties at random), through the step API
+   (:func:`domeng.engine.step.step`), so the rollouts follow exactly the
+   rules in force (``OBS_RULES``).  All
    moves of one sample share the deal and the rollout's random numbers
    (common random numbers), so their difference is mostly the move's effect.
 3. **Score.** A rollout's value is minus the stones the seat gains by the end
-   of the round (stones are penalties), plus ``CAMAT_BONUS`` if it becomes
-   CAMAT (D15).
+   of the round (stones are penalties), plus ``CAMAT_BONUS`` if the engine
+   makes it CAMAT (D15).
 
 It plays the move with the best total (ties: the first).  Every draw comes
 from its seat's generator, so games with a search player are reproducible.
@@ -29,13 +29,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from domeng.core.rules import R_LEN
 from domeng.engine import kernel as K
-from domeng.core import layout as L
+from domeng.engine import step as E
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import next64, randbelow
 from domeng.core.observation import (
-    H_SEAT, H_TILE, MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEN, OBS_SEAT,
-    OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
+    OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_RULES, OBS_SEAT,
+    OBS_STONES, OBS_VOID,
 )
 from domeng.players.heuristics import STRATEGY_SIG
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
@@ -132,57 +133,29 @@ def search_core(obs, hist, moves, n_moves, rng, samples):
     me = obs[OBS_SEAT]
     hands = np.zeros(5, dtype=np.int64)
     tiles = np.zeros(28, dtype=np.int64)
-    s_hands = np.zeros(5, dtype=np.int64)
-    s_obs = np.zeros(OBS_LEN, dtype=np.int64)
-    s_hist = np.zeros((MAX_TURNS, 3), dtype=np.int64)
-    s_moves = np.zeros(64, dtype=np.int64)
-    payers = np.zeros(8, dtype=np.int64)
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
-    w = np.zeros(K.W_LEN, dtype=np.int64)
-    agg = np.zeros(L.AGG_LEN, dtype=np.int64)
-    tr = np.zeros((1, K.TR_WIDTH), dtype=np.int64)
-    tn = np.zeros(1, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
     totals = np.zeros(n_moves, dtype=np.float64)
-    # round counters the rules need: who already had a PASSEBUNGE (option D6)
-    w0[K.W_KIND] = -1
-    w0[K.W_WINNER] = -1
-    w0[K.W_FIRST_CAPPU] = -1
-    w0[K.W_CUCUQ] = -1
-    w0[K.W_MANGUNO] = -1
-    played = np.zeros(5, dtype=np.int64)
-    for k in range(obs[OBS_TURN]):
-        p = hist[k, H_SEAT]
-        if hist[k, H_TILE] >= 0:
-            played[p] = 1
-        elif played[p] == 0:
-            w0[K.W_PB_TAKEN + p] = 1
+    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
+    # the round's counters the rules read (the D6 option), as the engine rebuilds them
+    K.counters_from_history(obs, hist, w0)
     my_stones = obs[OBS_STONES + me]
     for d in range(samples):
         sample_hands(obs, rng, hands, tiles)
         seed = next64(rng)
         for i in range(n_moves):
-            for p in range(5):
-                s_hands[p] = hands[p]
-            for k in range(OBS_LEN):
-                s_obs[k] = obs[k]
-            for k in range(K.W_LEN):
-                w[k] = w0[k]
+            E.set_position(S, obs, w0, hands)
             s_rng[0] = seed
-            ended = K.play_move(s_hands, s_obs, s_hist, me, moves[i], payers, w, agg, tr, tn, 0,
-                                0)
-            s = me
+            ended = E.step(S, moves[i])
             while not ended:
-                s = (s + 1) % 5
-                n = K.legal_moves(s_hands[s], s_obs, s_moves)
+                n = E.legal_moves(S)
                 if n > 0:
-                    j = rollout_choice(s_moves, n, s_rng)
-                    ended = K.play_move(s_hands, s_obs, s_hist, s, s_moves[j], payers, w, agg,
-                                        tr, tn, 0, 0)
+                    ended = E.step(S, S.moves[rollout_choice(S.moves, n, s_rng)])
                 else:
-                    ended = K.pass_turn(s_hands, s_obs, s_hist, s, payers, w, agg, tr, tn, 0, 0)
-            value = float(my_stones - s_obs[OBS_STONES + me])
-            if w[K.W_FIRST_CAPPU] == me and s_obs[OBS_TABLE] == 0 and s_obs[OBS_STONES + me] == 0:
+                    ended = E.step(S, E.PASS)
+            # stones are penalties; the engine says who became CAMAT (D15)
+            value = float(my_stones - E.held_at_settlement(S, me))
+            if S.w[K.W_CAMAT] == me:
                 value += CAMAT_BONUS
             totals[i] += value
     best = 0

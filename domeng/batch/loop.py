@@ -1,0 +1,153 @@
+"""The batch round loop: many rounds at many tables, every turn through the
+step API (:mod:`domeng.engine.step`), players chosen inside the compiled
+code.
+
+Players arrive as ids (:data:`domeng.players.heuristics.PLAYER_IDS`) plus a
+tuple of five compiled functions for seats whose player is a compiled
+function (numba first-class functions: a new player needs no new kernel).
+Each seat's player sees only its D17 view and draws only from its own
+stream ``S.prng[s]`` (never the deal stream).
+
+Speed notes.  The round loop allocates nothing and is compiled with
+``_nrt=False`` (no reference counting in the hot path); the per-turn steps
+are inlined.  The observation fields that only players read (history, tiles
+by seat, hand sizes, voids) are kept only when some seat's player reads them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from domeng.core import layout as L
+from domeng.core.nbrng import randbelow_at
+from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT, OBS_TURN
+from domeng.engine import kernel as K
+from domeng.engine import step as E
+from domeng.players.heuristics import N_BUILTIN, builtin_choose
+
+
+@njit(cache=True, inline="always")
+def choose(pids, fns, S, s, n, crng, pobs, phist, pmoves):
+    """Seat ``s``'s player picks an index into its ``n`` legal moves
+    (``S.moves``).  It sees only its D17 view and draws only from its own
+    generator ``S.prng[s]``, handed over in the one-word array ``crng``."""
+    pid = pids[s]
+    if pid == 0:
+        return 0 if n == 1 else randbelow_at(S.prng, s, n)  # the random player, inline
+    S.obs[OBS_SEAT] = s
+    S.obs[OBS_HAND] = S.hands[s]
+    crng[0] = S.prng[s]
+    if pid < N_BUILTIN:
+        idx = builtin_choose(pid, S.obs, S.hist, S.moves, n, crng)
+    else:
+        idx = call_compiled_player(fns, s, S.obs, S.hist, S.moves, n, crng, pobs, phist, pmoves)
+    S.prng[s] = crng[0]
+    return idx
+
+
+@njit(cache=True, _nrt=False)
+def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves):
+    """A user's compiled player gets copies (``pobs``, ``phist``, ``pmoves``):
+    it can read nothing past its own legal moves and change nothing."""
+    for i in range(OBS_LEN):
+        pobs[i] = obs[i]
+    k = obs[OBS_TURN]
+    for i in range(MAX_TURNS):
+        for c in range(3):
+            phist[i, c] = hist[i, c] if i < k else -1
+    for i in range(pmoves.shape[0]):
+        pmoves[i] = moves[i] if i < n else -1
+    return fns[s](pobs, phist, pmoves, n, crng)
+
+
+@njit(cache=True, inline="always")
+def player_action(pids, fns, S, crng, pobs, phist, pmoves):
+    """The action the seat to move's player takes: a legal move, or ``PASS``
+    when it has none.  A compiled player's out-of-range answer is counted in
+    ``ST_BAD_MOVES`` and replaced by its first legal move (never played)."""
+    s = S.ctl[E.C_SEAT]
+    n = E.legal_moves(S)
+    if n == 0:
+        return E.PASS
+    idx = choose(pids, fns, S, s, n, crng, pobs, phist, pmoves)
+    if idx < 0 or idx >= n:
+        S.st[L.ST_BAD_MOVES] += 1
+        idx = 0
+    return S.moves[idx]
+
+
+@njit(cache=True, _nrt=False)
+def round_loop(pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, rounds,
+               camat_target):
+    """Play ``rounds`` rounds at a table (or until ``camat_target`` CAMATs,
+    if > 0); returns the rounds played.  Each round is :func:`step.new_round`
+    then :func:`step.step` until it ends, the twin of ``Table.play_round``
+    in the reference engine."""
+    played = 0
+    for r in range(rounds):
+        if camat_target > 0 and S.st[L.ST_CAMATS] >= camat_target:
+            break
+        E.new_round(S)
+        while True:
+            a = player_action(pids, fns, S, crng, pobs, phist, pmoves)
+            if E.step(S, a):
+                break
+        if do_rec:
+            for c in range(L.REC_LEN):
+                recs[rec_base + r, c] = S.rec[c]
+        played += 1
+    return played
+
+
+@njit(cache=True)
+def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec,
+               trace_rows):
+    """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
+    if > 0), continuing from its state ``st`` (updated in place) and adding
+    to its aggregates ``agg``; returns ``(rounds played, the state record)``."""
+    # the observation-only fields are kept when some seat's player reads them
+    full = 0
+    for p in range(5):
+        if pids[p] != 0:
+            full = 1
+    S = E.new_state(rules, st, full, trace_rows)
+    S.ctl[E.C_REC] = do_rec
+    S.ctl[E.C_DELTA] = 0
+    for i in range(L.AGG_LEN):
+        S.agg[i] = agg[i]
+    crng = np.zeros(1, dtype=np.uint64)
+    pobs = np.zeros(OBS_LEN, dtype=np.int64)
+    phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
+    pmoves = np.full(64, -1, dtype=np.int64)
+    played = round_loop(pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, rounds,
+                        camat_target)
+    E.store_table(S)
+    for i in range(L.ST_LEN):
+        st[i] = S.st[i]
+    for i in range(L.AGG_LEN):
+        agg[i] = S.agg[i]
+    return played, S
+
+
+@njit(cache=True, parallel=True)
+def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
+    """Play every table of ``state`` (in place) in parallel over tables."""
+    n_tables = state.shape[0]
+    for i in prange(n_tables):
+        played, _ = play_table(pids, fns, rules, state[i], rounds, camat_target, agg[i], recs,
+                               i * rounds, do_rec, 0)
+        rec_n[i] = played
+
+
+@njit(cache=True)
+def trace_kernel(pids, fns, rules, st, rounds, agg, tr):
+    """Play one table with the full move-by-move trace; returns rows written
+    (rows past ``tr``'s length are counted but not written)."""
+    recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
+    played, S = play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 0, tr.shape[0])
+    n = min(S.tn[0], tr.shape[0])
+    for k in range(n):
+        for c in range(K.TR_WIDTH):
+            tr[k, c] = S.tr[k, c]
+    return S.tn[0]

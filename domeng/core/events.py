@@ -1,0 +1,311 @@
+"""The one event vocabulary of a round of Domeng.
+
+Both engines report what happens in a round as a list of events: the
+reference engine builds them as it plays (``Round.events``), the compiled
+engine writes rows (``EV_*`` below, one row of ``TR_WIDTH`` integers per
+event) that :func:`decode_rows` turns into the same events.  An event is a
+small dict (its JSON form, ``{"type": ..., ...}``) and has a typed form
+(the dataclasses below, :func:`typed`).  One renderer, :func:`render_events`,
+writes them in the game's words for the CLI, the terminal game, traces and
+the browser table.
+
+The names: :data:`END_KINDS` (how a round ends; each is also the reason of
+its award) and :data:`REASONS` (why stones move); a transfer's source is a
+seat or :data:`TABLE` (``"table"`` in JSON).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Sequence, Union
+
+from domeng.core.layout import KIND_NAMES, REASON_NAMES
+from domeng.core.tiles import hand_str, tile_str, tiles_of
+
+LEFT = 0
+RIGHT = 1
+END_NAMES = ("left", "right")
+#: source id of stones paid from the table (``"table"`` in an event)
+TABLE = -1
+
+PASS, PASSEBUNGE, CAPPU, CEKI, POLLO, MANGUNO, MATTIKKENG = REASON_NAMES
+#: why stones move (the card's STONES section), in the aggregate layout's order
+REASONS = REASON_NAMES
+#: how a round ends, in the aggregate layout's order
+END_KINDS = KIND_NAMES
+
+# compiled-engine event rows: column 0 is the type
+EV_DEAL, EV_LEAD, EV_PLAY, EV_PASS, EV_TRANSFER, EV_UNPAID, EV_BLOCK, EV_END, EV_CAMAT = range(9)
+TR_WIDTH = 13
+#: worst case rows per round: deal, 25 plays, 100 passes with up to 3 rows each, block, end,
+#: awards
+TR_ROWS_PER_ROUND = 1 + 25 + 4 * 101 + 2 + 1 + 8 + 1
+
+
+# ---------------------------------------------------------------- typed events
+@dataclass(frozen=True)
+class Deal:
+    """A round begins: its number, the starter (D3/D4), the double the opener
+    must lead (D3) or None, every hand and the 3 tiles out of play.  Private:
+    a seat may see only its own hand (D17, :func:`for_seat`)."""
+
+    round: int
+    starter: int
+    hands: list
+    out: list
+    must_lead: int | None
+    type: str = field(default="deal", init=False)
+
+
+@dataclass(frozen=True)
+class Lead:
+    seat: int
+    tile: int
+    left: int
+    right: int
+    type: str = field(default="lead", init=False)
+
+
+@dataclass(frozen=True)
+class Play:
+    seat: int
+    tile: int
+    end: str
+    left: int
+    right: int
+    mappakuling: bool
+    type: str = field(default="play", init=False)
+
+
+@dataclass(frozen=True)
+class Pass:
+    """A PASS; ``passebunge`` when the passer has played no tile yet (D6)."""
+
+    seat: int
+    passebunge: bool
+    left: int | None
+    right: int | None
+    type: str = field(default="pass", init=False)
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Stones moved (D7): ``source`` a seat or ``"table"``, to seat ``to``."""
+
+    reason: str
+    source: Union[int, str]
+    to: int
+    amount: int
+    type: str = field(default="transfer", init=False)
+
+
+@dataclass(frozen=True)
+class Unpaid:
+    """Stones owed to seat ``to`` that neither the table nor the payers had (D7)."""
+
+    reason: str
+    to: int
+    amount: int
+    type: str = field(default="unpaid", init=False)
+
+
+@dataclass(frozen=True)
+class Block:
+    """The LAST MAPPANO cannot play either: the round is blocked (D11)."""
+
+    seat: int
+    left: int
+    right: int
+    type: str = field(default="block", init=False)
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    """How the round ended: ``kind`` in :data:`END_KINDS`, the winner, the
+    FIRST CAPPU, CUCUQ, MANGUNO, MATTIKKENG (in turn order after the
+    MANGUNO), every seat's unplayed pip sum, and the award's size ("up to N")."""
+
+    kind: str
+    winner: int
+    first_cappu: int | None
+    cucuq: int | None
+    manguno: int | None
+    mattikkeng: list
+    pip_sums: list
+    award: int
+    type: str = field(default="end", init=False)
+
+
+@dataclass(frozen=True)
+class Camat:
+    """Seat ``seat`` becomes CAMAT; every stone returns to the table (D15)."""
+
+    seat: int
+    table_stones: int
+    type: str = field(default="camat", init=False)
+
+
+Event = Union[Deal, Lead, Play, Pass, Transfer, Unpaid, Block, RoundEnd, Camat]
+_TYPES = {c.__dataclass_fields__["type"].default: c
+          for c in (Deal, Lead, Play, Pass, Transfer, Unpaid, Block, RoundEnd, Camat)}
+
+
+def typed(ev: dict[str, Any]) -> Event:
+    """An event dict -> its dataclass."""
+    cls = _TYPES[ev["type"]]
+    return cls(**{k: v for k, v in ev.items() if k != "type"})
+
+
+def as_dict(ev: Event | dict[str, Any]) -> dict[str, Any]:
+    """An event (either form) -> its JSON dict, ``type`` first."""
+    if isinstance(ev, dict):
+        return ev
+    d = asdict(ev)
+    return {"type": d.pop("type"), **d}
+
+
+def to_json_lines(events: Iterable[Event | dict[str, Any]]) -> str:
+    return "".join(json.dumps(as_dict(e)) + "\n" for e in events)
+
+
+def for_seat(ev: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The event as ``seat`` may see it (D17): a deal shows only that seat's
+    hand (``seat=None``: a spectator, no hand) and never the tiles out of
+    play; every other event is public."""
+    if ev.get("type") != "deal":
+        return ev
+    hands = [list(h) if s == seat else None for s, h in enumerate(ev["hands"])]
+    return {"type": "deal", "round": ev["round"], "starter": ev["starter"], "hands": hands,
+            "hand_sizes": [len(h) for h in ev["hands"]], "out": None,
+            "must_lead": ev["must_lead"]}
+
+
+# ---------------------------------------------------------------- compiled rows
+def decode_rows(rows) -> list[list[dict[str, Any]]]:
+    """Compiled-engine event rows -> one list of event dicts per round,
+    exactly as the reference engine's ``Round.events``."""
+    rounds: list[list[dict[str, Any]]] = []
+    cur: list[dict[str, Any]] = []
+    for row in rows:
+        typ = int(row[0])
+        a = [int(x) for x in row[1:]]
+        if typ == EV_DEAL:
+            cur = []
+            rounds.append(cur)
+            hands = [tiles_of(m) for m in a[3:8]]
+            dealt = set().union(*map(set, hands))
+            cur.append({"type": "deal", "round": a[0], "starter": a[1],
+                        "hands": hands, "out": sorted(set(range(28)) - dealt),
+                        "must_lead": None if a[2] < 0 else a[2]})
+        elif typ == EV_LEAD:
+            cur.append({"type": "lead", "seat": a[0], "tile": a[1], "left": a[2], "right": a[3]})
+        elif typ == EV_PLAY:
+            cur.append({"type": "play", "seat": a[0], "tile": a[1], "end": END_NAMES[a[2]],
+                        "left": a[3], "right": a[4], "mappakuling": bool(a[5])})
+        elif typ == EV_PASS:
+            cur.append({"type": "pass", "seat": a[0], "passebunge": bool(a[1]),
+                        "left": a[2], "right": a[3]})
+        elif typ == EV_TRANSFER:
+            cur.append({"type": "transfer", "reason": REASONS[a[0]],
+                        "source": "table" if a[1] == TABLE else a[1], "to": a[2],
+                        "amount": a[3]})
+        elif typ == EV_UNPAID:
+            cur.append({"type": "unpaid", "reason": REASONS[a[0]], "to": a[1], "amount": a[2]})
+        elif typ == EV_BLOCK:
+            cur.append({"type": "block", "seat": a[0], "left": a[1], "right": a[2]})
+        elif typ == EV_END:
+            m = a[4]
+            mask = a[5]
+            matt = [(m + k) % 5 for k in range(1, 5) if m >= 0 and (mask >> ((m + k) % 5)) & 1]
+            cur.append({"type": "end", "kind": END_KINDS[a[0]], "winner": a[1],
+                        "first_cappu": None if a[2] < 0 else a[2],
+                        "cucuq": None if a[3] < 0 else a[3],
+                        "manguno": None if m < 0 else m, "mattikkeng": matt,
+                        "pip_sums": a[6:11], "award": a[11]})
+        elif typ == EV_CAMAT:
+            cur.append({"type": "camat", "seat": a[0], "table_stones": a[1]})
+    return rounds
+
+
+# ---------------------------------------------------------------- text
+def _src(source) -> str:
+    return "the table" if source in ("table", TABLE) else f"seat {source}"
+
+
+def _plural(n: int) -> str:
+    return f"{n} stone{'s' if n != 1 else ''}"
+
+
+def render_events(events: Sequence[Event | dict[str, Any]],
+                  name=lambda seat: f"seat {seat}") -> str:
+    """The event log as readable text in the game's terms, one line a step.
+    ``name(seat)`` labels a seat (e.g. ``"you"`` or a player's name).  A
+    deal's hands are shown only where the event holds them (see
+    :func:`for_seat`)."""
+    evs = [as_dict(e) for e in events]
+    lines: list[str] = []
+    i = 0
+    while i < len(evs):
+        ev = evs[i]
+        typ = ev["type"]
+        i += 1
+        if typ == "deal":
+            lines.append(f"round {ev['round']}: {name(ev['starter'])} starts")
+            for s, h in enumerate(ev["hands"]):
+                if h is not None:
+                    lines.append(f"  {name(s)}: {hand_str(h)}")
+            if ev.get("out") is not None:
+                lines.append(f"  out of play: {hand_str(ev['out'])}")
+        elif typ == "lead":
+            lines.append(f"{name(ev['seat'])} leads {tile_str(ev['tile'])}"
+                         f"  (ends {ev['left']}, {ev['right']})")
+        elif typ == "play":
+            extra = ": MAPPAKULING" if ev.get("mappakuling") else ""
+            lines.append(f"{name(ev['seat'])} plays {tile_str(ev['tile'])} on the {ev['end']}"
+                         f"  (ends {ev['left']}, {ev['right']}){extra}")
+        elif typ == "pass":
+            term = "PASSEBUNGE" if ev["passebunge"] else "PASS"
+            got = []
+            while i < len(evs) and evs[i]["type"] in ("transfer", "unpaid") \
+                    and evs[i]["reason"] in (PASS, PASSEBUNGE):
+                tr = evs[i]
+                if tr["type"] == "transfer":
+                    got.append(f"+{tr['amount']} from {_src(tr['source'])}")
+                else:
+                    got.append(f"{tr['amount']} unpaid")
+                i += 1
+            moved = ", ".join(got) if got else "no stones left to give"
+            lines.append(f"{name(ev['seat'])} passes: {term}, {moved}")
+        elif typ == "block":
+            lines.append(f"{name(ev['seat'])} cannot play either: the round is blocked")
+        elif typ == "transfer":
+            src = "the table" if ev["source"] in ("table", TABLE) else name(ev["source"])
+            lines.append(f"  {ev['reason']}: {name(ev['to'])} gets {_plural(ev['amount'])} "
+                         f"from {src}")
+        elif typ == "unpaid":
+            lines.append(f"  {ev['reason']}: {_plural(ev['amount'])} owed to {name(ev['to'])} "
+                         "cannot be paid")
+        elif typ == "end":
+            k = ev["kind"]
+            sums = ", ".join(f"{name(s)} {v}" for s, v in enumerate(ev["pip_sums"]))
+            size = ev.get("award")
+            up_to = f", who gets up to {size}" if size is not None else ""
+            if k in (CAPPU, CEKI, POLLO):
+                how = {CAPPU: "", CEKI: " by CEKI", POLLO: " by POLLO"}[k]
+                lines.append(f"{name(ev['winner'])} is FIRST CAPPU{how} and wins; "
+                             f"CUCUQ is {name(ev['cucuq'])}{up_to}")
+            elif k == MANGUNO:
+                lines.append(f"{name(ev['manguno'])} is MANGUNO and wins (no MATTIKKENG); "
+                             f"CUCUQ is {name(ev['cucuq'])}{up_to}  [pip sums: {sums}]")
+            else:
+                matt = ", ".join(name(s) for s in ev["mattikkeng"])
+                lines.append(f"{name(ev['manguno'])} is MANGUNO; MATTIKKENG: {matt}; "
+                             f"{name(ev['winner'])} wins; MANGUNO gets up to {size}"
+                             f"  [pip sums: {sums}]")
+        elif typ == "camat":
+            lines.append(f"{name(ev['seat'])} becomes CAMAT; all {ev['table_stones']} "
+                         "stones return to the table")
+        else:  # pragma: no cover - unknown event types are rendered raw
+            lines.append(str(ev))
+    return "\n".join(lines)

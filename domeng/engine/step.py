@@ -1,0 +1,395 @@
+"""The step API: the one way to advance a game of Domeng, compiled.
+
+Small ``@njit`` functions over one table-state record, :class:`State` (a
+namedtuple of arrays, so numba passes it as one argument and keeps every
+field a plain array).  In the manner of pgx: :func:`new_round` deals,
+:func:`legal_action_mask` / :func:`legal_actions` say what the seat to move
+may do, :func:`step` plays or passes and settles the round when it ends
+(D7..D15), :func:`observe` gives a seat exactly its D17 view.
+
+The action space is fixed: ``tile * 2 + end`` for the 56 placements of the
+28 tiles (end 0 left, 1 right) plus :data:`PASS` (56), legal only when
+nothing else is (D5).  When both placements of a tile leave the same ends,
+only ``end 0`` is legal (D5's one move); a lead is ``end 0``.
+
+Every surface steps through these functions: the batch round loop
+(:mod:`domeng.batch.loop`), the search players' rollouts, the terminal and
+browser tables (through :class:`domeng.engine.game.Game`) and the
+environments.  The rules themselves are the kernel's functions
+(:mod:`domeng.engine.kernel`), each the twin of the reference engine's.
+
+Fields of :class:`State` (``int64`` unless noted):
+
+``rules[R_LEN]``        the rules in force (:meth:`domeng.core.rules.Rules.to_array`)
+``hands[5]``            each seat's tiles, 28-bit masks (private)
+``obs[OBS_LEN]``        the public state in the observation layout
+                        (:mod:`domeng.core.observation`); the truth for stones
+                        and ends while the table plays
+``hist[MAX_TURNS, 3]``  the round's public history
+``w[W_LEN]``            the round's counters and outcome (``kernel.W_*``)
+``st[ST_LEN]``          what carries over between rounds (:mod:`domeng.core.layout`),
+                        synced from ``obs``/generators by :func:`store_table`
+``rng`` (``uint64[1]``) the deal stream; ``prng`` (``uint64[5]``) the seats' streams
+``agg[AGG_LEN]``        the table's aggregates; ``rec[REC_LEN]`` the last round's record
+``tr[rows, TR_WIDTH]``, ``tn[1]``  the round's event rows (when tracing)
+``ctl[CTL_LEN]``        control: seat to move, flags (``C_*`` below)
+``delta[6]``            stones gained by each seat (and the table, index 5) in the last step
+``perm[28]``, ``payers[8]``, ``moves[64]``  scratch
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from domeng.core import layout as L
+from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_RULES, OBS_SEAT, OBS_STONES, OBS_TABLE
+from domeng.core.rules import R_OPENER_LEADS_DOUBLE
+from domeng.core.tiles import NUMBER_MASK
+from domeng.engine import kernel as K
+
+#: the pass action; actions 0..55 are ``tile * 2 + end``
+PASS = 56
+N_ACTIONS = 57
+
+# ctl slots
+C_SEAT = 0  # seat to move, -1 when no round is in progress
+C_STARTER = 1  # this round's starter
+C_ROUND = 2  # this round's number (1 = first)
+C_OVER = 3  # 1 when no round is in progress (before the first, after the end)
+C_FULL = 4  # keep the observation fields only players read (history, voids...)
+C_TRACE = 5  # write event rows into tr
+C_REC = 6  # write the round's record into rec
+C_DELTA = 7  # keep per-step stone deltas in delta
+C_LAST_SEAT = 8  # the seat that took the last step
+CTL_LEN = 9
+
+State = namedtuple("State", ("rules", "hands", "obs", "hist", "w", "st", "rng", "prng", "agg",
+                             "rec", "tr", "tn", "ctl", "delta", "perm", "payers", "moves"))
+
+_NUM = NUMBER_MASK.copy()
+
+
+# ---------------------------------------------------------------- a new table
+@njit(cache=True)
+def new_state(rules, st, full, trace_rows):
+    """A table's state record, continuing the table state ``st`` (a row of
+    :func:`domeng.engine.kernel.init_states`, copied).  ``full``: keep the
+    observation fields players read; ``trace_rows > 0``: room for that many
+    event rows per round (``kernel.TR_ROWS_PER_ROUND`` always suffices)."""
+    tr = np.zeros((max(trace_rows, 1), K.TR_WIDTH), dtype=np.int64)
+    ctl = np.zeros(CTL_LEN, dtype=np.int64)
+    ctl[C_SEAT] = -1
+    ctl[C_OVER] = 1
+    ctl[C_FULL] = full
+    ctl[C_TRACE] = 1 if trace_rows > 0 else 0
+    ctl[C_REC] = 1
+    ctl[C_DELTA] = 1
+    ctl[C_LAST_SEAT] = -1
+    S = State(rules.copy(), np.zeros(5, dtype=np.int64), np.zeros(OBS_LEN, dtype=np.int64),
+              np.full((MAX_TURNS, 3), -1, dtype=np.int64), np.zeros(K.W_LEN, dtype=np.int64),
+              st.copy(), np.zeros(1, dtype=np.uint64), np.zeros(5, dtype=np.uint64),
+              np.zeros(L.AGG_LEN, dtype=np.int64), np.zeros(L.REC_LEN, dtype=np.int64), tr,
+              np.zeros(1, dtype=np.int64), ctl, np.zeros(6, dtype=np.int64),
+              np.zeros(28, dtype=np.int64), np.zeros(8, dtype=np.int64),
+              np.zeros(64, dtype=np.int64))
+    load_table(S)
+    return S
+
+
+@njit(cache=True, _nrt=False)
+def load_table(S):
+    """Stones, table and generators from ``S.st`` into the live fields."""
+    S.rng[0] = np.uint64(S.st[L.ST_RNG])
+    for p in range(5):
+        S.prng[p] = np.uint64(S.st[L.ST_SEAT_RNG + p])
+    for i in range(S.rules.shape[0]):
+        S.obs[OBS_RULES + i] = S.rules[i]
+    for p in range(5):
+        S.obs[OBS_STONES + p] = S.st[L.ST_STONES + p]
+    S.obs[OBS_TABLE] = S.st[L.ST_TABLE]
+
+
+@njit(cache=True, _nrt=False)
+def store_table(S):
+    """The live stones, table and generators back into ``S.st``."""
+    for p in range(5):
+        S.st[L.ST_STONES + p] = S.obs[OBS_STONES + p]
+    S.st[L.ST_TABLE] = S.obs[OBS_TABLE]
+    S.st[L.ST_RNG] = np.int64(S.rng[0])
+    for p in range(5):
+        S.st[L.ST_SEAT_RNG + p] = np.int64(S.prng[p])
+
+
+# ---------------------------------------------------------------- a new round
+@njit(cache=True, inline="always")
+def _start(S, must, starter, rnd):
+    K.begin_round(S.obs, S.hands, S.w, S.st, must, starter, rnd)
+    if S.ctl[C_TRACE]:
+        k = S.tn[0]
+        if k < S.tr.shape[0]:
+            S.tr[k, 0] = K.EV_DEAL
+            S.tr[k, 1] = rnd
+            S.tr[k, 2] = starter
+            S.tr[k, 3] = must
+            for s in range(5):
+                S.tr[k, 4 + s] = S.hands[s]
+        S.tn[0] = k + 1
+    S.ctl[C_SEAT] = starter
+    S.ctl[C_STARTER] = starter
+    S.ctl[C_ROUND] = rnd
+    S.ctl[C_OVER] = 0
+    S.ctl[C_LAST_SEAT] = -1
+    for i in range(6):
+        S.delta[i] = 0
+
+
+@njit(cache=True, inline="always")
+def _starter(S):
+    """D3 (first round: the holder of the highest double, who must lead it
+    unless the option says otherwise) or D4 (the CAMAT, else the winner)."""
+    must = -1
+    if S.st[L.ST_NEXT_STARTER] < 0:
+        starter, dbl = K.first_opener(S.hands)
+        if S.rules[R_OPENER_LEADS_DOUBLE]:
+            must = dbl
+    else:
+        starter = S.st[L.ST_NEXT_STARTER]
+    return starter, must
+
+
+@njit(cache=True, _nrt=False)
+def new_round(S):
+    """Deal the next round from the table's deal stream (D2) and start it
+    (D3, D4); returns the starter."""
+    K.deal(S.rng, S.perm, S.hands)
+    starter, must = _starter(S)
+    _start(S, must, starter, S.st[L.ST_ROUNDS] + 1)
+    return starter
+
+
+@njit(cache=True, _nrt=False)
+def new_round_from_hands(S, hands):
+    """Start the next round with the given five hands (28-bit masks; the
+    deal stream is not drawn from); returns the starter."""
+    for s in range(5):
+        S.hands[s] = hands[s]
+    starter, must = _starter(S)
+    _start(S, must, starter, S.st[L.ST_ROUNDS] + 1)
+    return starter
+
+
+# ---------------------------------------------------------------- what may be done (D5)
+@njit(cache=True, inline="always")
+def legal_moves(S):
+    """The seat to move's legal moves into ``S.moves`` (actions, ascending);
+    returns their number (0: it must pass)."""
+    return K.legal_moves(S.hands[S.ctl[C_SEAT]], S.obs, S.moves)
+
+
+@njit(cache=True)
+def legal_action_mask(S, mask):
+    """``mask[a] = 1`` for every legal action of the seat to move (``PASS``
+    only when nothing else is), 0 elsewhere; all 0 when no round is in progress."""
+    for a in range(N_ACTIONS):
+        mask[a] = 0
+    if S.ctl[C_OVER]:
+        return 0
+    n = legal_moves(S)
+    for i in range(n):
+        mask[S.moves[i]] = 1
+    if n == 0:
+        mask[PASS] = 1
+        return 1
+    return n
+
+
+@njit(cache=True)
+def is_legal(S, action):
+    if S.ctl[C_OVER] or action < 0 or action >= N_ACTIONS:
+        return False
+    n = legal_moves(S)
+    if n == 0:
+        return action == PASS
+    for i in range(n):
+        if S.moves[i] == action:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- step
+@njit(cache=True, inline="always")
+def step(S, action):
+    """The seat to move plays ``action`` (a legal one: callers check with
+    :func:`is_legal` or take it from :func:`legal_moves`) or passes
+    (``PASS``).  A play that empties the hand ends the round (D9, D8, D10);
+    a pass by the LAST MAPPANO blocks it (D11..D14); a pass by anyone else is
+    a PASS or PASSEBUNGE (D6) paid at once (D7).  When the round ends it is
+    settled: CAMAT (D15), the next starter (D4), the aggregates and record.
+    Returns 1 when the round has ended."""
+    s = S.ctl[C_SEAT]
+    do_delta = S.ctl[C_DELTA]
+    if do_delta:
+        for p in range(5):
+            S.delta[p] = S.obs[OBS_STONES + p]
+        S.delta[5] = S.obs[OBS_TABLE]
+    do_trace = S.ctl[C_TRACE]
+    full = S.ctl[C_FULL]
+    if action == PASS:
+        ended = K.pass_turn(S.hands, S.obs, S.hist, s, S.payers, S.w, S.agg, S.tr, S.tn,
+                            do_trace, full)
+    else:
+        ended = K.play_move(S.hands, S.obs, S.hist, s, action, S.payers, S.w, S.agg, S.tr, S.tn,
+                            do_trace, full)
+    S.ctl[C_LAST_SEAT] = s
+    if ended:
+        K.finish_round(S.rules, S.obs, S.w, S.st, S.agg, S.rec, S.ctl[C_REC], S.tr, S.tn,
+                       do_trace, S.ctl[C_STARTER], S.ctl[C_ROUND])
+        S.ctl[C_SEAT] = -1
+        S.ctl[C_OVER] = 1
+    else:
+        S.ctl[C_SEAT] = (s + 1) * (s < 4)  # D1: the next seat clockwise
+    if do_delta:
+        for p in range(5):
+            S.delta[p] = S.obs[OBS_STONES + p] - S.delta[p]
+        S.delta[5] = S.obs[OBS_TABLE] - S.delta[5]
+    return 1 if ended else 0
+
+
+@njit(cache=True)
+def clear_trace(S):
+    """Forget the event rows written so far (the rows buffer is reused)."""
+    S.tn[0] = 0
+
+
+@njit(cache=True)
+def step_checked(S, action):
+    """:func:`step` after a legality check: returns -1 (state unchanged)
+    for an illegal action, else what :func:`step` returns."""
+    if not is_legal(S, action):
+        return -1
+    return step(S, action)
+
+
+# ---------------------------------------------------------------- what a seat sees (D17)
+@njit(cache=True)
+def observe(S, seat, out):
+    """Seat ``seat``'s D17 view into ``out`` (``int64[OBS_LEN]``): the
+    public state and its own hand, nothing else."""
+    for i in range(OBS_LEN):
+        out[i] = S.obs[i]
+    out[OBS_SEAT] = seat
+    out[OBS_HAND] = S.hands[seat]
+
+
+@njit(cache=True)
+def observe_history(S, out):
+    """The round's public history (``int64[MAX_TURNS, 3]``): rows past the
+    turns taken are -1."""
+    k = S.obs[K.OBS_TURN]
+    for i in range(MAX_TURNS):
+        for c in range(3):
+            out[i, c] = S.hist[i, c] if i < k else -1
+
+
+# ---------------------------------------------------------------- state of play
+# ---------------------------------------------------------------- positions (search)
+@njit(cache=True)
+def new_rollout_state(rules):
+    """A state record for search rollouts: no trace, record or deltas."""
+    st = np.zeros(L.ST_LEN, dtype=np.int64)
+    st[L.ST_CAMAT] = -1
+    st[L.ST_NEXT_STARTER] = -1
+    S = new_state(rules, st, 0, 0)
+    S.ctl[C_REC] = 0
+    S.ctl[C_DELTA] = 0
+    return S
+
+
+@njit(cache=True, _nrt=False)
+def set_position(S, obs, w0, hands):
+    """Put ``S`` at the position a seat observes (``obs``, with the round's
+    counters ``w0`` from :func:`domeng.engine.kernel.counters_from_history`)
+    with ``hands`` for all five seats (a determinization): the observer
+    ``obs[OBS_SEAT]`` is to move."""
+    for i in range(OBS_LEN):
+        S.obs[i] = obs[i]
+    for s in range(5):
+        S.hands[s] = hands[s]
+    for i in range(K.W_LEN):
+        S.w[i] = w0[i]
+    S.st[L.ST_CAMAT] = obs[K.OBS_CAMAT]
+    S.st[L.ST_ROUNDS] = obs[K.OBS_ROUND] - 1
+    S.ctl[C_SEAT] = obs[OBS_SEAT]
+    S.ctl[C_STARTER] = obs[K.OBS_STARTER]
+    S.ctl[C_ROUND] = obs[K.OBS_ROUND]
+    S.ctl[C_OVER] = 0
+    S.ctl[C_FULL] = 0
+    S.ctl[C_TRACE] = 0
+
+
+@njit(cache=True, inline="always")
+def held_at_settlement(S, seat):
+    """Stones ``seat`` held when the last round was settled (before a
+    CAMAT returned them to the table, D15)."""
+    if S.w[K.W_CAMAT] >= 0:
+        return S.w[K.W_HELD + seat]
+    return S.obs[OBS_STONES + seat]
+
+
+@njit(cache=True)
+def round_over(S):
+    return S.ctl[C_OVER] == 1
+
+
+@njit(cache=True)
+def game_over(S, rounds, camats):
+    """D16: the game is over after ``rounds`` rounds (if > 0) or at the
+    ``camats``-th CAMAT (if > 0), between rounds only."""
+    if not S.ctl[C_OVER]:
+        return False
+    if rounds > 0 and S.st[L.ST_ROUNDS] >= rounds:
+        return True
+    if camats > 0 and S.st[L.ST_CAMATS] >= camats:
+        return True
+    return False
+
+
+@njit(cache=True)
+def preview(S, action, out):
+    """What ``action`` would do, without doing it (the engine's answer for
+    surfaces): ``out = [left, right, mappakuling, ends_round, kind, size]``
+    after the play (``kind``/``size``: the round's end kind and award size
+    if the tile is the seat's last, else -1).  ``PASS``: the current ends,
+    ``ends_round`` 1 if the pass blocks the round (D11)."""
+    s = S.ctl[C_SEAT]
+    left = S.obs[K.OBS_LEFT]
+    right = S.obs[K.OBS_RIGHT]
+    for i in range(6):
+        out[i] = -1
+    if action == PASS:
+        out[0] = left
+        out[1] = right
+        out[2] = 0
+        out[3] = 1 if s == S.obs[K.OBS_LAST_MAPPANO] else 0
+        return
+    t = action >> 1
+    nl, nr = K.ends_after(t, action & 1, left, right)
+    out[0] = nl
+    out[1] = nr
+    mk = 1 if (left >= 0 and nl == nr) else 0
+    out[2] = mk
+    last = S.hands[s] == (np.int64(1) << t)
+    out[3] = 1 if last else 0
+    if last:
+        if mk and K._DBL[t]:
+            out[4] = L.K_POLLO
+            out[5] = S.rules[K.R_POLLO]
+        elif mk:
+            out[4] = L.K_CEKI
+            out[5] = S.rules[K.R_CEKI]
+        else:
+            out[4] = L.K_CAPPU
+            out[5] = S.rules[K.R_CAPPU]
