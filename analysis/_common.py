@@ -108,6 +108,12 @@ def save_fig(fig, path: Path) -> None:
     plt.close(fig)
 
 
+def write_timings(timer: "Timer", out: Path) -> None:
+    """Timings change from run to run: they go to ``output/timings.json``,
+    which git ignores, so a re-run leaves the repository clean."""
+    write_json({**timer.marks, "total": timer.total()}, out / "timings.json")
+
+
 class Timer:
     def __init__(self) -> None:
         self.t0 = time.perf_counter()
