@@ -102,18 +102,21 @@ def sweep_plots(sw: Sweep, metrics: list[str] | None = None) -> dict:
             for key, gg in groups:
                 gg = gg.set_index(opt).reindex(values)
                 xs = np.arange(len(values))
-                label = ", ".join(f"{o}={k}" for o, k in zip(others, np.atleast_1d(key))) or None
+                label = ", ".join(f"{o}={H.value_text(k)}" for o, k in
+                                  zip(others, key if isinstance(key, tuple) else (key,))) or None
                 ax.errorbar(xs, gg.value, yerr=[gg.value - gg.ci_low, gg.ci_high - gg.value],
                             marker="o", capsize=3, label=label)
             ax.set_xticks(np.arange(len(values)))
-            ax.set_xticklabels([str(v) for v in values])
+            ax.set_xticklabels([H.value_text(v) for v in values])
             ax.set_xlabel(opt)
             ax.set_ylabel(f"{m}\n({g.unit.iloc[0]})", fontsize=8)
             ax.grid(alpha=0.3)
-            if others:
-                ax.legend(fontsize=7)
         for ax in list(axes.flat)[len(metrics):]:
             ax.set_visible(False)
+        if others:
+            handles, labels = axes.flat[0].get_legend_handles_labels()
+            fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)),
+                       fontsize=8)
         b = sw.comparison.baseline
         fig.suptitle(f"Sweep of {opt}: {b.tables:,} tables x {b.rounds:,} rounds per point "
                      "(95% CI)", fontsize=10)

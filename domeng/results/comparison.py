@@ -33,7 +33,9 @@ def arm_label(rules: dict, players: list[str], base_rules: dict | None = None,
     from domeng.core.rules import Rules
 
     base_rules = Rules().to_dict() if base_rules is None else base_rules
-    bits = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+    from domeng.results.html import value_text
+
+    bits = [f"{k}={value_text(v)}"
             for k, v in rules.items() if base_rules.get(k) != v]
     if base_players is not None and list(players) != list(base_players):
         bits.append("players=" + ",".join(players))

@@ -69,7 +69,7 @@ def simulate_command(meta: dict) -> str:
     args = ["simulate", "--tables", str(meta["tables"]), "--rounds", str(meta["rounds"]),
             "--players", ",".join(meta["players"]), "--seed", str(meta["seed"])]
     for k, v in Rules.from_mapping(meta["rules"]).changed().items():
-        args += ["--rule", f"{k}={str(v).lower() if isinstance(v, bool) else v}"]
+        args += ["--rule", f"{k}={value_text(v)}"]
     return command_line(args)
 
 
@@ -157,14 +157,15 @@ def rules_table(rules: dict, others: dict[str, dict] | None = None) -> str:
     cols = {"option": list(rules)}
     if others:
         for name, r in others.items():
-            cols[name] = [_v(r.get(k)) for k in rules]
+            cols[name] = [value_text(r.get(k)) for k in rules]
     else:
-        cols["value"] = [_v(v) for v in rules.values()]
+        cols["value"] = [value_text(v) for v in rules.values()]
     cols["meaning"] = [docs.get(k, "") for k in rules]
     return table(pd.DataFrame(cols), wrap=True)
 
 
-def _v(v) -> str:
+def value_text(v) -> str:
+    """A rule value as it is written on the command line (``true``, ``4``)."""
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 

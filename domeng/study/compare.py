@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 from domeng.core.rules import Rules
 from domeng.players.registry import parse_players
 from domeng.results.comparison import Comparison, arm_label
+from domeng.results.html import value_text
 from domeng.results.metrics import metric_parts
 from domeng.results.stats import paired_difference
 from domeng.results.sequential import Target
@@ -183,7 +184,7 @@ def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
         vals = list(vals)
         if not vals:
             raise StudyError(f"empty sweep: {name} has no values")
-        conv = [getattr(Rules.parse(f"{key}={_text(v)}"), key) for v in vals]
+        conv = [getattr(Rules.parse(f"{key}={value_text(v)}"), key) for v in vals]
         if len(set(conv)) != len(conv):
             raise StudyError(f"malformed grid: {name} repeats a value")
         grid[key] = conv
@@ -192,10 +193,6 @@ def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
     if all(len(v) == 1 for v in grid.values()):
         raise StudyError("empty sweep: every option has a single value; give two or more")
     return grid
-
-
-def _text(v) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def sweep(
@@ -221,7 +218,7 @@ def sweep(
     arms = {}
     for point in points:
         r = base_rules.replace(**point)
-        name = ";".join(f"{k}={_text(v)}" for k, v in point.items())
+        name = ";".join(f"{k}={value_text(v)}" for k, v in point.items())
         arms[name] = simulate(tables=tables, rounds=rounds, players=lineup, rules=r, seed=seed,
                               workers=workers, progress=progress)
     return Sweep(g, points, Comparison(arms, {"command": command}))
