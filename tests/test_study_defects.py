@@ -95,3 +95,19 @@ def test_every_records_column_is_documented():
     doc = (ROOT / "docs" / "study.md").read_text()
     missing = [c for c in REC_COLUMNS if f"`{c}`" not in doc]
     assert missing == []
+
+
+def test_docs_study_python_example_runs_in_order(tmp_path, monkeypatch):
+    """docs/study.md's API example, run as written (smaller), ends with every file there."""
+    import re
+
+    block = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "study.md").read_text(),
+                       flags=re.S)[0]
+    block = block.replace("tables=2000", "tables=20").replace("rounds=500", "rounds=10")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "docs/study.md", "exec"), {})
+    folder = tmp_path / "results" / "my-study"
+    for name in ("manifest.json", "results.npz", "summary.json", "report.html", "tables",
+                 "plots"):
+        assert (folder / name).exists(), name
+    assert list((folder / "plots").glob("*.svg"))

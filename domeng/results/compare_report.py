@@ -74,7 +74,8 @@ def forest_plot(cmp: Comparison, metrics: list[str] | None = None):
     ax.set_xlabel("variant - baseline, % of the baseline value (95% CI, paired)")
     ax.set_ylabel("metric")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="best", title="variant", title_fontsize=8)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=8,
+               title="variant", title_fontsize=8, ncols=1)
     b = cmp.baseline
     ax.set_title(f"Paired differences, {b.tables:,} tables x {b.rounds:,} rounds per arm",
                  fontsize=10)
@@ -190,9 +191,12 @@ def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
     d = cmp.differences()
     for v in cmp.variants:
         g = d[(d.variant == v) & d.metric.isin(KEY_METRICS)].drop(columns=["variant"])
+        g = g[["metric", "value", "ci_low", "ci_high", "se", "se_unpaired", "baseline",
+               "variant_value", "unit"]].rename(columns={"value": "difference"})
         page.add(f"Key differences: {v}", H.table(g))
     page.add("Every difference", "<p>All metrics of the summary, every variant (also in "
-             "<code>tables/differences.csv</code>).</p>" + H.table(d))
+             "<code>tables/differences.csv</code>; <code>value</code> is the difference "
+             "variant - baseline).</p>" + H.table(d))
     page.add("Rules of each arm", H.rules_table(b.meta["rules"],
                                                 {k: r.meta["rules"] for k, r in cmp.arms.items()}))
     page.add("Players of each arm", H.table(__import__("pandas").DataFrame(

@@ -89,12 +89,15 @@ def plot_win_rates(res: Results) -> bytes:
     _bars(axes[0], [f"+{o}" if o else "starter" for o in off.offset], off.rate, off.se, ref=0.2)
     axes[0].set_title("by seat offset from the starter")
     axes[0].set_ylabel("win rate (share of rounds)")
+    axes[0].set_xlabel("seat offset from the round's starter")
     _bars(axes[1], [f"{s}\n{p}" for s, p in zip(seat.seat, seat.player)], seat.rate, seat.se,
           ref=0.2)
     axes[1].set_title("by seat")
+    axes[1].set_xlabel("seat and player")
     _bars(axes[2], [f"{p}\n({n} seat{'s' if n > 1 else ''})" for p, n in zip(ply.player, ply.n_seats)],
           ply.rate, ply.se, color=_ORANGE, ref=0.2)
     axes[2].set_title("by player (per seat)")
+    axes[2].set_xlabel("player (seats it occupies)")
     fig.suptitle("Win rate\n" + _subtitle(res), fontsize=10)
     return _png(fig)
 
@@ -104,6 +107,7 @@ def plot_end_kinds(res: Results) -> bytes:
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
     _bars(ax, list(df.kind), df.share, df.se, fmt="{:.1%}")
     ax.set_ylabel("share of rounds")
+    ax.set_xlabel("how the round ended (end kind)")
     ax.set_title("How rounds end\n" + _subtitle(res), fontsize=10)
     return _png(fig)
 
@@ -122,6 +126,8 @@ def plot_passebunge(res: Results) -> bytes:
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     ax.legend(fontsize=8, loc="upper left")
+    ax.set_xlabel("seat and player")
+    ax.set_ylabel("PASSEBUNGE per round / share of rounds")
     ax.margins(y=0.2)
     ax.set_ylim(bottom=0)
     ax.set_title("PASSEBUNGE per seat\n" + _subtitle(res), fontsize=10)
