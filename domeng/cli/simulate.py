@@ -154,10 +154,13 @@ def _sequential(args) -> int:
                    rules=Rules.parse(args.rule), seed=0 if args.seed is None else args.seed,
                    workers=args.workers, progress=not args.no_progress,
                    max_rounds=args.max_rounds)
-    if args.out is not None:
-        res.save(args.out)
+    if args.out is not None:  # a new folder, replacing a finished one whole (nothing stale)
+        from domeng.results.results import atomic_directory
+
         res.meta["command"] = command_line(args.argv)
-        render(res, args.out, args.format, args.dpi)
+        with atomic_directory(args.out) as tmp:
+            res.write_files(tmp)
+            render(res, tmp, args.format, args.dpi)
     return _print(res, args, args.out)
 
 
