@@ -111,3 +111,20 @@ def test_docs_study_python_example_runs_in_order(tmp_path, monkeypatch):
                  "plots"):
         assert (folder / name).exists(), name
     assert list((folder / "plots").glob("*.svg"))
+
+
+def test_tournament_shows_the_neighbour_caveat_and_ranks_its_bars(tmp_path, capsys):
+    from domeng.study.tournament import NEIGHBOUR_CAVEAT, tournament
+
+    res = tournament("hunter,keeper,heavy,random,random", deals=4, rounds=3, progress=False)
+    assert "same neighbours" in res.to_text()
+    assert res.summary()["caveat"] == NEIGHBOUR_CAVEAT
+    html = res.html()
+    assert "same neighbours" in html
+    ranked = list(res.ranking()["player"])
+    # the ranking table lists players in rank order, 1..5
+    pos = [html.index(f"<td class='l'>{p}</td>") for p in ranked]
+    assert pos == sorted(pos)
+    assert main(["tournament", "--players", "hunter,keeper,heavy,random,random", "--deals", "3",
+                 "--rounds", "2", "--no-progress"]) == 0
+    assert "same neighbours" in capsys.readouterr().out
