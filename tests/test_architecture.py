@@ -30,7 +30,7 @@ KNOWN_CYCLES: list[list[str]] = [
      "domeng.study.cluster", "domeng.study.simulate"],
 ]
 KNOWN_LONG: set[str] = {"domeng.results.results",
-                        "domeng.play.terminal", "domeng.engine.reference"}
+                        "domeng.play.terminal"}
 
 
 def _modules() -> dict[str, Path]:
