@@ -114,17 +114,21 @@ def test_docs_study_python_example_runs_in_order(tmp_path, monkeypatch):
 
 
 def test_tournament_shows_the_neighbour_caveat_and_ranks_its_bars(tmp_path, capsys):
-    from domeng.study.tournament import NEIGHBOUR_CAVEAT, tournament
+    from domeng.study.tournament import NEIGHBOUR_CAVEAT, NEIGHBOUR_NOTE, tournament
 
-    res = tournament("hunter,keeper,heavy,random,random", deals=4, rounds=3, progress=False)
-    assert "same neighbours" in res.to_text()
-    assert res.summary()["caveat"] == NEIGHBOUR_CAVEAT
+    rot = tournament("hunter,keeper,heavy,random,random", deals=2, rounds=2, progress=False,
+                     orders="rotations")
+    assert "same neighbours" in rot.to_text() and rot.summary()["caveat"] == NEIGHBOUR_CAVEAT
+    assert "same neighbours" in rot.html()
+    res = tournament("hunter,keeper,heavy,random,random", deals=2, rounds=2, progress=False,
+                     orders="balanced")
+    assert "Neighbours:" in res.to_text() and res.summary()["caveat"] == NEIGHBOUR_NOTE
     html = res.html()
-    assert "same neighbours" in html
+    assert "Neighbours:" in html
     ranked = list(res.ranking()["player"])
     # the ranking table lists players in rank order, 1..5
     pos = [html.index(f"<td class='l'>{p}</td>") for p in ranked]
     assert pos == sorted(pos)
-    assert main(["tournament", "--players", "hunter,keeper,heavy,random,random", "--deals", "3",
-                 "--rounds", "2", "--no-progress"]) == 0
+    assert main(["tournament", "--players", "hunter,keeper,heavy,random,random", "--deals", "2",
+                 "--rounds", "2", "--no-progress", "--orders", "rotations"]) == 0
     assert "same neighbours" in capsys.readouterr().out

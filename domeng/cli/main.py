@@ -21,7 +21,8 @@ from domeng.core.errors import DomengError
 EXIT_USAGE = 2
 
 #: the commands, in the order ``domeng --help`` lists them (module domeng.cli.<name>)
-COMMANDS = ("simulate", "compare", "sweep", "tournament", "report", "rules", "play", "trace")
+COMMANDS = ("simulate", "compare", "sweep", "tournament", "ladder", "report", "rules", "play",
+            "trace")
 
 
 def build_parser() -> argparse.ArgumentParser:
