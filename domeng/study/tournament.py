@@ -236,7 +236,10 @@ class TournamentResults:
             self.margins().to_csv(tmp / "margins.csv", index=False)
             np.savez_compressed(tmp / "per_deal.npz", per_deal=self.per_deal,
                                 meta=json.dumps(self.meta))
-            pngs = self.plots(fmt, dpi)
+            import inspect
+
+            takes_format = len(inspect.signature(self.plots).parameters) >= 2  # LadderResults
+            pngs = self.plots(fmt, dpi) if takes_format else self.plots()
             (tmp / "plots").mkdir()
             for name, data in pngs.items():
                 (tmp / "plots" / f"{name}.png").write_bytes(data)
