@@ -21,31 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-Z95 = 1.959963984540054
+from domeng.results import stats
 
-
-def ratio_se(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ratio estimator ``sum x / sum n`` over independent units (axis 0) and
-    its standard error (the same formula as ``domeng.results.results.ratio``)."""
-    x = np.asarray(x, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    while n.ndim < x.ndim:
-        n = n[..., None]
-    g = x.shape[0]
-    sx = x.sum(axis=0)
-    sn = n.sum(axis=0)
-    r = sx / sn
-    if g < 2:
-        return r, np.full_like(r, np.nan)
-    resid = x - r * n
-    se = np.sqrt((resid ** 2).sum(axis=0) / (g * (g - 1))) / n.mean(axis=0)
-    return r, se
-
-
-def mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean over independent units (axis 0) and its standard error."""
-    x = np.asarray(x, dtype=np.float64)
-    return x.mean(axis=0), x.std(axis=0, ddof=1) / math.sqrt(x.shape[0])
+from domeng.results.stats import Z95, mean_se, ratio as ratio_se  # noqa: F401  (the one copy)
 
 
 def est(value, se) -> dict:
@@ -57,11 +35,9 @@ def est(value, se) -> dict:
     return {"value": value, "se": se, "ci95": [value - Z95 * se, value + Z95 * se]}
 
 
-def add_ci(df: pd.DataFrame, col: str, se: str | None = None) -> pd.DataFrame:
-    se = se or f"{col}_se"
-    df[f"{col}_ci_low"] = df[col] - Z95 * df[se]
-    df[f"{col}_ci_high"] = df[col] + Z95 * df[se]
-    return df
+def add_ci(df: pd.DataFrame, col: str, se: str | None = None, share: bool = False) -> pd.DataFrame:
+    """``{col}_ci_low``, ``{col}_ci_high`` (95%; Wilson for a share)."""
+    return stats.add_ci(df, col, se or f"{col}_se", share=share, prefix=f"{col}_")
 
 
 def fmt_ci(value: float, se: float, digits: int = 3) -> str:
@@ -130,6 +106,12 @@ def save_fig(fig, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def write_timings(timer: "Timer", out: Path) -> None:
+    """Timings change from run to run: they go to ``output/timings.json``,
+    which git ignores, so a re-run leaves the repository clean."""
+    write_json({**timer.marks, "total": timer.total()}, out / "timings.json")
 
 
 class Timer:

@@ -4,6 +4,9 @@ engine, a numba batch engine and Monte Carlo studies.
 * :mod:`domeng.engine.reference` -- the reference engine (readable rules, the oracle)
 * :mod:`domeng.engine.kernel`, :mod:`domeng.batch.tables` -- the numba batch engine
 * :mod:`domeng.core.rules` -- rule constants and options
+* ``domeng.compare(...)`` and ``domeng.sweep(...)`` play variants of the rules or
+  lineups on the same tables (paired differences, :mod:`domeng.study.compare`);
+  ``domeng.simulate_until(...)`` stops a study on the data (:mod:`domeng.study.sequential`)
 * ``domeng.simulate(...)`` runs a study and returns ``domeng.Results`` (see
   :mod:`domeng.study.simulate`, :mod:`domeng.results.results`); on a Dask cluster with
   ``client=`` (:mod:`domeng.study.cluster`); ``checkpoint=DIR`` and
@@ -17,12 +20,18 @@ warning filter or matplotlib backend.
 #: the version of domeng, in this one place (pyproject.toml reads it)
 __version__ = "0.1.0"
 
-__all__ = ["simulate", "resume", "Results", "Rules", "Table", "Round", "Move", "DomengError",
-           "__version__"]
+__all__ = ["simulate", "simulate_until", "resume", "compare", "sweep", "tournament", "Results",
+           "Comparison", "Sweep", "Rules", "Table", "Round", "Move", "DomengError", "__version__"]
 
 _LAZY = {
     "simulate": ("study.simulate", "simulate"),
     "resume": ("study.checkpoint", "resume"),
+    "simulate_until": ("study.sequential", "simulate_until"),
+    "compare": ("study.compare", "compare"),
+    "sweep": ("study.compare", "sweep"),
+    "tournament": ("study.tournament", "tournament"),
+    "Comparison": ("results.comparison", "Comparison"),
+    "Sweep": ("results.sweep", "Sweep"),
     "Results": ("results.results", "Results"),
     "Rules": ("core.rules", "Rules"),
     "Table": ("engine.reference", "Table"),
@@ -30,6 +39,11 @@ _LAZY = {
     "Move": ("engine.reference", "Move"),
     "DomengError": ("core.errors", "DomengError"),
 }
+
+
+def __dir__() -> list[str]:
+    """The public API (``dir(domeng)``), loaded lazily."""
+    return sorted(set(__all__) | set(globals()))
 
 
 def __getattr__(name):

@@ -141,7 +141,8 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, capsys):
     assert json.loads(text) == ref.summary()
     back = Results.load(out)
     same(back, ref)
-    assert len(chunk_files(out)) == 20
+    # finished: the chunk files were pruned (issue 12), results.npz holds their sums
+    assert len(chunk_files(out)) == 0 and (out / "chunks" / "pruned").is_file()
     assert (out / "report.html").is_file() and (out / "summary.json").is_file()
     assert not list((out / "chunks").glob("*.partial"))
 
@@ -152,11 +153,17 @@ def test_resume_computes_only_the_missing_chunks(tmp_path, whole):
     interrupted(d, k=4)
     first = [p.stat().st_mtime_ns for p in chunk_files(d)]
     assert len(first) == 2 and not (d / "results.npz").exists()
-    calls = []
-    res = domeng.resume(d, progress=lambda done, total: calls.append(done))
+    calls, seen = [], []
+
+    def progress(done, total):
+        calls.append(done)
+        seen.append([p.stat().st_mtime_ns for p in chunk_files(d)][:2])
+
+    res = domeng.resume(d, progress=progress)
     same(res, whole)
     assert calls == [6, 8, 10, 11]  # only chunks 2..5 were played
-    assert [p.stat().st_mtime_ns for p in chunk_files(d)][:2] == first  # untouched
+    assert all(s == first for s in seen)  # untouched while the study ran
+    assert chunk_files(d) == [] and (d / "chunks" / "pruned").is_file()  # then pruned
     same(Results.load(d), whole)
     # resuming a finished study plays nothing and writes the same results again
     calls.clear()
@@ -169,7 +176,7 @@ def test_checkpointed_run_equals_plain_run_and_is_loadable(tmp_path, whole):
     res = simulate(checkpoint=d, chunk_tables=3, progress=False, **STUDY)
     same(res, whole)
     same(Results.load(d), whole)
-    assert len(chunk_files(d)) == 4
+    assert len(chunk_files(d)) == 0 and (d / "chunks" / "pruned").is_file()  # finished: pruned
     m = json.loads((d / "manifest.json").read_text())
     assert m["rules"]["passebunge_every_pass"] is False and m["groups"] == 11
     for key in ("format", "version", "engine", "layout"):
@@ -295,7 +302,8 @@ def test_out_replaces_a_finished_study_and_leaves_nothing_beside_it(tmp_path, ca
                "--no-progress", "--chunk-tables", "2")[0] == 0
     res = Results.load(d)
     assert (res.tables, res.rounds, res.seed) == (5, 2, 2)
-    assert len(chunk_files(d)) == 3  # the old study's chunk is gone
+    assert len(chunk_files(d)) == 0  # the old study's chunk is gone (and the new ones pruned)
+    assert json.loads((d / "manifest.json").read_text())["n_chunks"] == 3
     assert [p.name for p in tmp_path.iterdir()] == ["study"]
 
 

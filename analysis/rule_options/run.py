@@ -3,7 +3,10 @@
 Reproduce with ``.venv/bin/python analysis/rule_options/run.py`` (about half
 a minute on 2 cores); everything goes to ``analysis/rule_options/output/``.
 
-Variants, each against the default rules (RULES.md):
+Each variant is played against the default rules (docs/rules.md) by
+``domeng.compare`` (the same seed and tables in every arm; paired differences
+with their SE across groups of tables); this script only asks the question and
+draws the plots.  Variants:
 
 * ``opener_leads_double=false``  (D3: the first round's opener may lead any tile)
 * ``passebunge_every_pass=false`` (D6: only a seat's first pass before its first tile is a PASSEBUNGE)
@@ -24,8 +27,9 @@ B. First rounds only: 200,000 tables x 1 round.  With random players the
    changes the legal moves (only ``opener_leads_double`` does), so the paired
    difference isolates the option's bookkeeping effect exactly.
 
-Every difference is variant - default, a ratio estimator per group with its
-SE across the 1000 groups (95% CI = +- 1.96 SE).
+Every difference is variant - default, from ``domeng.compare``: a ratio
+estimator per group with its SE across the 1000 groups (95% CI = +- 1.96 SE).
+Timings go to ``output/timings.json`` (not tracked).
 """
 
 from __future__ import annotations
@@ -41,68 +45,55 @@ import pandas as pd
 import domeng
 from domeng.core import layout as L
 
-from _common import (Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
-                     save_fig, setup_matplotlib, write_csv, write_json)
+from _common import (Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, save_fig,
+                     setup_matplotlib, write_csv, write_json, write_timings)
 
 SEED = 20240603
-VARIANTS = {"default": [], "opener_leads_double=false": ["opener_leads_double=false"],
-            "passebunge_every_pass=false": ["passebunge_every_pass=false"],
-            "penalize_manguno_pass=true": ["penalize_manguno_pass=true"],
-            "pollo=4": ["pollo=4"]}
+BASELINE = "default"
+VARIANTS = ["opener_leads_double=false", "passebunge_every_pass=false",
+            "penalize_manguno_pass=true", "pollo=4"]
 LINEUPS = {"all-random": "random", "mixed": "random,heavy,keeper,hunter,random"}
 DESIGNS = {"whole game": (2000, 500), "first round": (200_000, 1)}
 REASONS = list(L.REASON_NAMES)
 KINDS = list(L.KIND_NAMES)
+#: this study's short metric names -> the summary's (domeng compare) names
+METRICS = {"passes_per_round": "passes_per_round",
+           "passebunge_per_round": "passebunge_per_round",
+           "passebunge_round_share": "passebunge_round_share",
+           "pass_round_share": "pass_round_share", "tiles_per_round": "tiles_per_round",
+           "stones_per_round": "stones_per_round.total",
+           "stones_from_table": "stones_per_round.from_table",
+           "stones_from_players": "stones_per_round.from_players",
+           "unpaid_per_round": "stones_per_round.unpaid.total",
+           "camat_per_1000_rounds": "camat_per_1000_rounds.total",
+           "starter_win_rate": "win_rate_by_starter_offset.0",
+           **{f"stones_{r}": f"stones_per_round.by_reason.{r}" for r in REASONS},
+           **{f"end_{k}": f"end_kind.{k}" for k in KINDS}}
 
 
-def group_metrics(r: domeng.Results) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """metric -> (numerator per group, denominator per group)."""
-    n = r.field("A_ROUNDS").astype(float)
-    flow = r.field("A_FLOW").astype(float)  # [G, 6, 5, 7]
-    m = {
-        "passes_per_round": (r.field("A_PASSES").sum(axis=1), n),
-        "passebunge_per_round": (r.field("A_PASSEBUNGE").sum(axis=1), n),
-        "passebunge_round_share": (r.field("A_ANY_PASSEBUNGE_ROUNDS"), n),
-        "pass_round_share": (r.field("A_ANY_PASS_ROUNDS"), n),
-        "tiles_per_round": (r.field("A_TILES"), n),
-        "stones_per_round": (flow.sum(axis=(1, 2, 3)), n),
-        "stones_from_table": (flow[:, 0].sum(axis=(1, 2)), n),
-        "stones_from_players": (flow[:, 1:].sum(axis=(1, 2, 3)), n),
-        "unpaid_per_round": (r.field("A_UNPAID").sum(axis=(1, 2)), n),
-        "camat_per_1000_rounds": (1000 * r.field("A_CAMAT").sum(axis=1), n),
-        "starter_win_rate": (r.field("A_WINS_OFFSET")[:, 0, :].sum(axis=1), n),
-    }
-    for k, reason in enumerate(REASONS):
-        m[f"stones_{reason}"] = (flow[:, :, :, k].sum(axis=(1, 2)), n)
-    for k, kind in enumerate(KINDS):
-        m[f"end_{kind}"] = (r.field("A_WINS")[:, :, k].sum(axis=1), n)
-    # stones by direction: from the table, or from a seat to the seat d places after it
-    for d in range(1, 5):
-        x = sum(flow[:, 1 + s, (s + d) % 5, :].sum(axis=1) for s in range(5))
-        m[f"flow_seat_to_seat+{d}"] = (x, n)
-    return {k: (np.asarray(v[0], dtype=float), v[1]) for k, v in m.items()}
-
-
-def compare(runs: dict, design: str, lineup: str) -> pd.DataFrame:
-    base = group_metrics(runs["default"])
-    rows = []
-    for vname, r in runs.items():
-        gm = group_metrics(r)
-        for metric, (x, n) in gm.items():
-            v, se = ratio_se(x, n)
-            xb, nb = base[metric]
-            vb, seb = ratio_se(xb, nb)
-            assert np.array_equal(n, nb)
-            d, sed = ratio_se(x - xb, n)
-            rows.append({"design": design, "lineup": lineup, "variant": vname, "metric": metric,
-                         "value": v, "value_se": se, "default": vb, "diff": d, "diff_se": sed,
-                         "diff_se_unpaired": float(np.hypot(se, seb)),
-                         "rel_change": d / vb if vb else np.nan,
-                         "z": d / sed if sed > 0 else (0.0 if d == 0 else np.inf)})
-    df = pd.DataFrame(rows)
-    add_ci(df, "value")
-    add_ci(df, "diff")
-    return df
+def compare(cmp: domeng.Comparison, design: str, lineup: str) -> pd.DataFrame:
+    """``domeng.compare``'s paired differences, one row per variant (the
+    baseline included, with a zero difference) and metric of :data:`METRICS`."""
+    d = cmp.differences()
+    v = cmp.values().set_index(["arm", "metric"])
+    short = {full: name for name, full in METRICS.items()}
+    d = d[d.metric.isin(short)]
+    base = d[d.variant == d.variant.iloc[0]].assign(
+        variant="baseline", variant_value=lambda x: x.baseline, value=0.0, se=0.0,
+        ci_low=0.0, ci_high=0.0)
+    d = pd.concat([base, d], ignore_index=True)
+    arm = d.variant
+    d["variant"] = d.variant.map({"baseline": BASELINE, **dict(zip(cmp.variants, VARIANTS))})
+    out = pd.DataFrame({
+        "design": design, "lineup": lineup, "variant": d.variant,
+        "metric": d.metric.map(short), "value": d.variant_value,
+        "value_se": [v.loc[(a, m), "se"] for a, m in zip(arm, d.metric)],
+        "default": d.baseline, "diff": d.value, "diff_se": d.se,
+        "diff_se_unpaired": d.se_unpaired})
+    out["rel_change"] = out["diff"] / out["default"].where(out["default"] != 0)
+    add_ci(out, "value")
+    add_ci(out, "diff")
+    return out
 
 
 def direction_table(runs: dict, design: str, lineup: str) -> pd.DataFrame:
@@ -130,7 +121,7 @@ VSHORT = {"default": "default", "opener_leads_double=false": "opener_leads\n_dou
 def plot_passebunge(cmp: pd.DataFrame, out: Path) -> None:
     plt = setup_matplotlib()
     fig, axes = plt.subplots(2, 2, figsize=(13, 8), layout="constrained")
-    variants = list(VARIANTS)
+    variants = [BASELINE] + VARIANTS
     x = np.arange(len(variants))
     for i, design in enumerate(DESIGNS):
         for j, (metric, title) in enumerate((("passebunge_per_round", "PASSEBUNGE events per round"),
@@ -168,7 +159,7 @@ def plot_flows(cmp: pd.DataFrame, out: Path) -> None:
     metrics = ([f"stones_{r}" for r in REASONS] + ["stones_from_table", "stones_from_players",
                                                    "unpaid_per_round", "stones_per_round"])
     labels = REASONS + ["from table", "from players", "unpaid", "TOTAL"]
-    variants = [v for v in VARIANTS if v != "default"]
+    variants = VARIANTS
     w = 0.8 / len(variants)
     for ax, design in zip(axes, DESIGNS):
         g = cmp[(cmp.design == design) & (cmp.lineup == "all-random")]
@@ -196,7 +187,7 @@ def plot_other(cmp: pd.DataFrame, out: Path) -> None:
                ("passes_per_round", "passes per round (incl. PASSEBUNGE)"),
                ("starter_win_rate", "starter's win rate")]
     fig, axes = plt.subplots(1, 4, figsize=(15, 4.1), layout="constrained")
-    variants = [v for v in VARIANTS if v != "default"]
+    variants = VARIANTS
     for ax, (metric, title) in zip(axes, metrics):
         h = g[g.metric == metric].set_index("variant").reindex(variants)
         xs = np.arange(len(variants))
@@ -226,7 +217,8 @@ def opener_check(timer: Timer) -> pd.DataFrame:
         for v in ("default", "opener_leads_double=false"):
             path = Path(tmp) / "records.parquet"
             domeng.simulate(tables=DESIGNS["first round"][0], rounds=1, players="random",
-                            rules=VARIANTS[v], seed=SEED, records=path, progress=False)
+                            rules=[] if v == BASELINE else [v], seed=SEED, records=path,
+                            progress=False)
             rec = pd.read_parquet(path, columns=["table", "starter", "winner", "lead"])
             rec["led_double"] = TILE_IS_DOUBLE[rec["lead"].to_numpy()]
             rec["starter_won"] = (rec["winner"] == rec["starter"]).astype(float)
@@ -249,11 +241,11 @@ def main() -> None:
     cmps, dirs, summaries = [], [], {}
     for design, (tables, rounds) in DESIGNS.items():
         for lineup, players in LINEUPS.items():
-            runs = {v: domeng.simulate(tables=tables, rounds=rounds, players=players, rules=rules,
-                                       seed=SEED, progress=False)
-                    for v, rules in VARIANTS.items()}
-            timer.mark(f"{design}, {lineup}: 5 variants")
-            cmps.append(compare(runs, design, lineup))
+            c = domeng.compare(VARIANTS, tables=tables, rounds=rounds, players=players,
+                               seed=SEED, progress=False)
+            runs = dict(zip([BASELINE] + VARIANTS, c.arms.values()))
+            timer.mark(f"{design}, {lineup}: baseline and {len(VARIANTS)} variants")
+            cmps.append(compare(c, design, lineup))
             dirs.append(direction_table(runs, design, lineup))
             summaries[f"{design} / {lineup}"] = {
                 v: {"rules": r.summary()["rules"],
@@ -288,7 +280,7 @@ def main() -> None:
     results = {
         "study": "rule_options",
         "seed": SEED,
-        "variants": VARIANTS,
+        "variants": {BASELINE: [], **{v: [v] for v in VARIANTS}},
         "lineups": LINEUPS,
         "designs": {d: {"tables": t, "rounds": r} for d, (t, r) in DESIGNS.items()},
         "ci_method": "normal 95% CI, value +- 1.96 SE; differences are paired (same seed, same "
@@ -312,15 +304,14 @@ def main() -> None:
              ).median()),
         "camat_gaps": summaries,
         "environment": environment(),
-        "timings_seconds": timer.marks,
     }
-    results["timings_seconds"]["total"] = timer.total()
     write_json(results, out / "results.json")
+    write_timings(timer, out)
 
     for design in DESIGNS:
         print(f"{design}, all-random: PASSEBUNGE per round and stones per round, change vs default")
         g = cmp[(cmp.design == design) & (cmp.lineup == "all-random")]
-        for v in VARIANTS:
+        for v in [BASELINE] + VARIANTS:
             a = g[(g.variant == v) & (g.metric == "passebunge_per_round")].iloc[0]
             b = g[(g.variant == v) & (g.metric == "stones_per_round")].iloc[0]
             print(f"  {v:<29} PB {a.value:.4f} ({fmt_ci(a['diff'], a.diff_se, 4)})  "

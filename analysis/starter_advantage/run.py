@@ -35,7 +35,7 @@ from domeng.core import layout as L
 from domeng.batch.tables import initial_states, run_tables
 from domeng.core.rules import Rules
 
-from _common import (Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
+from _common import (write_timings, Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
                      save_fig, setup_matplotlib, write_csv, write_json)
 
 SEED = 20240601
@@ -437,10 +437,9 @@ def main() -> None:
                              res["mixed"].field("A_ROUNDS")))
             for p, seats_ in res["mixed"].player_seats().items()},
         "environment": environment(),
-        "timings_seconds": timer.marks,
     }
-    results["timings_seconds"]["total"] = timer.total()
     write_json(results, out / "results.json")
+    write_timings(timer, out)
 
     # a short console digest
     t = tests.set_index("lineup")

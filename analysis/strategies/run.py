@@ -43,7 +43,7 @@ import pandas as pd
 import domeng
 from domeng.study.tournament import tournament
 
-from _common import (Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
+from _common import (write_timings, Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
                      save_fig, setup_matplotlib, write_csv, write_json)
 
 SEED = 20240602
@@ -242,6 +242,8 @@ def main() -> None:
         cmp_rows.append(c)
         player_rows += prows
         margins.append(marg)
+    for r in cmp_rows:  # timings are not results: they go to timings.json (untracked)
+        timer.marks[f"{r['strategy']} / {r['format']}"] = r.pop("seconds")
     cmp = pd.DataFrame(cmp_rows)
     for m in METRICS:
         for suffix in ("X", "random", "diff"):
@@ -334,12 +336,10 @@ def main() -> None:
             x: {pos: est(r.net, r.net_se) for pos, r in
                 zip(["X", "X+1", "X+2", "X+3", "X-1"], seats[seats.strategy == x].itertuples())}
             for x in strategies},
-        "seconds_per_study": {f"{r['strategy']} / {r['format']}": r["seconds"] for r in cmp_rows},
         "environment": environment(),
-        "timings_seconds": timer.marks,
     }
-    results["timings_seconds"]["total"] = timer.total()
     write_json(results, out / "results.json")
+    write_timings(timer, out)
 
     print("ranking (tournament net stones per round, X - random, lower is better):")
     for r in rank.itertuples():

@@ -23,7 +23,8 @@ EXIT_USAGE = 2
 EXIT_ENVIRONMENT = 1
 
 #: the commands, in the order ``domeng --help`` lists them (module domeng.cli.<name>)
-COMMANDS = ("simulate", "tournament", "ladder", "report", "rules", "play", "trace", "serve")
+COMMANDS = ("simulate", "compare", "sweep", "tournament", "ladder", "report", "rules", "play",
+            "trace", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             raise UsageError(f"domeng: error: choose a command: {', '.join(COMMANDS)} "
                              "(see domeng --help)")
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # the command, for reports
         return args.func(args)
     except UsageError as e:
         print(one_line(e), file=sys.stderr)
@@ -62,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):
             pass
-        return 1
+        return 0  # a closed pipe (e.g. `domeng simulate | head -3`) is not an error
     except OSError as e:
         where = f" {e.filename!r}" if getattr(e, "filename", None) else ""
         print(f"domeng: error:{where} {e.strerror or one_line(e)}", file=sys.stderr)

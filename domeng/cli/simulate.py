@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from domeng.cli.args import UsageError, seed, whole
+from domeng.cli.compare import add_plot_options, add_target_options, check_out as _check_kind
 from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -13,7 +14,7 @@ def add_parser(sub) -> None:
     s = sub.add_parser(
         "simulate", help="play many tables and summarise them",
         description="Play TABLES independent tables of ROUNDS rounds each and print a summary "
-                    "(every estimate with a 95%% confidence half-width across tables). "
+                    "(every estimate with a 95% confidence half-width across tables). "
                     f"Default: {DEFAULT_TABLES} tables x {DEFAULT_ROUNDS} rounds, players "
                     f"{','.join(DEFAULT_PLAYERS)}.")
     s.add_argument("--tables", "-t", type=whole(1), default=None, metavar="T",
@@ -60,10 +61,13 @@ def add_parser(sub) -> None:
     s.add_argument("--stall-timeout", type=whole(1, maximum=10**6), default=600, metavar="S",
                    help="with a cluster: fail (the checkpoint intact) when no chunk finishes "
                         "for S seconds (default 600)")
+    add_target_options(s)
+    add_plot_options(s)
     s.set_defaults(func=cmd_simulate)
 
 
 def cmd_simulate(args) -> int:
+    from domeng.results.html import command_line
     from domeng.study.cluster import client_for
     from domeng.results.report import render
     from domeng.core.rules import Rules
@@ -76,6 +80,11 @@ def cmd_simulate(args) -> int:
     if args.workers is not None and (args.scheduler or args.cluster):
         raise UsageError("domeng simulate: error: --workers sets local engine threads; with "
                          "--scheduler or --cluster each task uses its worker's threads")
+    if args.max_rounds is not None and not args.target_ci:
+        raise UsageError("domeng simulate: error: --max-rounds caps a study that stops on the "
+                         "data; give --target-ci too")
+    if args.target_ci:
+        return _sequential(args)
     if args.resume is not None:
         if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
             raise UsageError("domeng simulate: error: --resume DIR writes its results into DIR; "
@@ -96,7 +105,7 @@ def cmd_simulate(args) -> int:
                          progress=not args.no_progress, stall_seconds=args.stall_timeout,
                          **expect)
         out = args.resume
-        render(res, out)
+        render(res, out, args.format, args.dpi)
     else:
         if args.records and args.out is None:
             raise UsageError("domeng simulate: error: --records needs --out DIR")
@@ -119,7 +128,12 @@ def cmd_simulate(args) -> int:
                                records=(Path(out) / "records.parquet") if args.records else None,
                                **kwargs)
         if out is not None:
-            render(res, out)
+            res.meta["command"] = command_line(args.argv)
+            render(res, out, args.format, args.dpi)
+    return _print(res, args, out)
+
+
+def _print(res, args, out) -> int:
     if args.json:
         print(res.to_json())
     else:
@@ -131,6 +145,37 @@ def cmd_simulate(args) -> int:
         if out is not None:
             print(f"results: {out}  (report: {Path(out) / 'report.html'})")
     return 0
+
+
+def _sequential(args) -> int:
+    """--target-ci: play blocks of tables until the targets are met (no checkpoint)."""
+    from domeng.core.rules import Rules
+    from domeng.results.report import render
+    from domeng.results.html import command_line
+    from domeng.study.sequential import simulate_until
+
+    for flag, v in (("--resume", args.resume), ("--records", args.records or None),
+                    ("--scheduler", args.scheduler), ("--cluster", args.cluster),
+                    ("--tables", args.tables), ("--chunk-tables", args.chunk_tables)):
+        if v is not None:
+            raise UsageError(f"domeng simulate: error: {flag} cannot be used with --target-ci "
+                             "(a study that stops on the data sets its own size; cap it with "
+                             "--max-rounds)")
+    if args.out is not None:
+        _check_kind(args.out, "results.npz")
+    res = simulate_until(args.target_ci, rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+                   players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
+                   rules=Rules.parse(args.rule), seed=0 if args.seed is None else args.seed,
+                   workers=args.workers, progress=not args.no_progress,
+                   max_rounds=args.max_rounds)
+    if args.out is not None:  # a new folder, replacing a finished one whole (nothing stale)
+        from domeng.results.results import atomic_directory
+
+        res.meta["command"] = command_line(args.argv)
+        with atomic_directory(args.out) as tmp:
+            res.write_files(tmp)
+            render(res, tmp, args.format, args.dpi)
+    return _print(res, args, args.out)
 
 
 def _check_out(out: str) -> None:

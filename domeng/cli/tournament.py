@@ -35,6 +35,9 @@ def add_parser(sub) -> None:
     tn.add_argument("--json", action="store_true",
                     help="print only the summary as one JSON object on stdout")
     tn.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    from domeng.cli.compare import add_plot_options
+
+    add_plot_options(tn)
     tn.set_defaults(func=cmd_tournament)
 
 
@@ -51,7 +54,10 @@ def cmd_tournament(args) -> int:
                      rules=rules, workers=args.workers, orders=args.orders,
                      progress=False if (args.no_progress or args.json) else None)
     if args.out:
-        res.save(args.out)
+        from domeng.results.html import command_line
+
+        res.meta["command"] = command_line(args.argv)
+        res.save(args.out, args.format, args.dpi)
     if args.json:
         print(json.dumps(res.summary()))
     else:

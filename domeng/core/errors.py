@@ -120,3 +120,8 @@ __all__ = [
     "OutputFolderError", "UnsafePathError", "ResultsWriteError", "FolderBusyError",
     "ClusterError", "ClusterFailure", "SaveFileError", "is_environment_failure",
 ]
+
+
+class UnreachableTarget(DomengError, ValueError):
+    """A target 95% half-width (``--target-ci``) that the round cap cannot
+    reach, projected from the first look at the data."""

@@ -1,7 +1,7 @@
 """The rule constants and options of Domeng, as one frozen, validated object.
 
 Every number the rules use lives here: the 25 STONES (term 13), the size of
-each award, and the three rule options of ``RULES.md`` (D3, D6, D11).  The
+each award, and the three rule options of ``docs/rules.md`` (D3, D6, D11).  The
 batch engine receives the same values as a flat ``int64`` array
 (:meth:`Rules.to_array`), so changing an option never recompiles anything.
 
@@ -45,7 +45,7 @@ _FALSE = {"false", "0", "no", "off", "n", "f"}
 
 @dataclass(frozen=True)
 class Rules:
-    """Constants and options of one Domeng variant (defaults = ``RULES.md``).
+    """Constants and options of one Domeng variant (defaults = ``docs/rules.md``).
 
     Award sizes are maxima ("up to N"); who pays is fixed by D7..D14.
     """

@@ -1,5 +1,5 @@
 """The rules as text, for ``domeng rules``: the card's 14 terms, decisions
-D1..D17 (RULES.md) in short, and every rule option with its default (read
+D1..D17 (docs/rules.md) in short, and every rule option with its default (read
 from :class:`domeng.core.rules.Rules`, so the list never goes stale)."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def _fmt(v) -> str:
 
 def rules_text(width: int = 100) -> str:
     """Terms, decisions and options with their defaults, as plain text."""
-    out = ["Domeng rules (the project's RULES.md: terms, decisions D1..D17, options)", "",
+    out = ["Domeng rules (docs/rules.md: terms, decisions D1..D17, options)", "",
            "TERMS"]
     tw = max(len(t) for t, _ in TERMS)
     for i, (t, m) in enumerate(TERMS, 1):

@@ -1,7 +1,7 @@
 """The reference engine: the rules of Domeng as plain, readable Python.
 
 This module is the oracle.  Every rule is implemented once, here, in the
-order ``RULES.md`` states it, with the decision ids (D1..D17) beside the code
+order ``docs/rules.md`` states it, with the decision ids (D1..D17) beside the code
 that implements them.  The batch engine (:mod:`domeng.engine.kernel`) must agree
 with it move by move; the tests replay the same deals and choices through
 both.
@@ -16,7 +16,7 @@ Two objects:
 A round can be dealt at random (D2) from the table's generator, dealt by
 hand (``Table.new_round(hands=...)``), or started from any position built by
 hand (:meth:`Round.from_position`), so that every worked example of
-``RULES.md`` can be set up exactly.
+``docs/rules.md`` can be set up exactly.
 
 Seats are 0..4 and the turn passes from seat ``s`` to ``(s + 1) % 5`` (D1).
 A move is ``Move(tile, end)`` with ``end`` LEFT (0) or RIGHT (1) (D5).

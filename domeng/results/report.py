@@ -7,8 +7,6 @@ results folder (``plots/NAME.png``, ``report.html``), each file atomically.
 
 from __future__ import annotations
 
-import base64
-import html
 import io
 import os
 from pathlib import Path
@@ -46,9 +44,18 @@ def _subplots(*args, figsize, layout=None, **kwargs):
     return fig, fig.subplots(*args, **kwargs)
 
 
+#: what :func:`render` asks of the plots: a vector/raster format besides PNG, and the dpi
+_OUTPUT: dict = {"fmt": "png", "dpi": 110, "extra": None}
+
+
 def _png(fig) -> bytes:
+    """The figure as PNG (and, while :func:`render` asks, as its format too)."""
+    if _OUTPUT["extra"] is not None and _OUTPUT["fmt"] != "png":
+        buf = io.BytesIO()
+        fig.savefig(buf, format=_OUTPUT["fmt"], dpi=_OUTPUT["dpi"], bbox_inches="tight")
+        _OUTPUT["extra"].append(buf.getvalue())
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=_OUTPUT["dpi"], bbox_inches="tight")
     return buf.getvalue()
 
 
@@ -87,12 +94,15 @@ def plot_win_rates(res: Results) -> bytes:
     _bars(axes[0], [f"+{o}" if o else "starter" for o in off.offset], off.rate, off.se, ref=0.2)
     axes[0].set_title("by seat offset from the starter")
     axes[0].set_ylabel("win rate (share of rounds)")
+    axes[0].set_xlabel("seat offset from the round's starter")
     _bars(axes[1], [f"{s}\n{p}" for s, p in zip(seat.seat, seat.player)], seat.rate, seat.se,
           ref=0.2)
     axes[1].set_title("by seat")
+    axes[1].set_xlabel("seat and player")
     _bars(axes[2], [f"{p}\n({n} seat{'s' if n > 1 else ''})" for p, n in zip(ply.player, ply.n_seats)],
           ply.rate, ply.se, color=_ORANGE, ref=0.2)
     axes[2].set_title("by player (per seat)")
+    axes[2].set_xlabel("player (seats it occupies)")
     fig.suptitle("Win rate\n" + _subtitle(res), fontsize=10)
     return _png(fig)
 
@@ -102,6 +112,7 @@ def plot_end_kinds(res: Results) -> bytes:
     fig, ax = _subplots(figsize=(6.5, 4), layout="constrained")
     _bars(ax, list(df.kind), df.share, df.se, fmt="{:.1%}")
     ax.set_ylabel("share of rounds")
+    ax.set_xlabel("how the round ended (end kind)")
     ax.set_title("How rounds end\n" + _subtitle(res), fontsize=10)
     return _png(fig)
 
@@ -120,6 +131,8 @@ def plot_passebunge(res: Results) -> bytes:
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     ax.legend(fontsize=8, loc="upper left")
+    ax.set_xlabel("seat and player")
+    ax.set_ylabel("PASSEBUNGE per round / share of rounds")
     ax.margins(y=0.2)
     ax.set_ylim(bottom=0)
     ax.set_title("PASSEBUNGE per seat\n" + _subtitle(res), fontsize=10)
@@ -213,59 +226,66 @@ def plots(res: Results) -> dict[str, bytes]:
     return {name: _PLOT_FUNCS[name](res) for name in PLOTS}
 
 
-_CSS = """
-body { font-family: system-ui, -apple-system, Segoe UI, sans-serif; max-width: 1200px;
-       margin: 2em auto; padding: 0 1em; color: #222; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
-table.df { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em; }
-table.df th, table.df td { border: 1px solid #ccc; padding: 2px 8px; text-align: right; }
-table.df th { background: #f0f3f7; }
-pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
-figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
-img { max-width: 100%; }
-.meta td { padding: 1px 10px 1px 0; }
-"""
+def estimates_frame(res: Results, names: list[str] | None = None):
+    """Every metric (or ``names``) with its value, SE and 95% interval
+    (Wilson for shares), as a DataFrame: ``metric``, ``value``, ``ci_low``,
+    ``ci_high``, ``se``, ``unit``."""
+    import pandas as pd
+
+    from domeng.results.metrics import metric_parts
+    from domeng.results.stats import normal_ci, ratio, wilson
+
+    rows = []
+    for name, p in metric_parts(res).items():
+        if names is not None and name not in names:
+            continue
+        v, se = ratio(p.x, p.n)
+        lo, hi = (wilson if p.share else normal_ci)(v, se)
+        rows.append({"metric": name, "value": float(v), "ci_low": float(lo),
+                     "ci_high": float(hi), "se": float(se), "unit": p.unit})
+    return pd.DataFrame(rows)
 
 
-def _df_html(df, digits: int = 4) -> str:
-    return df.to_html(index=False, classes="df", border=0, na_rep="",
-                      float_format=lambda v: f"{v:.{digits}f}")
+#: the metrics of the report's first table
+KEY = ["end_kind.CAPPU", "end_kind.CEKI", "end_kind.POLLO", "end_kind.MANGUNO",
+       "end_kind.MATTIKKENG", "passes_per_round", "passebunge_per_round",
+       "passebunge_round_share", "tiles_per_round", "stones_per_round.total",
+       "stones_per_round.from_table", "stones_per_round.from_players",
+       "stones_per_round.unpaid.total", "camat_per_1000_rounds.total",
+       "rounds_between_camats.mean", "win_rate_by_starter_offset.0",
+       "final_state.no_camat_share"]
 
 
 def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
-    """One self-contained HTML page: study metadata, the summary table,
-    every plot (embedded PNG) and the main DataFrames."""
+    """One self-contained HTML page that fits a 1280-px and a 390-px window:
+    a table of contents, the study, the key figures, every plot (embedded
+    PNG), the main DataFrames and every estimate as real tables, every rule
+    value, the glossary of the fourteen terms, the command that reproduces
+    the study and the versions (:mod:`domeng.results.html`)."""
+    from domeng.results import html as H
+
     pngs = plots(res) if pngs is None else pngs
-    s = res.summary()
-    esc = html.escape
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>Domeng study: {res.tables:,} tables x {res.rounds:,} rounds</title>",
-        f"<style>{_CSS}</style></head><body>",
-        f"<h1>Domeng study: {res.tables:,} tables x {res.rounds:,} rounds</h1>",
-        "<table class='meta'>",
-    ]
-    meta_rows = [
-        ("rounds in all", f"{res.total_rounds:,}"), ("seed", str(res.seed)),
-        ("players (seat 0..4)", ", ".join(res.players)), ("rules", str(res.rules)),
-        ("groups of tables (for SE)", str(res.groups)), ("domeng version", str(s.get("version"))),
-    ]
+    page = H.Page(f"Domeng study: {res.tables:,} tables x {res.rounds:,} rounds")
+    rows = [("rounds in all", f"{res.total_rounds:,}"), ("seed", str(res.seed)),
+            ("players (seat 0..4)", ", ".join(res.players)), ("rules", str(res.rules)),
+            ("groups of tables (for SE)", str(res.groups))]
     if res.meta.get("elapsed_seconds") is not None:
-        meta_rows.append(("simulation time", f"{res.meta['elapsed_seconds']:.1f} s"))
-    parts += [f"<tr><td><b>{esc(k)}</b></td><td>{esc(v)}</td></tr>" for k, v in meta_rows]
-    parts.append("</table>")
-    parts.append("<p>Estimates are ratios over all rounds; &plusmn; and the CI columns are 95% "
-                 "intervals (1.96 standard errors computed across independent groups of tables, "
-                 "so that the correlation of rounds at one table is accounted for).</p>")
-    parts.append("<h2>Summary</h2><pre>" + esc(res.to_text()) + "</pre>")
-    parts.append("<h2>Plots</h2>")
-    for name, caption in PLOTS.items():
-        if name in pngs:
-            b64 = base64.b64encode(pngs[name]).decode("ascii")
-            parts.append(f"<figure><img alt='{esc(name)}' src='data:image/png;base64,{b64}'>"
-                         f"<figcaption>{esc(caption)}</figcaption></figure>")
+        rows.append(("simulation time", f"{res.meta['elapsed_seconds']:.1f} s"))
+    page.intro.append(H.kv_table(rows))
+    page.intro.append("<p>Estimates are ratios over all rounds; intervals are 95%: 1.96 standard "
+                      "errors computed across independent groups of tables (so the correlation "
+                      "of rounds at one table is accounted for), Wilson intervals for shares.</p>")
+    stop = res.meta.get("stopping")
+    if stop:
+        from domeng.results.sequential import stopping_text
+
+        page.add("Why the study stopped", f"<pre>{H.esc(stopping_text(stop))}</pre>")
+    page.add("Key figures", H.table(estimates_frame(res, KEY)))
+    page.add("Plots", "".join(H.figure(n, pngs[n], c) for n, c in PLOTS.items() if n in pngs))
     fm = res.flow_matrix()
-    tables = [
+    body = ["<h3>Stones per round, source (rows) to destination (columns)</h3>",
+            H.table(fm, index=True)]
+    for title, df in (
         ("End kinds", res.end_kinds()),
         ("Win rate by seat offset from the starter", res.win_by_starter_offset()),
         ("Win rate by seat", res.win_by_seat().query("kind == 'ALL'")),
@@ -275,30 +295,44 @@ def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
         ("CAMAT per 1000 rounds by seat", res.camat_by_seat()),
         ("CAMAT per 1000 rounds by player (per seat)", res.camat_by_player()),
         ("Final state of the tables", res.final_state()),
-    ]
-    parts.append("<h2>Tables</h2>")
-    parts.append("<h3>Stones per round, source (rows) to destination (columns)</h3>")
-    parts.append(fm.to_html(classes="df", border=0, float_format=lambda v: f"{v:.4f}"))
-    for title, df in tables:
-        parts.append(f"<h3>{esc(title)}</h3>" + _df_html(df))
-    parts.append("<p>All tables (and the stone flows by reason) are in <code>tables/</code> as "
-                 "Parquet and CSV; <code>summary.json</code> holds every estimate with its SE.</p>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    ):
+        body.append(f"<h3>{H.esc(title)}</h3>" + H.table(df))
+    body.append("<p>All tables (and the stone flows by reason) are in <code>tables/</code> as "
+                "Parquet and CSV; <code>summary.json</code> holds every estimate with its SE.</p>")
+    page.add("Tables", "".join(body))
+    page.add("Every estimate", "<p>Each metric by the name <code>domeng compare</code> and "
+             "<code>--target-ci</code> use.</p>" + H.table(estimates_frame(res)))
+    page.add("Rules", H.rules_table(res.meta["rules"]))
+    page.add("Glossary", H.glossary())
+    page.add("Reproduce", H.reproduce(res.meta.get("command") or H.simulate_command(res.meta)))
+    return page.render()
 
 
-def render(res: Results, folder: str | os.PathLike) -> dict[str, Path]:
-    """Write ``plots/NAME.png`` and ``report.html`` into ``folder``
-    (each file under a temporary name, then renamed).  Returns the paths."""
+def render(res: Results, folder: str | os.PathLike, fmt: str = "png",
+           dpi: int = 110) -> dict[str, Path]:
+    """Write ``plots/NAME.png`` (and ``plots/NAME.FORMAT`` for ``fmt`` svg or
+    pdf, at ``dpi``) and ``report.html`` into ``folder`` (each file under a
+    temporary name, then renamed).  Returns the paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     plots_dir = fixed_subfolder(folder, "plots")
-    pngs = plots(res)
+    pngs, extra = {}, {}
+    _OUTPUT.update(fmt=fmt, dpi=dpi)
+    try:
+        for name in PLOTS:
+            _OUTPUT["extra"] = []
+            pngs[name] = _PLOT_FUNCS[name](res)
+            if _OUTPUT["extra"]:
+                extra[name] = _OUTPUT["extra"][0]
+    finally:
+        _OUTPUT.update(fmt="png", dpi=110, extra=None)
     out = {}
     for name, data in pngs.items():
         p = plots_dir / f"{name}.png"
         atomic_write(p, data)
         out[name] = p
+        if name in extra:
+            atomic_write(plots_dir / f"{name}.{fmt}", extra[name])
     p = folder / "report.html"
     atomic_write(p, html_report(res, pngs))
     out["report"] = p

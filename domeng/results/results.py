@@ -18,7 +18,9 @@ standard error is the delta-method (linearised) one across groups::
 It accounts for the correlation of rounds at one table (stones, the
 starter and the CAMAT carry over, D4, D15).  With a single group (one
 table) the SE is undefined (NaN in DataFrames, ``null`` in JSON).  95%
-confidence intervals are ``r -/+ 1.96 SE`` (normal approximation).
+confidence intervals are ``r -/+ 1.96 SE`` (normal approximation), except
+for shares (end kinds, win rates), which get Wilson intervals within [0, 1].
+The estimators are those of :mod:`domeng.results.stats`.
 
 Per-player ("strategy") figures pool the seats the player occupies and are
 given per seat: e.g. the win rate of ``random`` at a table with two random
@@ -29,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from pathlib import Path
 
@@ -38,12 +39,12 @@ import pandas as pd
 
 from domeng.core import layout as L
 from domeng.core.errors import DomengError, ResultsError, ResultsWriteError  # noqa: F401
-from domeng.core.layout import CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS, S_CAMATS_HIST, S_LEN, S_STONES, S_TABLE
+from domeng.core.layout import CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS_HIST, S_LEN, S_STONES, S_TABLE
 from domeng.core.rules import Rules
 from domeng.infra import fs
 from domeng.infra.fs import atomic_directory, atomic_write  # noqa: F401  (the names this module had)
+from domeng.results.stats import Z95, add_ci, estimate, num, ratio  # noqa: F401  (re-exported)
 
-Z95 = 1.959963984540054
 SUMMARY_SCHEMA = "domeng.summary/1"
 #: the DataFrames that :meth:`Results.frames` returns and :meth:`Results.save` writes
 FRAME_NAMES = (
@@ -81,37 +82,12 @@ def _layout_meta() -> dict:
 
 
 # ---------------------------------------------------------------- estimators
-def ratio(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ratio estimate ``sum x / sum n`` and its SE across groups (axis 0).
-
-    ``x``: ``[G, ...]``, ``n``: ``[G]``.  Returns arrays of shape ``x.shape[1:]``."""
-    x = np.asarray(x, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    G = n.shape[0]
-    N = n.sum()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = x.sum(axis=0) / N
-        if G < 2 or N == 0:
-            return r, np.full(np.shape(r), np.nan)
-        nb = n.reshape((G,) + (1,) * (x.ndim - 1))
-        resid = x - r * nb
-        se = np.sqrt((resid ** 2).sum(axis=0) / (G * (G - 1))) / n.mean()
-    return r, se
+# (all in domeng.results.stats; the names stay importable from here)
+_num, _est = num, estimate
 
 
-def _num(x) -> float | None:
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-def _est(value, se) -> dict:
-    return {"value": _num(value), "se": _num(se)}
-
-
-def _ci(df: pd.DataFrame, col: str = "rate", se: str = "se") -> pd.DataFrame:
-    df["ci_low"] = df[col] - Z95 * df[se]
-    df["ci_high"] = df[col] + Z95 * df[se]
-    return df
+def _ci(df: pd.DataFrame, col: str = "rate", se: str = "se", share: bool = False) -> pd.DataFrame:
+    return add_ci(df, col, se, share=share)
 
 
 # ---------------------------------------------------------------- Results
@@ -180,6 +156,19 @@ class Results:
         """A field ``A_*`` of the group aggregates, shape ``[G, ...]``."""
         return L.agg_field(self.group_agg, name)
 
+    def state_field(self, name: str) -> np.ndarray:
+        """A column ``S_*`` of the per-group state summary, shape ``[G]``
+        (e.g. ``"S_TABLE"``: stones on the table at the end, summed over the
+        group's tables)."""
+        return self.group_state[:, self.state_field_index(name)]
+
+    @staticmethod
+    def state_field_index(name: str) -> int:
+        """The column of ``S_*`` in ``group_state`` (:mod:`domeng.core.layout`)."""
+        if not name.startswith("S_") or not isinstance(getattr(L, name, None), int):
+            raise KeyError(f"no state summary field {name!r}")
+        return int(getattr(L, name))
+
     def totals(self, name: str) -> np.ndarray:
         """A field ``A_*`` summed over all tables."""
         return self.field(name).sum(axis=0)
@@ -218,7 +207,7 @@ class Results:
         r, se = self._per_round(wins)
         df = pd.DataFrame({"kind": list(L.KIND_NAMES), "rounds": wins.sum(axis=0),
                            "share": r, "se": se})
-        return _ci(df, "share")
+        return _ci(df, "share", share=True)
 
     def _wins_with_all(self, name: str) -> np.ndarray:
         w = self.field(name)  # [G, 5, kind]
@@ -236,7 +225,7 @@ class Results:
         rows = [{"seat": s, "player": self.players[s], "kind": k, "wins": int(w[:, s, j].sum()),
                  "rate": r[s, j], "se": se[s, j]}
                 for s in range(L.N_SEATS) for j, k in enumerate(kinds)]
-        return _ci(pd.DataFrame(rows))
+        return _ci(pd.DataFrame(rows), share=True)
 
     def win_by_player(self) -> pd.DataFrame:
         """Win rate of each player (strategy) per seat it occupies, by end kind.
@@ -255,7 +244,7 @@ class Results:
                 rows.append({"player": p, "seats": ",".join(map(str, seats[p])),
                              "n_seats": len(seats[p]), "kind": k,
                              "wins": int(w[:, seats[p], j].sum()), "rate": r[j], "se": se[j]})
-        return _ci(pd.DataFrame(rows))
+        return _ci(pd.DataFrame(rows), share=True)
 
     def win_by_starter_offset(self) -> pd.DataFrame:
         """Win rate by seat offset from the round's starter (0: the starter,
@@ -268,7 +257,7 @@ class Results:
         kinds = list(L.KIND_NAMES) + [ALL]
         rows = [{"offset": o, "kind": k, "wins": int(w[:, o, j].sum()), "rate": r[o, j],
                  "se": se[o, j]} for o in range(L.N_SEATS) for j, k in enumerate(kinds)]
-        return _ci(pd.DataFrame(rows))
+        return _ci(pd.DataFrame(rows), share=True)
 
     def _pass_arrays(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         return {"PASS": (self.field("A_PASSES"), self.field("A_PASS_ROUNDS")),
@@ -460,102 +449,22 @@ class Results:
 
         Every estimated quantity is ``{"value": v, "se": s}`` (``se`` is
         null with a single table)."""
-        seats = [str(s) for s in range(L.N_SEATS)]
-        pseats = self.player_seats()
+        from domeng.results.metrics import metric_parts, nest
+
         out: dict = {
             "schema": SUMMARY_SCHEMA, "version": self.meta.get("version"),
             "tables": self.tables, "rounds": self.rounds, "total_rounds": self.total_rounds,
             "seed": self.seed, "groups": self.groups,
             "rules": dict(self.meta["rules"]), "players": self.players,
         }
-        wins = self.field("A_WINS")
-        r, se = self._per_round(wins.sum(axis=1))
-        out["end_kind"] = {k: _est(r[j], se[j]) for j, k in enumerate(L.KIND_NAMES)}
-
-        passes, pass_rounds = self.field("A_PASSES"), self.field("A_PASS_ROUNDS")
-        pb, pb_rounds = self.field("A_PASSEBUNGE"), self.field("A_PASSEBUNGE_ROUNDS")
-        out["passes_per_round"] = _est(*self._per_round(passes.sum(axis=1)))
-        out["pass_round_share"] = _est(*self._per_round(self.field("A_ANY_PASS_ROUNDS")))
-        out["passebunge_per_round"] = _est(*self._per_round(pb.sum(axis=1)))
-        out["passebunge_round_share"] = _est(*self._per_round(self.field("A_ANY_PASSEBUNGE_ROUNDS")))
-
-        def pass_block(e, er, b, br):
-            return {"passes_per_round": _est(*self._per_round(e)),
-                    "pass_round_share": _est(*self._per_round(er)),
-                    "passebunge_per_round": _est(*self._per_round(b)),
-                    "passebunge_round_share": _est(*self._per_round(br))}
-
-        out["passes_by_seat"] = {
-            seats[s]: pass_block(passes[:, s], pass_rounds[:, s], pb[:, s], pb_rounds[:, s])
-            for s in range(L.N_SEATS)}
-        pp, ppr, ppb, ppbr = (self._by_player(a) for a in (passes, pass_rounds, pb, pb_rounds))
-        out["passes_by_player"] = {p: pass_block(pp[p], ppr[p], ppb[p], ppbr[p]) for p in pseats}
-
-        out["tiles_per_round"] = _est(*self._per_round(self.field("A_TILES")))
-        out["turns_per_round"] = _est(*self._per_round(self.field("A_TURNS")))
-
-        flow = self.field("A_FLOW")  # [G, 6 src, 5 dst, 7 reason]
-        unpaid = self.field("A_UNPAID")  # [G, 5 dst, 7 reason]
-        by_reason = flow.sum(axis=(1, 2))
-        r, se = self._per_round(by_reason)
-        rt, st = self._per_round(flow[:, 0].sum(axis=1))
-        rp, sp = self._per_round(flow[:, 1:].sum(axis=(1, 2)))
-        from_seat = flow[:, 1:].sum(axis=(2, 3))  # [G, 5]
-        to_seat = flow.sum(axis=(1, 3))  # [G, 5]
-        rfs, sfs = self._per_round(from_seat)
-        rts, sts = self._per_round(to_seat)
-        ur, us = self._per_round(unpaid.sum(axis=1))
-        uts, uss = self._per_round(unpaid.sum(axis=2))
-        out["stones_per_round"] = {
-            "total": _est(*self._per_round(flow.sum(axis=(1, 2, 3)))),
-            "by_reason": {k: _est(r[j], se[j]) for j, k in enumerate(L.REASON_NAMES)},
-            "from_table": _est(*self._per_round(flow[:, 0].sum(axis=(1, 2)))),
-            "from_players": _est(*self._per_round(flow[:, 1:].sum(axis=(1, 2, 3)))),
-            "by_reason_from_table": {k: _est(rt[j], st[j]) for j, k in enumerate(L.REASON_NAMES)},
-            "by_reason_from_players": {k: _est(rp[j], sp[j]) for j, k in enumerate(L.REASON_NAMES)},
-            "from_seat": {seats[s]: _est(rfs[s], sfs[s]) for s in range(L.N_SEATS)},
-            "from_player": {p: _est(*self._per_round(x))
-                            for p, x in self._by_player(from_seat).items()},
-            "to_seat": {seats[s]: _est(rts[s], sts[s]) for s in range(L.N_SEATS)},
-            "to_player": {p: _est(*self._per_round(x)) for p, x in self._by_player(to_seat).items()},
-            "unpaid": {
-                "total": _est(*self._per_round(unpaid.sum(axis=(1, 2)))),
-                "by_reason": {k: _est(ur[j], us[j]) for j, k in enumerate(L.REASON_NAMES)},
-                "to_seat": {seats[s]: _est(uts[s], uss[s]) for s in range(L.N_SEATS)},
-            },
-        }
-
-        camat = self.field("A_CAMAT")
-        cr, cs = self._per_round(camat, 1000.0)
-        out["camat_per_1000_rounds"] = {
-            "total": _est(*self._per_round(camat.sum(axis=1), 1000.0)),
-            "by_seat": {seats[s]: _est(cr[s], cs[s]) for s in range(L.N_SEATS)},
-            "by_player": {p: _est(*self._per_round(x, 1000.0))
-                          for p, x in self._by_player(camat).items()},
-        }
-        out["rounds_between_camats"] = {
-            "camats": int(camat.sum()),
-            "mean": _est(*ratio(self.field("A_CAMAT_GAP_SUM"), camat.sum(axis=1))),
-        }
-
-        ro, so = self._per_round(self.field("A_WINS_OFFSET").sum(axis=2))
-        out["win_rate_by_starter_offset"] = {seats[o]: _est(ro[o], so[o]) for o in range(L.N_SEATS)}
-        rs, ss = self._per_round(wins.sum(axis=2))
-        out["win_rate_by_seat"] = {seats[s]: _est(rs[s], ss[s]) for s in range(L.N_SEATS)}
-        out["win_rate_by_player"] = {p: _est(*self._per_round(x))
-                                     for p, x in self._by_player(wins.sum(axis=2)).items()}
-        starts = self.field("A_STARTS")
-        rst, sst = self._per_round(starts)
-        out["start_share_by_seat"] = {seats[s]: _est(rst[s], sst[s]) for s in range(L.N_SEATS)}
-
-        fs = self.final_state()
-        out["final_state"] = {
-            "table_stones": _est(fs.mean_stones[0], fs.mean_stones_se[0]),
-            "stones_held_by_seat": {seats[s]: _est(fs.mean_stones[s + 1], fs.mean_stones_se[s + 1])
-                                    for s in range(L.N_SEATS)},
-            "no_camat_share": _est(fs.camat_share[0], fs.camat_share_se[0]),
-            "camats_per_table": _est(*ratio(self.group_state[:, S_CAMATS], self.group_tables)),
-        }
+        flat: dict = {}
+        for p in metric_parts(self).values():
+            if p.path == ("rounds_between_camats", "mean"):  # the count goes first
+                flat[("rounds_between_camats", "camats")] = int(self.field("A_CAMAT").sum())
+            flat[p.path] = estimate(*ratio(p.x, p.n))
+        out.update(nest(flat))
+        if self.meta.get("stopping"):  # a study that stopped on the data: why, and the precision
+            out["stopping"] = self.meta["stopping"]
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -594,12 +503,46 @@ class Results:
                                     f"{e.strerror or e}") from None
 
     def save(self, folder: str | os.PathLike) -> Path:
-        """Save to ``folder`` (created; an existing results folder is
-        replaced), atomically: everything is written under a temporary name
-        that is renamed at the end.  :meth:`load` reads it back."""
+        """Save to ``folder`` (created), atomically: everything is written
+        under a temporary name that is renamed at the end.  :meth:`load`
+        reads it back.
+
+        Into an existing results folder (e.g. a study folder of ``domeng
+        simulate --out``, with its records, manifest, chunks, plots and
+        report), only ``summary.json``, ``results.npz`` and ``tables/`` are
+        replaced, each file atomically; every other file is kept.  A folder
+        holding anything else is refused (:class:`ResultsError`)."""
+        target = Path(folder)
+        if target.is_dir() and (target / "results.npz").is_file():
+            self.write_files(target)
+            return target
         with atomic_directory(folder) as tmp:
             self.write_files(tmp)
         return Path(folder)
+
+    def _repr_html_(self) -> str:
+        """The key figures as an HTML table (Jupyter shows it for a Results)."""
+        import html
+
+        s = self.summary()
+        rows = [("tables x rounds", f"{self.tables:,} x {self.rounds:,}"), ("seed", self.seed),
+                ("players", ", ".join(self.players)), ("rules", str(self.rules))]
+
+        def fmt(e, scale=1.0):
+            if e["value"] is None:
+                return "-"
+            se = e["se"]
+            return f"{e['value']:.4f}" + ("" if se is None else f" ± {Z95 * se:.4f}")
+        rows += [(f"end kind {k}", fmt(v)) for k, v in s["end_kind"].items()]
+        rows += [("PASSEBUNGE per round", fmt(s["passebunge_per_round"])),
+                 ("stones per round", fmt(s["stones_per_round"]["total"])),
+                 ("CAMAT per 1000 rounds", fmt(s["camat_per_1000_rounds"]["total"]))]
+        rows += [(f"win rate, starter offset {k}", fmt(v))
+                 for k, v in s["win_rate_by_starter_offset"].items()]
+        body = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
+                       f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+                       for k, v in rows)
+        return (f"<table><caption>domeng Results (95% intervals, ±)</caption>{body}</table>")
 
     @classmethod
     def load(cls, folder: str | os.PathLike) -> "Results":

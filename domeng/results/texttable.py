@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from domeng.core.layout import KIND_NAMES, REASON_NAMES
-
-Z95 = 1.959963984540054
+from domeng.results.stats import Z95, wilson
 
 
 def pm(est: dict | None, digits: int = 4) -> str:
@@ -15,6 +14,21 @@ def pm(est: dict | None, digits: int = 4) -> str:
     if se is None:
         return f"{v:.{digits}f}"
     return f"{v:.{digits}f} ± {Z95 * se:.{digits}f}"
+
+
+def share(est: dict | None, digits: int = 4) -> str:
+    """A share with its 95% Wilson interval, ``value [low, high]`` (never
+    outside [0, 1]); ``value ± half-width`` when that interval is symmetric
+    to the digits shown."""
+    if not est or est.get("value") is None or est.get("se") is None:
+        return pm(est, digits)
+    v, se = est["value"], est["se"]
+    lo, hi = (float(a) for a in wilson(v, se))
+    text = pm(est, digits)
+    if f"{v - Z95 * se:.{digits}f}" == f"{lo:.{digits}f}" and \
+            f"{v + Z95 * se:.{digits}f}" == f"{hi:.{digits}f}":
+        return text
+    return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def _table(header: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
@@ -46,18 +60,18 @@ def format_summary(s: dict) -> str:
         "players: " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players)),
         f"rules:   {_rules_text(s['rules'])}",
         "values:  estimate ± 95% confidence half-width (1.96 SE across "
-        f"{s['groups']} groups of tables)",
+        f"{s['groups']} groups of tables); shares: [Wilson 95% interval] where it differs",
         "",
         "How rounds end (share of rounds)",
     ]
-    lines += _table(["kind", "", "share"], [[k, "", pm(s["end_kind"][k])] for k in KIND_NAMES])
+    lines += _table(["kind", "", "share"], [[k, "", share(s["end_kind"][k])] for k in KIND_NAMES])
 
     lines += ["", "Per seat"]
     rows = []
     for i, p in enumerate(players):
         k = str(i)
         ps = s["passes_by_seat"][k]
-        rows.append([k, p, pm(s["win_rate_by_seat"][k]), pm(s["start_share_by_seat"][k], 3),
+        rows.append([k, p, share(s["win_rate_by_seat"][k]), share(s["start_share_by_seat"][k], 3),
                      pm(ps["passes_per_round"], 3), pm(ps["passebunge_per_round"], 3),
                      pm(s["camat_per_1000_rounds"]["by_seat"][k], 2),
                      pm(s["stones_per_round"]["from_seat"][k], 3),
@@ -69,7 +83,7 @@ def format_summary(s: dict) -> str:
     rows = []
     for p in dict.fromkeys(players):
         ps = s["passes_by_player"][p]
-        rows.append([p, str(players.count(p)), pm(s["win_rate_by_player"][p]),
+        rows.append([p, str(players.count(p)), share(s["win_rate_by_player"][p]),
                      pm(ps["passes_per_round"], 3), pm(ps["passebunge_per_round"], 3),
                      pm(s["camat_per_1000_rounds"]["by_player"][p], 2),
                      pm(s["stones_per_round"]["from_player"][p], 3),
@@ -79,7 +93,7 @@ def format_summary(s: dict) -> str:
 
     lines += ["", "Win rate by seat offset from the round's starter (0 = starter)"]
     lines += _table(["offset", "", "win rate"],
-                    [[str(o), "", pm(s["win_rate_by_starter_offset"][str(o)])] for o in range(5)])
+                    [[str(o), "", share(s["win_rate_by_starter_offset"][str(o)])] for o in range(5)])
 
     st = s["stones_per_round"]
     lines += ["", "Stones per round (by reason: from the table / from players)"]
@@ -95,9 +109,9 @@ def format_summary(s: dict) -> str:
         "",
         "Per round",
         f"  passes (PASS incl. PASSEBUNGE)      {pm(s['passes_per_round'], 3)}",
-        f"  rounds with a pass                  {pm(s['pass_round_share'], 3)}",
+        f"  rounds with a pass                  {share(s['pass_round_share'], 3)}",
         f"  PASSEBUNGE                          {pm(s['passebunge_per_round'], 3)}",
-        f"  rounds with a PASSEBUNGE            {pm(s['passebunge_round_share'], 3)}",
+        f"  rounds with a PASSEBUNGE            {share(s['passebunge_round_share'], 3)}",
         f"  tiles played                        {pm(s['tiles_per_round'], 3)}",
         f"  turns                               {pm(s['turns_per_round'], 3)}",
         "",
@@ -105,6 +119,10 @@ def format_summary(s: dict) -> str:
         f"  per 1000 rounds                     {pm(s['camat_per_1000_rounds']['total'], 2)}",
         f"  CAMATs                              {rb['camats']:,}",
         f"  mean rounds between CAMATs          {pm(rb['mean'], 2)}",
-        f"  tables without a CAMAT at the end   {pm(s['final_state']['no_camat_share'], 3)}",
+        f"  tables without a CAMAT at the end   {share(s['final_state']['no_camat_share'], 3)}",
     ]
+    if s.get("stopping"):
+        from domeng.results.sequential import stopping_text
+
+        lines += ["", stopping_text(s["stopping"])]
     return "\n".join(lines) + "\n"

@@ -60,6 +60,8 @@ FORMAT = "domeng.study.checkpoint/2"
 MANIFEST = "manifest.json"
 CHUNKS = "chunks"
 RECORDS_MERGED = "records.merged"
+#: in ``chunks/`` of a finished study: the chunk files were removed (results.npz holds their sums)
+PRUNED = "pruned"
 _CHUNK_RE = re.compile(r"^chunk-(\d{7})\.npz$")
 #: a manifest larger than this is not a manifest
 MAX_MANIFEST_BYTES = 1 << 20
@@ -232,6 +234,28 @@ class Checkpoint:
                 and previous.is_dir()):
             shutil.rmtree(previous, ignore_errors=True)
         marker.unlink(missing_ok=True)
+
+    def prune(self) -> None:
+        """The study has finished (``results.npz`` is written): remove the
+        chunk files, most of the folder's size.  A marker is written first,
+        so :func:`resume` of the folder reads ``results.npz`` instead."""
+        durable_write(self.chunks / PRUNED, "the chunks' sums are in ../results.npz\n")
+        for p in self.chunks.glob("chunk-*.npz"):
+            p.unlink(missing_ok=True)
+
+    def pruned_results(self):
+        """The finished study's results when its chunks were pruned, else None."""
+        from domeng.results.results import Results
+
+        if not ((self.chunks / PRUNED).is_file() and (self.folder / "results.npz").is_file()):
+            return None
+        res = Results.load(self.folder)
+        p = self.plan
+        if (res.tables, res.rounds, res.seed, tuple(res.players), res.meta["rules"]) != (
+                p.tables, p.rounds, p.seed, tuple(p.players), p.rules.to_dict()):
+            raise CheckpointError(f"{str(self.folder)!r}: results.npz does not match "
+                                  f"{MANIFEST}; run the study again")
+        return res
 
     @classmethod
     def open(cls, folder: str | os.PathLike, lock: bool = False,
@@ -476,6 +500,9 @@ def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None
             if client is not None:
                 raise CheckpointError("workers sets this process's engine threads; with a Dask "
                                       "client each task uses its worker's threads")
+        finished = ck.pruned_results()
+        if finished is not None:  # a finished study: nothing to play
+            return finished
         done0 = sum(r.n for r in ck.load_done())
         progress_fn = make_progress(progress, ck.plan.tables, ck.plan.rounds, done0)
         return run_study(ck.plan, client=client, threads=workers, checkpoint=ck,

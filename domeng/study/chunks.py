@@ -519,11 +519,15 @@ def _first_line(e: BaseException) -> str:
 
 
 def record_metadata(plan: Plan) -> dict[str, str]:
-    """Key-value metadata of a study's records Parquet file."""
-    return {"domeng.version": package_version(), "domeng.seed": str(plan.seed),
-            "domeng.players.registry": ",".join(plan.players),
-            "domeng.core.rules": str(plan.rules.to_dict()),
-            "domeng.kinds": ",".join(L.KIND_NAMES), "domeng.digest": plan.study_digest()}
+    """Key-value metadata of a study's records Parquet file (values are JSON
+    text: ``json.loads`` reads the players list, the rules dict, the kinds)."""
+    import json
+
+    return {"domeng.version": json.dumps(package_version()), "domeng.seed": json.dumps(plan.seed),
+            "domeng.players": json.dumps(list(plan.players)),
+            "domeng.rules": json.dumps(plan.rules.to_dict()),
+            "domeng.kinds": json.dumps(list(L.KIND_NAMES)),
+            "domeng.digest": json.dumps(plan.study_digest())}
 
 
 def run_study(plan: Plan, *, client=None, threads: int | None = None, records=None,
@@ -569,5 +573,6 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
     res = Results(sums.agg, sums.state, sums.counted, meta)
     if checkpoint is not None:
         res.write_files(checkpoint.folder)
+        checkpoint.prune()
         checkpoint.drop_previous()
     return res

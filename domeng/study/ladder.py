@@ -64,14 +64,12 @@ class LadderResults(TournamentResults):
         return "\n".join(lines)
 
     def plots(self) -> dict[str, bytes]:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from domeng.results.report import _subplots
 
         from domeng.results.report import _bars, _png
         t = self.ranking()
         n = len(t)
-        fig, axes = plt.subplots(1, 2, figsize=(max(9, 1.3 * n + 4), 4.2), layout="constrained")
+        fig, axes = _subplots(1, 2, figsize=(max(9, 1.3 * n + 4), 4.2), layout="constrained")
         x = np.arange(n)
         axes[0].bar(x, t["net"], yerr=Z95 * t["net_se"].fillna(0), capsize=4,
                     color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]])
@@ -135,8 +133,8 @@ def ladder(
     names = [p.name for p in specs]
     names = [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
     design = len(seatings(orders))
-    report = _progress(progress)
     total = n_lineups * deals * design
+    report = _progress(progress, total, rounds)
     per_deal = np.zeros((deals, len(specs), len(STATS)), dtype=np.int64)
     t0 = time.time()
     for k, lineup in enumerate(combinations(range(len(specs)), 5)):

@@ -58,7 +58,7 @@ _count = count
 def simulate(
     tables: int = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
-    players: str | Sequence[str] = "random",
+    players: str | Sequence[str] = DEFAULT_PLAYERS,
     rules: Rules | str | Sequence[str] | dict | None = None,
     seed: int = 0,
     workers: int | None = None,
@@ -83,7 +83,7 @@ def simulate(
         compiled function, or an object with ``choose``: see docs/players.md).
     rules:
         :class:`~domeng.core.rules.Rules`, ``"name=value,..."``, a list of such
-        strings, a dict of option values, or None (the defaults of RULES.md).
+        strings, a dict of option values, or None (the defaults of docs/rules.md).
     seed:
         Study seed (0 <= seed < 2**64); table ``t`` plays the same rounds in
         every study with this seed, rules and players.

@@ -28,10 +28,8 @@ precise than comparing their intervals.
 
 from __future__ import annotations
 
-import base64
-import html
 import json
-import math
+
 import sys
 import time
 from pathlib import Path
@@ -46,10 +44,30 @@ from domeng.core.errors import DomengError, ResultsError
 from domeng.players.registry import resolve_players
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
+from domeng.results.stats import Z95, add_ci, num, ratio, paired_difference
 from domeng.study.arrangements import seat_of, seatings
 
-Z95 = 1.959963984540054
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
+#: the columns of TournamentResults.table() that are shares (Wilson intervals)
+SHARES = ("win_rate", "wins_cappu", "wins_ceki", "wins_pollo", "wins_manguno", "wins_mattikkeng")
+#: printed wherever the result of a tournament with orders="rotations" is shown
+NEIGHBOUR_CAVEAT = (
+    "Caveat: a rotation keeps the players' cyclic order, so each player has the same "
+    "neighbours in every rotation. Neighbour effects (hunter squeezes the next seat; the seat "
+    "before a FIRST CAPPU is its CUCUQ) are part of each result, and two copies of one player "
+    "at different positions can score differently. A ranking may change with the seating "
+    "order (see docs/players.md).")
+#: ... and with orders="all" or "balanced"
+NEIGHBOUR_NOTE = (
+    "Neighbours: every player sat next to every other player (seatings over the cyclic "
+    "orders), so neighbour effects (hunter squeezes the next seat; the seat before a FIRST "
+    "CAPPU is its CUCUQ) are averaged over the field, not cancelled: a result holds against "
+    "this field of opponents (see docs/players.md).")
+
+
+def neighbour_caveat(meta: dict) -> str:
+    """The neighbour-effect caveat for a tournament's design."""
+    return NEIGHBOUR_CAVEAT if meta.get("orders", "rotations") == "rotations" else NEIGHBOUR_NOTE
 STATS = ("rounds", "received", "given", "net", "unpaid_owed", "wins", "wins_CAPPU", "wins_CEKI",
          "wins_POLLO", "wins_MANGUNO", "wins_MATTIKKENG", "camats", "passebunge")
 
@@ -114,13 +132,7 @@ class TournamentResults:
 
     def _mean_ci(self, x: np.ndarray, per: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Ratio of sums over deals, and its SE across deals."""
-        r = x.sum(0) / per.sum(0)
-        d = self.deals
-        if d < 2:
-            return r, np.full_like(r, np.nan)
-        resid = x - r * per
-        se = np.sqrt((resid ** 2).sum(0) / (d * (d - 1))) / per.mean(0)
-        return r, se
+        return ratio(x, per)
 
     def table(self) -> pd.DataFrame:
         """One row per player: per-round rates with SE and 95% CI.
@@ -148,9 +160,10 @@ class TournamentResults:
             v, se = self._mean_ci(self._stat(stat) * scale, rounds)
             rows[col] = v
             rows[col + "_se"] = se
-            rows[col + "_ci_low"] = v - Z95 * se
-            rows[col + "_ci_high"] = v + Z95 * se
-        return pd.DataFrame(rows)
+        df = pd.DataFrame(rows)
+        for col in SHARES + ("received", "given", "net", "passebunge", "camat_per_1000"):
+            add_ci(df, col, col + "_se", share=col in SHARES, prefix=col + "_")
+        return df
 
     def margins(self) -> pd.DataFrame:
         """Paired differences of net stones per round between every two
@@ -163,9 +176,11 @@ class TournamentResults:
             for b in range(n):
                 if a == b:
                     continue
-                diff = net[:, a] / rounds[:, a] - net[:, b] / rounds[:, b]
-                m = float(diff.mean())
-                se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.nan
+                # per-deal means of each player's net per round, differenced deal by deal
+                ones = np.ones(len(net))
+                m, se, _ = paired_difference(net[:, a] / rounds[:, a], ones,
+                                             net[:, b] / rounds[:, b], ones)
+                m, se = float(m), float(se)
                 rows.append({"a": self.players[a], "b": self.players[b], "net_diff": m,
                              "se": se, "ci_low": m - Z95 * se, "ci_high": m + Z95 * se,
                              "significant": bool(abs(m) > Z95 * se) if se == se else False})
@@ -188,6 +203,7 @@ class TournamentResults:
                         "ci95": [_f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])]}
             out["players_stats"].append(d)
         out["ranking"] = list(self.ranking()["player"])
+        out["caveat"] = neighbour_caveat(self.meta)
         out["margins"] = [{k: (_f(v) if isinstance(v, float) else v) for k, v in row.items()}
                           for row in self.margins().to_dict("records")]
         return out
@@ -203,9 +219,12 @@ class TournamentResults:
             net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
             lines.append(f"{r['player']:<16}{net:>22}{r['received']:>10.4f}{r['given']:>8.4f}"
                          f"{r['win_rate']:>10.4f}{r['camat_per_1000']:>12.2f}")
+        import textwrap
+
+        lines += [""] + textwrap.wrap(neighbour_caveat(self.meta), 92)
         return "\n".join(lines)
 
-    def save(self, folder: str | Path) -> Path:
+    def save(self, folder: str | Path, fmt: str = "png", dpi: int = 110) -> Path:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
         plots and report.html, written atomically."""
         from domeng.infra.fs import atomic_directory, atomic_write
@@ -220,10 +239,15 @@ class TournamentResults:
             atomic_write(tmp / "margins.csv", self.margins().to_csv(index=False))
             atomic_write(tmp / "per_deal.npz", lambda f: np.savez_compressed(
                 f, per_deal=self.per_deal, meta=json.dumps(self.meta)))
-            pngs = self.plots()
+            import inspect
+
+            takes_format = len(inspect.signature(self.plots).parameters) >= 2  # LadderResults
+            pngs = self.plots(fmt, dpi) if takes_format else self.plots()
             (tmp / "plots").mkdir()
             for name, data in pngs.items():
                 atomic_write(tmp / "plots" / f"{name}.png", data)
+                for ext, extra in getattr(self, "_extra", {}).items():
+                    atomic_write(tmp / "plots" / f"{name}.{ext}", extra)
             atomic_write(tmp / "report.html", self.html(pngs))
         return folder
 
@@ -239,47 +263,68 @@ class TournamentResults:
             raise ResultsError(f"cannot read tournament results in {str(folder)!r}: "
                                f"{' '.join(str(e).split())[:200]}") from None
 
-    def plots(self) -> dict[str, bytes]:
-        from domeng.results.report import _bars, _png, _subplots
-        t = self.table()
-        labels = [f"{p}\n(#{i})" for i, p in enumerate(t["player"])]
-        out = {}
-        fig, axes = _subplots(1, 3, figsize=(13, 4.2), layout="constrained")
-        x = np.arange(5)
-        axes[0].bar(x, t["net"], yerr=Z95 * t["net_se"].fillna(0), capsize=4,
-                    color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]])
-        axes[0].axhline(0, color="#777777", lw=1)
-        axes[0].set_xticks(x)
-        axes[0].set_xticklabels(labels)
-        axes[0].set_title("net stones per round (lower is better)")
-        axes[0].grid(axis="y", alpha=0.3)
-        _bars(axes[1], labels, t["win_rate"], t["win_rate_se"], ref=0.2)
-        axes[1].set_title("round win rate")
-        _bars(axes[2], labels, t["camat_per_1000"], t["camat_per_1000_se"], fmt="{:.1f}")
-        axes[2].set_title("CAMAT per 1000 rounds")
+    def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
+        """The tournament figure: players in rank order (fewest net stones
+        first), one horizontal bar each, so every label is readable."""
+        from domeng.results.report import _subplots
+
+        from domeng.results.compare_report import figure_files
+
+        t = self.ranking()
+        labels = [f"{i + 1}. {p}" for i, p in enumerate(t["player"])]
+        y = np.arange(len(t))
+        fig, axes = _subplots(1, 3, figsize=(11, 3.6), sharey=True, layout="constrained")
+        panels = (("net", "net stones per round\n(received - given; lower is better)", "#2a7ab9"),
+                  ("win_rate", "round win rate (share of rounds)", "#d9822b"),
+                  ("camat_per_1000", "CAMAT per 1000 rounds", "#4f9a4f"))
+        for ax, (col, xlabel, color) in zip(axes, panels):
+            lo = (t[col] - t[col + "_ci_low"]).fillna(0).clip(lower=0)
+            hi = (t[col + "_ci_high"] - t[col]).fillna(0).clip(lower=0)
+            ax.barh(y, t[col], xerr=[lo, hi], color=color, capsize=3, height=0.6)
+            ax.axvline(0, color="#777777", lw=1)
+            if col == "win_rate":
+                ax.axvline(0.2, color="#777777", lw=1, ls="--")
+            ax.set_xlabel(xlabel, fontsize=9)
+            ax.grid(axis="x", alpha=0.3)
+        axes[0].set_yticks(y)
+        axes[0].set_yticklabels(labels)
+        axes[0].invert_yaxis()
+        axes[0].set_ylabel("player, in rank order")
         fig.suptitle(f"Duplicate tournament, {self.deals:,} deals x {self.meta['rounds']} rounds "
-                     f"x {self.meta.get('seatings', 5)} seatings (95% CI)", fontsize=11)
-        out["tournament"] = _png(fig)
-        return out
+                     f"x {self.meta.get('seatings', 5)} seatings (95% CI)", fontsize=10)
+        files = figure_files(fig, fmt, dpi)
+        self._extra = {k: v for k, v in files.items() if k != "png"}
+        return {"tournament": files["png"]}
 
     def html(self, pngs: dict[str, bytes] | None = None) -> str:
+        """The report: ranking, caveat, plot, the players' table (one metric
+        per row, so it fits a narrow window), paired margins, rules, glossary,
+        command and versions."""
+        from domeng.results import html as H
+
         pngs = self.plots() if pngs is None else pngs
-        esc = html.escape
-        parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-                 "<title>Domeng tournament</title><style>body{font-family:sans-serif;"
-                 "max-width:1100px;margin:2em auto}table.df{border-collapse:collapse}"
-                 "table.df td,table.df th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
-                 "</head><body><h1>Domeng duplicate tournament</h1>",
-                 f"<pre>{esc(self.to_text())}</pre>"]
-        for name, data in pngs.items():
-            parts.append(f"<img alt='{esc(name)}' src='data:image/png;base64,"
-                         f"{base64.b64encode(data).decode()}'>")
-        parts.append("<h2>Players</h2>" + self.table().to_html(index=False, classes="df",
-                                                               float_format=lambda v: f"{v:.4f}"))
-        parts.append("<h2>Paired margins of net stones per round</h2>" + self.margins().to_html(
-            index=False, classes="df", float_format=lambda v: f"{v:.4f}"))
-        parts.append("</body></html>")
-        return "\n".join(parts)
+        page = H.Page(f"Domeng duplicate tournament: {self.deals:,} deals x "
+                      f"{self.meta['rounds']} rounds x {self.meta.get('seatings', 5)} seatings")
+        page.intro.append(f"<p class='note'>{H.esc(neighbour_caveat(self.meta))}</p>")
+        t = self.ranking()
+        key = pd.DataFrame({
+            "rank": range(1, len(t) + 1), "player": t["player"],
+            "net / round": t["net"], "95% CI": [f"[{a:+.3f}, {b:+.3f}]" for a, b in
+                                                zip(t["net_ci_low"], t["net_ci_high"])],
+            "win rate": t["win_rate"], "CAMAT / 1000": t["camat_per_1000"]})
+        page.add("Ranking", H.table(key))
+        page.add("Plot", "".join(H.figure(n, d, "Players in rank order; 95% intervals across "
+                                                "deals.") for n, d in pngs.items()))
+        long = t.set_index("player").drop(columns=["position"]).T
+        long.index.name = "statistic"
+        page.add("Every statistic", "<p>One row per statistic, one column per player (value, "
+                 "<code>_se</code>, 95% <code>_ci_low</code>/<code>_ci_high</code>).</p>"
+                 + H.table(long, index=True))
+        page.add("Paired margins of net stones per round", H.table(self.margins()))
+        page.add("Rules", H.rules_table(self.meta["rules"]))
+        page.add("Glossary", H.glossary())
+        page.add("Reproduce", H.reproduce(self.meta.get("command") or "domeng tournament ..."))
+        return page.render()
 
 
 def check_out(folder: str | Path) -> None:
@@ -292,9 +337,7 @@ def check_out(folder: str | Path) -> None:
     check_writable(folder)
 
 
-def _f(v) -> float | None:
-    v = float(v)
-    return v if math.isfinite(v) else None
+_f = num
 
 
 def tournament(

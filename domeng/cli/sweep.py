@@ -1,0 +1,65 @@
+"""``domeng sweep``: a grid of rule values on the same tables, as one tidy table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from domeng.cli.args import UsageError
+from domeng.cli.compare import add_study_options, check_out
+
+
+def add_parser(sub) -> None:
+    s = sub.add_parser(
+        "sweep", help="play a grid of rule values on the same tables",
+        description="Play every combination of the given rule values with the same seed on the "
+                    "same tables (paired, as domeng compare) and write one tidy table: a row per "
+                    "grid point and metric with its value, SE and 95% interval, and the paired "
+                    "difference from the first grid point; line plots against each swept value.")
+    s.add_argument("--rule", action="append", default=[], metavar="NAME=V1,V2,...",
+                   help="an option and its values, e.g. pollo=3,4,5 (repeatable; the grid is "
+                        "every combination)")
+    s.add_argument("--fixed", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule value held fixed at every grid point")
+    s.add_argument("--metric", action="append", default=[], metavar="METRIC",
+                   help="a metric to print and plot (repeatable; default: PASSEBUNGE, stone "
+                        "flows, CAMAT rate); every metric is in the table")
+    add_study_options(s, "grid point")
+    s.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args) -> int:
+    from domeng.core.rules import Rules
+    from domeng.results.html import command_line
+    from domeng.study.compare import parse_grid, sweep
+
+    if not args.rule:
+        raise UsageError("domeng sweep: error: empty sweep: give at least one --rule "
+                         "NAME=V1,V2,... (see domeng sweep --help)")
+    parse_grid(args.rule)  # refuse a malformed grid before anything is written
+    Rules.parse(args.fixed)
+    check_out(args.out, "sweep.json")
+    if args.metric:
+        from domeng.players.registry import parse_players
+        from domeng.study.sequential import known_metrics as _known_metrics
+
+        known = set(_known_metrics({"b": (Rules.parse(args.fixed),
+                                          tuple(parse_players(args.players)))}))
+        bad = [m for m in args.metric if m not in known]
+        if bad:
+            raise UsageError(f"domeng sweep: error: unknown metric {bad[0]!r} (see domeng "
+                             "compare --list-metrics)")
+    sw = sweep(args.rule, tables=args.tables, rounds=args.rounds, players=args.players,
+               rules=args.fixed, seed=args.seed, workers=args.workers,
+               progress=not args.no_progress, command=command_line(args.argv))
+    if args.out is not None:
+        from domeng.results.compare_report import save_sweep
+
+        save_sweep(sw, args.out, args.format, args.dpi, args.metric or None)
+    if args.json:
+        print(sw.to_json())
+    else:
+        sys.stdout.write(sw.to_text(args.metric or None))
+        if args.out is not None:
+            print(f"results: {args.out}  (report: {Path(args.out) / 'report.html'})")
+    return 0

@@ -1,0 +1,194 @@
+"""Paired comparisons of studies played on the same tables (common random numbers).
+
+A :class:`Comparison` holds one :class:`~domeng.results.results.Results` per
+arm (a baseline and its variants), all with the same seed, tables, rounds and
+groups of tables.  For every metric of the summary
+(:mod:`domeng.results.metrics`) and every variant it gives the difference
+variant minus baseline, its paired SE across the groups of tables, the
+unpaired SE (what two independent studies would give), and a 95% interval
+(:mod:`domeng.results.stats`).  :meth:`Comparison.to_json` is the
+``domeng.compare/1`` object of ``domeng compare --json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from domeng.results.metrics import metric_parts
+from domeng.results.results import Results
+from domeng.results.sequential import stopping_text
+from domeng.results.stats import Z95, num, paired_difference, ratio, wilson
+
+COMPARE_SCHEMA = "domeng.compare/1"
+
+
+def arm_label(rules: dict, players: list[str], base_rules: dict | None = None,
+              base_players: list[str] | None = None) -> str:
+    """A short name for an arm: the rule values (and lineup) that differ from the baseline."""
+    from domeng.core.rules import Rules
+
+    base_rules = Rules().to_dict() if base_rules is None else base_rules
+    from domeng.results.html import value_text
+
+    bits = [f"{k}={value_text(v)}"
+            for k, v in rules.items() if base_rules.get(k) != v]
+    if base_players is not None and list(players) != list(base_players):
+        bits.append("players=" + ",".join(players))
+    return ";".join(bits) or "baseline"
+
+
+class Comparison:
+    """A baseline and variants on the same tables; see the module docstring.
+
+    ``arms``: arm name -> Results (the first is the baseline); ``meta``:
+    anything to keep with it (the command, the stopping record ...)."""
+
+    def __init__(self, arms: dict[str, Results], meta: dict | None = None) -> None:
+        if len(arms) < 2:
+            raise ValueError("a comparison needs a baseline and at least one variant")
+        self.arms = dict(arms)
+        self.meta = dict(meta or {})
+        first = next(iter(self.arms.values()))
+        for name, r in self.arms.items():
+            if (r.seed, r.tables, r.rounds) != (first.seed, first.tables, first.rounds) or \
+                    not np.array_equal(r.group_tables, first.group_tables):
+                raise ValueError(f"arm {name!r} was not played on the baseline's tables")
+
+    @property
+    def baseline_name(self) -> str:
+        return next(iter(self.arms))
+
+    @property
+    def baseline(self) -> Results:
+        return self.arms[self.baseline_name]
+
+    @property
+    def variants(self) -> dict[str, Results]:
+        return {k: v for k, v in self.arms.items() if k != self.baseline_name}
+
+    def metrics(self) -> list[str]:
+        """Metrics present in every arm (by-player metrics need the player in each lineup)."""
+        names = [set(metric_parts(r)) for r in self.arms.values()]
+        common = set.intersection(*names)
+        return [m for m in metric_parts(self.baseline) if m in common]
+
+    def values(self) -> pd.DataFrame:
+        """Each arm's estimate of each metric.
+
+        Columns: ``arm``, ``metric``, ``unit``, ``value``, ``se``, ``ci_low``,
+        ``ci_high`` (95%; Wilson for shares)."""
+        keep = set(self.metrics())
+        rows = []
+        for arm, r in self.arms.items():
+            for name, p in metric_parts(r).items():
+                if name not in keep:
+                    continue
+                v, se = ratio(p.x, p.n)
+                lo, hi = wilson(v, se) if p.share else (v - Z95 * se, v + Z95 * se)
+                rows.append({"arm": arm, "metric": name, "unit": p.unit, "value": float(v),
+                             "se": float(se), "ci_low": float(lo), "ci_high": float(hi)})
+        return pd.DataFrame(rows)
+
+    def differences(self) -> pd.DataFrame:
+        """Variant minus baseline for every metric.
+
+        Columns: ``variant``, ``metric``, ``unit``, ``baseline`` (its value),
+        ``variant_value``, ``value`` (the difference), ``se`` (paired, across
+        groups of tables), ``se_unpaired``, ``ci_low``, ``ci_high`` (95%, from
+        the paired SE; for a study stopped on the data, the targeted metrics'
+        interval is the confidence sequence's, see ``meta["stopping"]``)."""
+        base = metric_parts(self.baseline)
+        stop = self.meta.get("stopping") or {}
+        rows = []
+        for vname, r in self.variants.items():
+            parts = metric_parts(r)
+            for m in self.metrics():
+                pb, pv = base[m], parts[m]
+                d, se, seu = paired_difference(pv.x, pv.n, pb.x, pb.n)
+                b, _ = ratio(pb.x, pb.n)
+                hw = Z95 * float(se)
+                tg = (stop.get("targets") or {}).get(f"{vname}:{m}")
+                if tg is not None and tg.get("half_width") is not None:
+                    hw = tg["half_width"]
+                rows.append({"variant": vname, "metric": m, "unit": pb.unit,
+                             "baseline": float(b), "variant_value": float(b + d),
+                             "value": float(d), "se": float(se), "se_unpaired": float(seu),
+                             "ci_low": float(d) - hw, "ci_high": float(d) + hw})
+        return pd.DataFrame(rows)
+
+    def summary(self) -> dict[str, Any]:
+        """The ``domeng.compare/1`` object (see ``docs/study.md``)."""
+        b = self.baseline
+        diffs = self.differences()
+        out: dict[str, Any] = {
+            "schema": COMPARE_SCHEMA, "version": b.meta.get("version"),
+            "tables": b.tables, "rounds": b.rounds, "seed": b.seed, "groups": b.groups,
+            "baseline": {"name": self.baseline_name, "rules": b.meta["rules"],
+                         "players": b.players},
+            "variants": [{"name": k, "rules": v.meta["rules"], "players": v.players}
+                         for k, v in self.variants.items()],
+            "differences": {},
+            "baseline_values": {},
+            "stopping": self.meta.get("stopping"),
+            "command": self.meta.get("command"),
+        }
+        for vname, g in diffs.groupby("variant", sort=False):
+            out["differences"][vname] = {
+                row.metric: {"value": num(row.value), "se": num(row.se),
+                             "se_unpaired": num(row.se_unpaired), "ci_low": num(row.ci_low),
+                             "ci_high": num(row.ci_high)}
+                for row in g.itertuples()}
+        vals = self.values()
+        for row in vals[vals.arm == self.baseline_name].itertuples():
+            out["baseline_values"][row.metric] = {"value": num(row.value), "se": num(row.se)}
+        return out
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.summary(), indent=indent, allow_nan=False)
+
+    def se_ratio(self) -> float:
+        """Median over metrics and variants of paired SE / unpaired SE (what pairing saved)."""
+        d = self.differences()
+        ok = (d.se_unpaired > 0) & np.isfinite(d.se)
+        return float((d.se[ok] / d.se_unpaired[ok]).median()) if ok.any() else math.nan
+
+    def to_text(self, metrics: list[str] | None = None) -> str:
+        """The key differences as a text table (what ``domeng compare`` prints)."""
+        d = self.differences()
+        keys = metrics or KEY_METRICS
+        d = d[d.metric.isin(keys)]
+        b = self.baseline
+        lines = [f"Paired comparison: {b.tables:,} tables x {b.rounds:,} rounds per arm, seed "
+                 f"{b.seed}, the same tables in every arm (common random numbers)",
+                 f"baseline: {self.baseline_name} (players {','.join(b.players)}; {b.rules})",
+                 "difference variant - baseline, 95% CI (paired SE across "
+                 f"{b.groups} groups of tables; unpaired SE for comparison)", ""]
+        head = f"  {'metric':<38}{'baseline':>11}{'difference':>12}  {'95% CI':<23}{'SE':>9}{'unpaired':>10}"
+        for vname, g in d.groupby("variant", sort=False):
+            lines += [f"variant {vname}", head]
+            g = g.set_index("metric").reindex([k for k in keys if k in set(g.metric)])
+            for m, row in g.iterrows():
+                ci = f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]"
+                lines.append(f"  {m:<38}{row.baseline:>11.4f}{row.value:>+12.4f}  {ci:<23}"
+                             f"{row.se:>9.4f}{row.se_unpaired:>10.4f}")
+            lines.append("")
+        lines.append(f"median paired SE / unpaired SE: {self.se_ratio():.2f}")
+        stop = self.meta.get("stopping")
+        if stop:
+            lines.append(stopping_text(stop))
+        return "\n".join(lines) + "\n"
+
+
+#: the metrics ``domeng compare`` prints (all are in the JSON and the tables)
+KEY_METRICS = [
+    "passebunge_per_round", "passebunge_round_share", "passes_per_round",
+    "stones_per_round.total", "stones_per_round.from_table", "stones_per_round.from_players",
+    "stones_per_round.by_reason.PASSEBUNGE", "stones_per_round.by_reason.PASS",
+    "stones_per_round.unpaid.total", "end_kind.CEKI", "end_kind.POLLO", "end_kind.MATTIKKENG",
+    "camat_per_1000_rounds.total", "win_rate_by_starter_offset.0", "tiles_per_round",
+]

@@ -1,0 +1,227 @@
+"""Paired comparisons and sweeps: the same tables under other rule values or lineups.
+
+:func:`compare` plays a baseline and one or more variants with the same seed
+on the same tables (common random numbers: table ``t`` gets the same deals
+in every arm until the arms' moves diverge) through :func:`domeng.simulate`,
+and returns a :class:`~domeng.results.comparison.Comparison`::
+
+    import domeng
+    cmp = domeng.compare(["passebunge_every_pass=false", "pollo=4"], tables=2000, rounds=500)
+    cmp.differences()            # variant - baseline, paired SE, unpaired SE, 95% CI
+    cmp.to_json()                # schema domeng.compare/1
+
+:func:`sweep` plays a grid of rule values the same way and returns a
+:class:`~domeng.results.sweep.Sweep` (one tidy DataFrame).
+
+A variant (or the baseline) is a string of ``;``-separated items, each a rule
+value ``NAME=VALUE`` (several may be joined by commas, as for ``--rule``) or
+a lineup ``players=P[,P,P,P,P]``; or a dict of rule values with an optional
+``"players"`` key.  Rules of a variant are applied on top of the baseline's.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, Sequence
+
+from domeng.core.rules import Rules
+from domeng.players.registry import parse_players
+from domeng.results.comparison import Comparison, arm_label
+from domeng.results.html import value_text
+from domeng.results.metrics import metric_parts
+from domeng.results.stats import paired_difference
+from domeng.results.sequential import Target
+from domeng.study.sequential import DEFAULT_MAX_ROUNDS, known_metrics, parse_targets, run_until
+from domeng.study.simulate import (DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES, StudyError,
+                                   _count, coerce_rules, make_progress, simulate)
+
+Arm = tuple  # (Rules, tuple of 5 player names)
+
+
+def parse_arm(spec: Any, base: Arm | None = None) -> Arm:
+    """A variant (or baseline) spec -> ``(rules, players)`` on top of ``base``."""
+    rules, players = base if base is not None else (Rules(), tuple(DEFAULT_PLAYERS))
+    if spec is None:
+        return rules, tuple(players)
+    if isinstance(spec, dict):
+        spec = dict(spec)
+        lineup = spec.pop("players", None)
+        if lineup is not None:
+            players = tuple(parse_players(lineup))
+        changes = Rules.from_mapping({**rules.to_dict(), **spec}) if spec else rules
+        return changes, tuple(players)
+    if not isinstance(spec, str):
+        raise StudyError(f"a variant must be a string like 'pollo=4' or a dict, got {spec!r}")
+    rule_items = []
+    for item in (s.strip() for s in spec.split(";")):
+        if not item:
+            continue
+        if item.startswith("players="):
+            players = tuple(parse_players(item[len("players="):]))
+        else:
+            rule_items.append(item)
+    if not rule_items and "players=" not in spec:
+        raise StudyError(f"empty variant {spec!r}: give NAME=VALUE and/or players=...")
+    if rule_items:
+        given = Rules.parse(rule_items)  # checks the syntax and each value
+        names = {Rules._canonical_name(part.split("=", 1)[0])
+                 for item in rule_items for part in item.split(",") if part.strip()}
+        rules = Rules.from_mapping({**rules.to_dict(), **{k: getattr(given, k) for k in names}})
+    return rules, tuple(players)
+
+
+def _label(arm: Arm, base: Arm) -> str:
+    return arm_label(arm[0].to_dict(), list(arm[1]), base[0].to_dict(), list(base[1]))
+
+
+def _arms(variants, baseline, players, rules) -> dict[str, Arm]:
+    if isinstance(variants, (str, dict)):
+        variants = [variants]
+    variants = list(variants or [])
+    if not variants:
+        raise StudyError("a comparison needs at least one variant (e.g. pollo=4)")
+    start = (coerce_rules(rules), tuple(parse_players(players)))
+    base = parse_arm(baseline, start) if baseline is not None else start
+    arms: dict[str, Arm] = {"baseline": base}
+    for spec in variants:
+        arm = parse_arm(spec, base)
+        if arm == base:
+            raise StudyError(f"variant {spec!r} is the baseline itself (same rules and players); "
+                             "nothing to compare")
+        name = _label(arm, base)
+        if name in arms:
+            raise StudyError(f"variant {spec!r} is given twice")
+        arms[name] = arm
+    return arms
+
+
+def _measure_compare(names: list[str], targets_by_metric: dict):
+    """metric targets of a comparison -> the paired differences of every variant."""
+    def measure(results) -> dict:
+        base = metric_parts(results[0])
+        out = {}
+        for vname, r in zip(names[1:], results[1:]):
+            parts = metric_parts(r)
+            for m in targets_by_metric:
+                d, se, _ = paired_difference(parts[m].x, parts[m].n, base[m].x, base[m].n)
+                out[f"{vname}:{m}"] = (float(d), float(se))
+        return out
+    return measure
+
+
+def compare(
+    variants: Sequence[str | dict] | str | dict,
+    baseline: str | dict | None = None,
+    tables: int = DEFAULT_TABLES,
+    rounds: int = DEFAULT_ROUNDS,
+    players: str | Sequence[str] = DEFAULT_PLAYERS,
+    rules: Rules | str | Sequence[str] | dict | None = None,
+    seed: int = 0,
+    target_ci: dict | Sequence[str] | None = None,
+    max_rounds: int | None = None,
+    workers: int | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
+    command: str | None = None,
+) -> Comparison:
+    """Play the baseline and every variant on the same tables and return the
+    paired :class:`~domeng.results.comparison.Comparison`.
+
+    ``variants``: specs (module docstring); ``baseline``: a spec on top of
+    ``players``/``rules`` (default: those, i.e. the default rules and
+    lineup).  ``target_ci``: ``{"METRIC": half_width}`` or
+    ``["METRIC=HALF_WIDTH"]``: play blocks of tables until every variant's
+    difference in each METRIC has a 95% half-width at most that (a
+    confidence sequence, :mod:`domeng.results.sequential`), or until
+    ``max_rounds`` rounds per arm (then ``tables`` is not used).
+
+    Raises :class:`~domeng.study.simulate.StudyError` (a ``DomengError``) for a
+    variant equal to the baseline, an unknown metric or an unreachable target."""
+    arms = _arms(variants, baseline, players, rules)
+    names = list(arms)
+    rounds = _count("rounds", rounds)
+    meta: dict = {"command": command}
+    if target_ci is not None:
+
+        tg = parse_targets(target_ci, known_metrics(arms))
+        max_rounds = _count("max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None
+                            else max_rounds)
+
+        targets = [Target(f"{v}:{t.metric}", t.half_width) for v in names[1:] for t in tg]
+        res, stop = run_until(list(arms.values()), rounds, seed, targets,
+                              _measure_compare(names, {t.metric: t for t in tg}), max_rounds,
+                              threads=workers, progress_fn=make_progress(progress, 1, rounds))
+        meta["stopping"] = stop
+        return Comparison(dict(zip(names, res)), meta)
+    if max_rounds is not None:
+        raise StudyError("--max-rounds caps a study that stops on the data: give --target-ci too")
+    out = {}
+    for name, (r, p) in arms.items():
+        out[name] = simulate(tables=tables, rounds=rounds, players=list(p), rules=r, seed=seed,
+                             workers=workers, progress=progress)
+    return Comparison(out, meta)
+
+
+# ---------------------------------------------------------------- sweeps
+def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
+    """``["pollo=3,4,5", "passebunge_every_pass=true,false"]`` (or a dict of
+    lists) -> ``{option: [values]}``, each value checked by :class:`Rules`."""
+    items = list(specs.items()) if isinstance(specs, dict) else []
+    if not isinstance(specs, dict):
+        for spec in specs:
+            name, sep, values = str(spec).partition("=")
+            if not sep or not name.strip():
+                raise StudyError(f"malformed grid {spec!r}: expected NAME=V1,V2,... e.g. "
+                                 "pollo=3,4,5")
+            vals = [v.strip() for v in values.split(",")]
+            if not values.strip() or any(v == "" for v in vals):
+                raise StudyError(f"malformed grid {spec!r}: a value is missing")
+            items.append((name.strip(), vals))
+    grid: dict[str, list] = {}
+    for name, vals in items:
+        key = Rules._canonical_name(name)
+        if key in grid:
+            raise StudyError(f"malformed grid: {name} is given twice")
+        vals = list(vals)
+        if not vals:
+            raise StudyError(f"empty sweep: {name} has no values")
+        conv = [getattr(Rules.parse(f"{key}={value_text(v)}"), key) for v in vals]
+        if len(set(conv)) != len(conv):
+            raise StudyError(f"malformed grid: {name} repeats a value")
+        grid[key] = conv
+    if not grid:
+        raise StudyError("empty sweep: give at least one --rule NAME=V1,V2,...")
+    if all(len(v) == 1 for v in grid.values()):
+        raise StudyError("empty sweep: every option has a single value; give two or more")
+    return grid
+
+
+def sweep(
+    grid: Sequence[str] | dict,
+    tables: int = DEFAULT_TABLES,
+    rounds: int = DEFAULT_ROUNDS,
+    players: str | Sequence[str] = DEFAULT_PLAYERS,
+    rules: Rules | str | Sequence[str] | dict | None = None,
+    seed: int = 0,
+    workers: int | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
+    command: str | None = None,
+):
+    """Play every point of the grid on the same tables (paired as in
+    :func:`compare`; the reference is the first point) and return a
+    :class:`~domeng.results.sweep.Sweep`."""
+    from domeng.results.sweep import Sweep
+
+    g = parse_grid(grid)
+    base_rules = coerce_rules(rules)
+    lineup = list(parse_players(players))
+    points = [dict(zip(g, combo)) for combo in itertools.product(*g.values())]
+    arms = {}
+    for point in points:
+        r = base_rules.replace(**point)
+        name = ";".join(f"{k}={value_text(v)}" for k, v in point.items())
+        arms[name] = simulate(tables=tables, rounds=rounds, players=lineup, rules=r, seed=seed,
+                              workers=workers, progress=progress)
+    return Sweep(g, points, Comparison(arms, {"command": command}))
+
+
+__all__ = ["compare", "sweep", "parse_arm", "parse_grid"]

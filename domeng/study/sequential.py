@@ -1,0 +1,204 @@
+"""Studies that stop on the data: ``--target-ci METRIC=HALF_WIDTH`` and
+``--max-rounds`` (for ``domeng simulate`` and ``domeng compare``).
+
+The cap ``max_rounds`` gives at most ``T = max_rounds // rounds`` tables,
+cut into ``K <= 1000`` blocks of ``b`` consecutive tables (``b = T // 1000``,
+at least 1); block ``k`` is group ``k`` of the study, so a study stopped
+after ``k`` blocks holds tables ``0 .. k b - 1``: the same tables, with the
+same numbers, as ``simulate(tables=k*b)`` (whose standard errors may use
+another grouping when ``k b > 1000``).  The blocks are played in chunks by
+:func:`domeng.study.chunks.chunk_task` (the engine entry point of every
+study); every arm of a comparison plays the same blocks (common random
+numbers).  When to stop is decided by
+:func:`domeng.results.sequential.run_sequential` (confidence sequences; see
+there for the method and its reference).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+import numpy as np
+
+from domeng.core.errors import DomengError
+from domeng.results.metrics import metric_parts
+from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
+from domeng.results.results import Results, package_version
+from domeng.study.chunks import Plan, Sums, chunk_task
+from domeng.study.simulate import (DEFAULT_PLAYERS, DEFAULT_ROUNDS, MAX_GROUPS, StudyError,
+                                   default_chunk_tables)
+
+#: the cap of a study that stops on the data, when --max-rounds is not given (rounds per arm)
+DEFAULT_MAX_ROUNDS = 100_000_000
+
+
+def parse_targets(specs, known: list[str]) -> list[Target]:
+    """``["METRIC=HALF_WIDTH", ...]`` (or a mapping) -> targets; refuses an
+    unknown metric or a half-width that is not a positive number."""
+    items = list(specs.items()) if isinstance(specs, dict) else []
+    if not isinstance(specs, dict):
+        for spec in specs:
+            name, sep, value = str(spec).partition("=")
+            if not sep:
+                raise StudyError(f"--target-ci {spec!r}: expected METRIC=HALF_WIDTH, e.g. "
+                                 "passebunge_per_round=0.002")
+            items.append((name.strip(), value.strip()))
+    out = []
+    for name, value in items:
+        if name not in known:
+            close = [k for k in known if name in k][:4]
+            raise StudyError(f"unknown metric {name!r} in --target-ci"
+                             + (f" (did you mean {', '.join(close)}?)" if close else
+                                " (see `domeng compare --list-metrics`)"))
+        try:
+            hw = float(value)
+        except (TypeError, ValueError):
+            raise StudyError(f"--target-ci {name}={value!r}: the half-width must be a "
+                             "number") from None
+        if not (math.isfinite(hw) and hw > 0):
+            raise StudyError(f"--target-ci {name}={value}: a half-width of {value} is out of "
+                             "reach; give a positive number")
+        out.append(Target(name, hw))
+    if not out:
+        raise StudyError("--target-ci needs at least one METRIC=HALF_WIDTH")
+    return out
+
+
+class BlockRunner:
+    """Plays the same blocks of tables for several arms (each a ``(rules,
+    players)`` pair), chunk by chunk, and returns each arm's results after
+    any number of blocks."""
+
+    def __init__(self, arms: list[tuple], rounds: int, seed: int, max_rounds: int,
+                 threads: int | None = None, progress_fn: Callable | None = None) -> None:
+        cap = max_rounds // rounds
+        if cap < MIN_BLOCKS:
+            raise StudyError(f"--max-rounds {max_rounds:,} allows {cap} tables of {rounds} rounds; "
+                             f"a study that stops on the data needs at least {MIN_BLOCKS}")
+        self.block = max(1, cap // MAX_GROUPS)
+        self.blocks = min(cap, MAX_GROUPS) if self.block == 1 else MAX_GROUPS
+        tables = self.blocks * self.block
+        # chunks of at most MIN_BLOCKS blocks, so the first look comes early
+        per_chunk = max(1, min(default_chunk_tables(tables, rounds) // self.block, MIN_BLOCKS))
+        self.step = per_chunk  # blocks per chunk
+        self.rounds, self.seed, self.threads = rounds, seed, threads
+        self.plans = [Plan(tables=tables, rounds=rounds, seed=seed, players=tuple(players),
+                           rules=rules, chunk_tables=per_chunk * self.block)
+                      for rules, players in arms]
+        assert self.plans[0].groups == self.blocks
+        self.sums = [Sums(p) for p in self.plans]
+        self.chunks_done = 0
+        self.progress_fn = progress_fn
+        self.t0 = time.perf_counter()
+
+    def play(self, blocks: int) -> None:
+        """Play every chunk needed to hold ``blocks`` blocks, in every arm."""
+        need = -(-blocks // self.step)
+        while self.chunks_done < need:
+            for plan, sums in zip(self.plans, self.sums):
+                r = chunk_task(plan, self.chunks_done, self.threads)
+                r.validate(plan)
+                r.records = None
+                sums.add(r)
+            self.chunks_done += 1
+            if self.progress_fn is not None:
+                self.progress_fn(min(self.chunks_done * self.step, self.blocks) * self.block,
+                                 self.blocks * self.block)
+
+    def results(self, blocks: int) -> list[Results]:
+        """Each arm's :class:`Results` over the first ``blocks`` blocks."""
+        out = []
+        for plan, sums in zip(self.plans, self.sums):
+            n = sums.counted[:blocks]
+            if not np.all(n == self.block):
+                raise RuntimeError("internal error: a block was not played in full")
+            meta = {"tables": blocks * self.block, "rounds": self.rounds, "seed": self.seed,
+                    "rules": plan.rules.to_dict(), "players": list(plan.players),
+                    "version": package_version(), "groups": blocks,
+                    "block_tables": self.block,
+                    "elapsed_seconds": time.perf_counter() - self.t0, "records_rows": None}
+            out.append(Results(sums.agg[:blocks].copy(), sums.state[:blocks].copy(), n.copy(),
+                               meta))
+        return out
+
+
+def known_metrics(arms: dict[str, tuple]) -> list[str]:
+    """The metric names every arm has (from a one-table dry summary of each lineup)."""
+    import numpy as np
+
+    from domeng.core import layout as L
+    from domeng.results.results import Results
+    from domeng.study.simulate import S_LEN
+
+    names = None
+    for rules, players in arms.values():
+        r = Results(np.zeros((1, L.AGG_LEN), np.int64), np.zeros((1, S_LEN), np.int64),
+                    np.ones(1, np.int64), {"tables": 1, "rounds": 1, "seed": 0,
+                                           "rules": rules.to_dict(), "players": list(players)})
+        have = list(metric_parts(r))
+        names = have if names is None else [m for m in names if m in set(have)]
+    return names or []
+
+
+def simulate_until(target_ci: dict | list[str], rounds: int = DEFAULT_ROUNDS,
+                   players=DEFAULT_PLAYERS, rules=None, seed: int = 0,
+                   max_rounds: int | None = None, workers: int | None = None,
+                   progress=None) -> Results:
+    """A study that stops on the data: play blocks of tables until each
+    target metric's 95% half-width (a confidence sequence) is at most its
+    target, or ``max_rounds`` rounds (default 100 million).  The result's
+    ``meta["stopping"]`` and summary's ``stopping`` say why it stopped and
+    the precision reached.  (``domeng simulate --target-ci``.)"""
+    from domeng.players.registry import parse_players
+    from domeng.results.metrics import metric_parts
+    from domeng.results.stats import ratio
+    from domeng.study.simulate import _count, coerce_rules, make_progress
+
+    rounds = _count("rounds", rounds)
+    arm = (coerce_rules(rules), tuple(parse_players(players)))
+    targets = parse_targets(target_ci, known_metrics({"study": arm}))
+    max_rounds = _count("max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds)
+
+    def measure(results):
+        parts = metric_parts(results[0])
+        return {t.metric: tuple(float(v) for v in ratio(parts[t.metric].x, parts[t.metric].n))
+                for t in targets}
+
+    res, _ = run_until([arm], rounds, seed, targets, measure, max_rounds, threads=workers,
+                       progress_fn=make_progress(progress, 1, rounds))
+    return res[0]
+
+
+def run_until(arms: list[tuple], rounds: int, seed: int, targets: list[Target],
+              measure: Callable[[list[Results]], dict], max_rounds: int,
+              threads: int | None = None, progress_fn=None) -> tuple[list[Results], dict]:
+    """Play blocks for every arm until ``measure(results)`` (metric ->
+    ``(estimate, se)``) meets every target, or the cap; returns the arms'
+    results and the stopping record (also stored in each result's
+    ``meta["stopping"]``)."""
+    runner = BlockRunner(arms, rounds, seed, max_rounds, threads, progress_fn)
+
+    def look(blocks: int) -> dict:
+        runner.play(blocks)
+        return measure(runner.results(blocks))
+
+    try:
+        stop = run_sequential(look, targets, runner.blocks, step=runner.step)
+    except UnreachableTarget as e:
+        raise StudyError(str(e)) from None
+    res = runner.results(stop.units)
+    record = {"method": "asymptotic confidence sequence (Waudby-Smith et al., Ann. Statist. "
+                        "2024), 95%, across blocks of tables",
+              "reason": stop.reason, "looks": stop.looks, "blocks": stop.units,
+              "block_tables": runner.block, "tables": stop.units * runner.block,
+              "rounds_played": stop.units * runner.block * rounds * len(arms),
+              "max_rounds": max_rounds, "arms": len(arms), "targets": stop.reached}
+    for r in res:
+        r.meta["stopping"] = record
+    return res, record
+
+
+__all__ = ["parse_targets", "BlockRunner", "run_until", "simulate_until", "known_metrics",
+           "DEFAULT_MAX_ROUNDS", "DomengError"]
