@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from domeng.core.bits import lowest_bit
 from domeng.core.observation import (MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE,
                                      OBS_HAS_PLAYED, OBS_LAST_MAPPANO, OBS_LEFT, OBS_MUST_LEAD,
                                      OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_RULES,
@@ -91,39 +92,32 @@ def _rel(seat, me):
 
 
 @njit(cache=True, inline="always")
-def _one_hot_seat(out, base, seat, me):
-    for r in range(5):
-        out[base + r] = 0.0
-    if seat >= 0:
-        out[base + _rel(seat, me)] = 1.0
+def _bits(out, base, mask):
+    """``out[base + b] = 1`` for each set bit ``b`` of ``mask`` (out is zeroed)."""
+    m = mask
+    while m:
+        out[base + lowest_bit(m)] = 1.0
+        m &= m - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode(obs, hist, out):
     """Write the observation vector of the seat ``obs[OBS_SEAT]`` into
     ``out`` (``float32[OBS_SIZE]``) from its view ``obs`` (observation
     layout) and the public history ``hist`` (rows below ``obs[OBS_TURN]``)."""
+    for i in range(out.shape[0]):
+        out[i] = 0.0
     me = obs[OBS_SEAT]
-    hand = obs[OBS_HAND]
-    chain = obs[OBS_CHAIN]
-    for t in range(28):
-        out[_HAND + t] = float((hand >> t) & 1)
-        out[_CHAIN + t] = float((chain >> t) & 1)
-        out[_ORDER + t] = 0.0
-        out[_PEND + t] = 0.0
+    _bits(out, _HAND, obs[OBS_HAND])
+    _bits(out, _CHAIN, obs[OBS_CHAIN])
     for s in range(5):
         r = _rel(s, me)
-        pb = obs[OBS_PLAYED_BY + s]
-        for t in range(28):
-            out[_PLAYED_BY + r * 28 + t] = float((pb >> t) & 1)
-        v = obs[OBS_VOID + s]
-        for n in range(7):
-            out[_VOID + r * 7 + n] = float((v >> n) & 1)
-        out[_PASSES + r] = 0.0
+        _bits(out, _PLAYED_BY + r * 28, obs[OBS_PLAYED_BY + s])
+        _bits(out, _VOID + r * 7, obs[OBS_VOID + s])
         out[_HAS_PLAYED + r] = float(obs[OBS_HAS_PLAYED + s])
         out[_HAND_SIZE + r] = float(obs[OBS_HAND_SIZE + s])
         out[_STONES + r] = float(obs[OBS_STONES + s])
-        out[_SEAT + s] = 1.0 if s == me else 0.0
+    out[_SEAT + me] = 1.0
     turns = obs[OBS_TURN]
     k = 0
     for i in range(turns):
@@ -135,18 +129,19 @@ def encode(obs, hist, out):
             out[_ORDER + t] = k / 25.0
             out[_PEND + t] = float(hist[i, 2])
     left = obs[OBS_LEFT]
-    right = obs[OBS_RIGHT]
-    for n in range(7):
-        out[_LEFT + n] = 1.0 if n == left else 0.0
-        out[_RIGHT + n] = 1.0 if n == right else 0.0
-        out[_MUST + n] = 0.0
-    must = obs[OBS_MUST_LEAD]
-    if must >= 0 and left < 0:
-        out[_MUST + _HIGH[must]] = 1.0
+    if left >= 0:
+        out[_LEFT + left] = 1.0
+        out[_RIGHT + obs[OBS_RIGHT]] = 1.0
+    else:
+        must = obs[OBS_MUST_LEAD]
+        if must >= 0:
+            out[_MUST + _HIGH[must]] = 1.0
     out[_TABLE] = float(obs[OBS_TABLE])
-    _one_hot_seat(out, _CAMAT, obs[OBS_CAMAT], me)
-    _one_hot_seat(out, _STARTER, obs[OBS_STARTER], me)
-    _one_hot_seat(out, _LAST_M, obs[OBS_LAST_MAPPANO], me)
+    if obs[OBS_CAMAT] >= 0:
+        out[_CAMAT + _rel(obs[OBS_CAMAT], me)] = 1.0
+    out[_STARTER + _rel(obs[OBS_STARTER], me)] = 1.0
+    if obs[OBS_LAST_MAPPANO] >= 0:
+        out[_LAST_M + _rel(obs[OBS_LAST_MAPPANO], me)] = 1.0
     out[_PSP] = float(obs[OBS_PASSES])
     out[_ROUND] = float(obs[OBS_ROUND])
     out[_TURN] = float(turns)
