@@ -195,9 +195,10 @@ def vec_step(B, actions, seed, next_table, learner, pids, fns, rounds, camats, c
         S = table_at(B, i)
         ended = E.step(S, actions[i])
         step_rewards(S, ended, camat_bonus, rew)
+        own = rew[learner]
         r, over = advance(S, learner, pids, fns, rounds, camats, camat_bonus, crng, pobs,
                           phist, pmoves, rew)
-        rew_out[i] = pending[i] + rew[learner] + r
+        rew_out[i] = pending[i] + own + r
         pending[i] = 0.0
         term_out[i] = over
         if over:
