@@ -29,8 +29,7 @@ KNOWN_CYCLES: list[list[str]] = [
     ["domeng.results.results", "domeng.study.checkpoint", "domeng.study.chunks",
      "domeng.study.cluster", "domeng.study.simulate"],
 ]
-KNOWN_LONG: set[str] = {"domeng.results.results",
-                        "domeng.play.terminal", "domeng.engine.reference"}
+KNOWN_LONG: set[str] = {"domeng.results.results"}
 
 
 def _modules() -> dict[str, Path]:

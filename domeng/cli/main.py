@@ -21,7 +21,7 @@ from domeng.core.errors import DomengError
 EXIT_USAGE = 2
 
 #: the commands, in the order ``domeng --help`` lists them (module domeng.cli.<name>)
-COMMANDS = ("simulate", "tournament", "report", "rules", "play")
+COMMANDS = ("simulate", "tournament", "ladder", "report", "rules", "play", "trace")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,5 +1,5 @@
 """``domeng play``: the command-line options of the terminal game
-(:mod:`domeng.play.terminal`)."""
+(:mod:`domeng.play.terminal`, over a :class:`domeng.play.session.Session`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,9 @@ import random
 from domeng.cli.args import UsageError, seed, whole
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
-from domeng.play.terminal import DEFAULT_DELAY, DEFAULT_SEATS, Game, parse_seats
-
-
-# ---------------------------------------------------------------------------
-# Command line
-# ---------------------------------------------------------------------------
+from domeng.play.savefile import check_writable, read_save
+from domeng.play.session import DEFAULT_SEATS, TABLE_PLAYERS, Session, parse_seats
+from domeng.play.terminal import DEFAULT_DELAY, Terminal
 
 
 def _arg_seats(text: str) -> list[str]:
@@ -26,22 +23,25 @@ def _arg_seats(text: str) -> list[str]:
 
 def _arg_delay(text: str) -> float:
     try:
-        v = float(text)
+        v = float(text) if text.isascii() and len(text) < 20 else -1.0
     except ValueError:
         v = -1.0
     if not (0 <= v <= 60):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds 0..60, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a number of seconds 0..60, got {text[:20]!r}")
     return v
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("play", help="play Domeng at the terminal with computer players",
-                       description="Sit at a Domeng table: any seats people (hot-seat on one "
-                                   "terminal) or computer players.  Type help during the game.")
+    p = sub.add_parser(
+        "play", help="play Domeng at the terminal with computer players",
+        description="Sit at a Domeng table: any seats people (hot-seat on one terminal) or "
+                    "computer players.  At any prompt: help, rules, save [FILE], quit.  A save "
+                    "file holds the game's seed: whoever reads it can work out every hand.")
     p.set_defaults(func=run)
     p.add_argument("--seats", type=_arg_seats, default=None, metavar="S,S,S,S,S",
                    help="who sits at seats 0..4: human (a person; several make hot-seat play "
-                        "on one terminal) or a computer player: random, heavy, keeper, hunter "
+                        "on one terminal) or a computer player: "
+                        f"{', '.join(TABLE_PLAYERS)} (search with N samples per move) "
                         f"(default {','.join(DEFAULT_SEATS)})")
     p.add_argument("--rounds", "-r", type=whole(1), default=None, metavar="N",
                    help="end the game after N rounds")
@@ -58,14 +58,21 @@ def add_parser(sub) -> None:
                    help=f"pause before each computer move (default {DEFAULT_DELAY})")
     p.add_argument("--no-wait", action="store_true", help="no pause before computer moves")
     p.add_argument("--save", default=None, metavar="FILE",
-                   help="save the game to FILE (JSON) after every round and when you leave")
+                   help="save the game to FILE after every move and when you leave (signed "
+                        "JSON; it holds the seed, so keep it private)")
     p.add_argument("--load", default=None, metavar="FILE",
-                   help="resume the game saved in FILE (it fixes seats, seed and rules)")
+                   help="resume the game saved in FILE (it fixes seats, seed and rules); it is "
+                        "then saved back to FILE after every move, unless --save is given")
+    p.add_argument("--allow-modified", action="store_true",
+                   help="load a save that was edited (or saved by another user): the game is "
+                        "then marked MODIFIED on screen and in every later save")
 
 
 def run(args: argparse.Namespace) -> int:
-    """``domeng play``: returns the exit status (0, or 2 on bad usage via the CLI)."""
+    """``domeng play``: returns the exit status (0; 2 on bad usage via the CLI)."""
     delay = 0.0 if args.no_wait else args.delay
+    if args.save is not None:
+        check_writable(args.save)  # refused before the game starts
     if args.load is not None:
         fixed = [name for name, given in (("--seats", args.seats is not None),
                                           ("--seed", args.seed is not None),
@@ -73,11 +80,20 @@ def run(args: argparse.Namespace) -> int:
         if fixed:
             raise UsageError(f"domeng play: error: {', '.join(fixed)} cannot be combined with "
                              "--load (the saved game fixes seats, seed and rules)")
-        game = Game.load(args.load, rounds=args.rounds, camats=args.camats, delay=delay,
-                         save_path=args.save)
+        session = read_save(args.load, allow_modified=args.allow_modified, rounds=args.rounds,
+                            camats=args.camats)
+        save_path = args.save if args.save is not None else args.load
+        if args.save is None:
+            try:
+                check_writable(save_path)
+            except DomengError:
+                save_path = None  # a read-only save: played on, saved only when asked
     else:
+        if args.allow_modified:
+            raise UsageError("domeng play: error: --allow-modified goes with --load")
         rules = Rules.parse(args.rule)
-        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-        game = Game(args.seats or list(DEFAULT_SEATS), rules=rules, seed=seed,
-                    rounds=args.rounds, camats=args.camats, delay=delay, save_path=args.save)
-    return game.run()
+        seed_ = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
+        session = Session(args.seats or list(DEFAULT_SEATS), rules=rules, seed=seed_,
+                          rounds=args.rounds, camats=args.camats)
+        save_path = args.save
+    return Terminal(session, delay=delay, save_path=save_path).run()

@@ -25,68 +25,19 @@ A move is ``Move(tile, end)`` with ``end`` LEFT (0) or RIGHT (1) (D5).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, Sequence
 
 from domeng.core.errors import IllegalMoveError, PlayerError
 from domeng.core.observation import N_SEATS, Observation
 from domeng.core.rng import SplitMix64
 from domeng.core.rules import Rules
-from domeng.core.tiles import DOUBLE_OF, N_TILES, hand_str, is_double, numbers, other_end, pips, tile_str
+from domeng.core.tiles import DOUBLE_OF, N_TILES, is_double, numbers, other_end, pips, tile_str
 
 from domeng.core.events import (  # noqa: F401 (the one vocabulary, re-exported)
     CAPPU, CEKI, END_KINDS, END_NAMES, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, REASONS,
     RIGHT, TABLE, render_events,
 )
-
-
-class Move(NamedTuple):
-    """A move (D5): a tile and the end of the chain it goes on."""
-
-    tile: int
-    end: int = LEFT
-
-    def __str__(self) -> str:
-        return f"{tile_str(self.tile)} {END_NAMES[self.end]}"
-
-
-@dataclass(frozen=True)
-class Transfer:
-    """Stones moved from ``source`` (a seat, or :data:`TABLE`) to seat ``dest``."""
-
-    source: int
-    dest: int
-    amount: int
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": "transfer",
-            "reason": self.reason,
-            "source": "table" if self.source == TABLE else self.source,
-            "to": self.dest,
-            "amount": self.amount,
-        }
-
-
-@dataclass
-class RoundResult:
-    """How a round ended and what it moved."""
-
-    kind: str  # one of END_KINDS
-    winner: int
-    first_cappu: int | None
-    cucuq: int | None
-    manguno: int | None
-    mattikkeng: list[int]
-    pip_sums: list[int]
-    transfers: list[Transfer]
-    unpaid: dict[str, int]
-    camat: int | None  # a CAMAT designated at the end of this round (D15)
-    turns: int
-    tiles_played: int
-    passes: int
-    passebunge: int
+from domeng.engine.records import Move, RoundResult, Transfer  # noqa: F401 (re-exported)
 
 
 # ---------------------------------------------------------------------------

@@ -32,15 +32,21 @@ Built-ins (ids in :data:`PLAYER_IDS`):
     its last tile able to make a MAPPAKULING; otherwise leaves ends the next
     seat is known to lack (when the table can still pay the PASS), or ends
     whose numbers are scarce; among those, the heavier tile.
+``expert``
+    a weighted sum of a handful of features, the weights tuned by
+    simulation (:mod:`domeng.players.expert`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import randbelow
+from domeng.players.expert import expert_strategy
+from domeng.engine.kernel import ends_after
+from domeng.players.scoring import STRATEGY_SIG, pick_best
 from domeng.core.observation import (
     OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
 )
@@ -50,52 +56,16 @@ P_RANDOM = 0
 P_HEAVY = 1
 P_KEEPER = 2
 P_HUNTER = 3
-PLAYER_IDS = {"random": P_RANDOM, "heavy": P_HEAVY, "keeper": P_KEEPER, "hunter": P_HUNTER}
-N_BUILTIN = 4
+P_EXPERT = 4
+PLAYER_IDS = {"random": P_RANDOM, "heavy": P_HEAVY, "keeper": P_KEEPER, "hunter": P_HUNTER,
+              "expert": P_EXPERT}
+N_BUILTIN = 5
 
 _NUM = NUMBER_MASK.copy()
 _HI = TILE_HIGH.copy()
 _LO = TILE_LOW.copy()
 _PIPS = TILE_PIPS.copy()
 _DBL = TILE_IS_DOUBLE.astype(np.int64)
-
-
-@njit(cache=True, inline="always")
-def ends_after(tile, end, left, right):
-    """Open ends (left, right) after playing ``tile`` on ``end``."""
-    if left < 0:
-        return _HI[tile], _LO[tile]
-    if end == 0:
-        n = left
-        return (_LO[tile] if _HI[tile] == n else _HI[tile]), right
-    n = right
-    return left, (_LO[tile] if _HI[tile] == n else _HI[tile])
-
-
-@njit(cache=True, inline="always")
-def pick_best(score, obs, moves, n_moves, rng):
-    """Index of the move with the highest ``score(obs, move)``; a tie between
-    k moves is broken uniformly with one draw ``randbelow(k)`` (k > 1 only)."""
-    best = score(obs, moves[0])
-    best_i = 0
-    k = 1
-    for i in range(1, n_moves):
-        sc = score(obs, moves[i])
-        if sc > best:
-            best = sc
-            best_i = i
-            k = 1
-        elif sc == best:
-            k += 1
-    if k == 1:
-        return best_i
-    j = randbelow(rng, k)
-    for i in range(best_i, n_moves):
-        if score(obs, moves[i]) == best:
-            if j == 0:
-                return i
-            j -= 1
-    return best_i
 
 
 @njit(cache=True, inline="always")
@@ -175,12 +145,11 @@ def builtin_choose(pid, obs, hist, moves, n_moves, rng):
         return heavy_strategy(obs, hist, moves, n_moves, rng)
     if pid == P_KEEPER:
         return keeper_strategy(obs, hist, moves, n_moves, rng)
+    if pid == P_EXPERT:
+        return expert_strategy(obs, hist, moves, n_moves, rng)
     return hunter_strategy(obs, hist, moves, n_moves, rng)
 
 
-#: The signature every compiled player has (see the module docstring).
-STRATEGY_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64,
-                           types.uint64[::1])
 P_CUSTOM = N_BUILTIN  #: kernel id of a seat whose player is a compiled function
 
 

@@ -76,7 +76,17 @@ def _builtin(pid: int) -> Callable:
     return fn
 
 
-BUILTIN_PLAYERS = tuple(PLAYER_IDS) + ("search",)
+#: the search players, each with an optional budget ``NAME-N`` (samples per decision)
+SEARCH_PLAYERS = ("search", "esearch", "isearch")
+BUILTIN_PLAYERS = tuple(PLAYER_IDS) + SEARCH_PLAYERS
+
+
+def _search_strategy(kind: str, samples: int | None) -> Callable:
+    if kind == "search":
+        from domeng.players.search import make_search_strategy
+        return make_search_strategy(samples)
+    from domeng.players.isearch import make_isearch_strategy
+    return make_isearch_strategy(kind, samples)
 
 
 @dataclass(frozen=True)
@@ -134,7 +144,8 @@ _SPEC_CACHE: dict[str, PlayerSpec] = {}
 
 def resolve_player(p: Any) -> PlayerSpec:
     """Resolve a player given by name (``random``, ``heavy``, ``keeper``,
-    ``hunter``, ``search``, ``search-N`` for N samples per move,
+    ``hunter``, ``expert``, ``search``, ``esearch``, ``isearch``, each search
+    player also as ``NAME-N`` for N samples per move,
     ``module:function``), a compiled function, or an object with ``choose``."""
     if isinstance(p, PlayerSpec):
         return p
@@ -145,18 +156,21 @@ def resolve_player(p: Any) -> PlayerSpec:
             return PlayerSpec(low, "builtin", PLAYER_IDS[low])
         if low in _SPEC_CACHE:
             return _SPEC_CACHE[low]
-        if low == "search" or low.startswith("search-"):
-            from domeng.players.search import make_search_strategy
+        if low == "omniscient":  # research only: it refuses every ordinary game
+            from domeng.players.omniscient import OmniscientPlayer
+            return PlayerSpec("omniscient", "python", obj=OmniscientPlayer())
+        kind = low.split("-", 1)[0]
+        if kind in SEARCH_PLAYERS and (low == kind or low.startswith(kind + "-")):
             samples = None
-            if low != "search":
+            if low != kind:
                 try:
                     samples = int(low.split("-", 1)[1])
                     if samples < 1:
                         raise ValueError
                 except ValueError:
-                    raise PlayerError(f"bad search budget in {p!r}: write search-N with N >= 1 "
+                    raise PlayerError(f"bad search budget in {p!r}: write {kind}-N with N >= 1 "
                                       "samples per move") from None
-            spec = PlayerSpec(low, "compiled", P_CUSTOM, fn=make_search_strategy(samples))
+            spec = PlayerSpec(low, "compiled", P_CUSTOM, fn=_search_strategy(kind, samples))
             _SPEC_CACHE[low] = spec
             return spec
         if ":" in key:

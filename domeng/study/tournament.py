@@ -1,23 +1,29 @@
 """Duplicate tournaments: rank five players with the luck of the deal cancelled.
 
 A tournament plays ``deals`` independent games (tables) of ``rounds`` rounds.
-Every game is played five times, once for each rotation of the five players
-around the table, with the *same sequence of deals* (the deals come from a
-stream of their own, seeded by ``(seed, deal)``; each rotation's players
-draw from another stream, seeded by ``(seed, deal, rotation)``).  So every
-player sits once in every seat, and every player faces the first round's deal
-from every seat.  From the second round on the starter depends on who won,
-so later rounds diverge between rotations: in long games the duplicate format
-cancels the seat, not much of the deal's luck (standard errors are then close
-to those of an ordinary study of the same size).  Neighbours are not
-cancelled either: a rotation keeps the players' cyclic order.
+Every game is played once for each seating of a design
+(:mod:`domeng.study.arrangements`), with the *same sequence of deals* (the
+deals come from a stream of their own, seeded by ``(seed, deal)``; each
+seating's players draw from another stream, seeded by ``(seed, deal,
+seating)``).  The default design, ``orders="all"``, plays every deal under
+every cyclic order of the five players (24) in each of its five rotations:
+every player sits in every seat, next to every other player, equally often,
+and identical players come out equal in expectation.  ``"balanced"`` (20
+seatings: every ordered pair at every distance once per rotation) cancels
+neighbours to first order at a sixth of the cost; ``"rotations"`` (the five
+rotations of the given order, the format before issue 13) keeps the cyclic
+order, so who sits before and after whom is never cancelled.  From the
+second round on the starter depends on who won, so later rounds diverge
+between seatings: in long games the duplicate format cancels the seat and
+the neighbours, not much of the deal's luck.
 
-Per player, the statistics are summed over the five rotations of a deal;
-the deals are independent, so 95% confidence intervals are computed across
-deals (``mean +- 1.96 * sd / sqrt(deals)``).  Stones are penalties (term 13):
-a lower ``net_per_round`` (stones received minus stones given, per round
-played) is better.  ``margins()`` compares two players deal by deal (a paired
-difference), which is far more precise than comparing their intervals.
+Per player, the statistics are summed over the seatings of a deal; the deals
+are independent, so 95% confidence intervals are computed across deals
+(``mean +- 1.96 * sd / sqrt(deals)``): the pairing the design gives is the
+deal.  Stones are penalties (term 13): a lower ``net_per_round`` (stones
+received minus stones given, per round played) is better.  ``margins()``
+compares two players deal by deal (a paired difference), which is far more
+precise than comparing their intervals.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from domeng.core.errors import DomengError
 from domeng.players.registry import resolve_players
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
+from domeng.study.arrangements import seat_of, seatings
 
 Z95 = 1.959963984540054
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
@@ -52,29 +59,30 @@ def _player_seed(seed: int) -> int:
 
 
 def duplicate_states(seed: int, deal_start: int, n_deals: int, rotation: int,
-                     rules: Rules) -> np.ndarray:
-    """Fresh table states of deals ``deal_start..`` for one rotation: the
-    deal stream of deal ``d`` is the same in every rotation; the seats'
-    player streams are the rotation's own."""
+                     rules: Rules, n_seatings: int = 5) -> np.ndarray:
+    """Fresh table states of deals ``deal_start..`` for seating number
+    ``rotation`` of a design of ``n_seatings``: the deal stream of deal ``d``
+    is the same in every seating; the seats' player streams are the
+    seating's own."""
     st = initial_states(seed, deal_start, n_deals, rules)
     pseed = _player_seed(seed)
     for i in range(n_deals):
         d = deal_start + i
-        states = [seat_state(pseed, 5 * d + rotation, s) for s in range(5)]
+        states = [seat_state(pseed, n_seatings * d + rotation, s) for s in range(5)]
         st[i, L.ST_SEAT_RNG:L.ST_SEAT_RNG + 5] = np.array(states, dtype=np.uint64).view(np.int64)
     return st
 
 
-def _per_player(agg: np.ndarray, rotation: int) -> np.ndarray:
-    """[deals, 5 players, len(STATS)] from one rotation's per-table aggregates;
-    player i sits at seat (i + rotation) % 5."""
+def _per_player(agg: np.ndarray, seats: Sequence[int]) -> np.ndarray:
+    """[deals, 5 players, len(STATS)] from one seating's per-table aggregates;
+    player i sits at seat ``seats[i]``."""
     n = agg.shape[0]
     out = np.zeros((n, 5, len(STATS)), dtype=np.int64)
     flow = L.agg_field(agg, "A_FLOW")  # [n, 6, 5, 7]
     wins = L.agg_field(agg, "A_WINS")  # [n, 5, 5]
     unpaid = L.agg_field(agg, "A_UNPAID")  # [n, 5, 7]
     for i in range(5):
-        s = (i + rotation) % 5
+        s = seats[i]
         received = flow[:, :, s, :].sum(axis=(1, 2))
         given = flow[:, s + 1, :, :].sum(axis=(1, 2))
         cols = [agg[:, L.A_ROUNDS], received, given, received - given,
@@ -126,7 +134,8 @@ class TournamentResults:
         and ``_ci_low``/``_ci_high``.
         """
         rounds = self._stat("rounds")
-        rows: dict[str, Any] = {"player": self.players, "position": list(range(5)),
+        rows: dict[str, Any] = {"player": self.players,
+                                "position": list(range(self.per_deal.shape[1])),
                                 "rounds": rounds.sum(0).astype(int)}
         for col, stat, scale in (("received", "received", 1), ("given", "given", 1),
                                  ("net", "net", 1), ("win_rate", "wins", 1),
@@ -149,8 +158,9 @@ class TournamentResults:
         rounds = self._stat("rounds")
         net = self._stat("net")
         rows = []
-        for a in range(5):
-            for b in range(5):
+        n = self.per_deal.shape[1]
+        for a in range(n):
+            for b in range(n):
                 if a == b:
                     continue
                 diff = net[:, a] / rounds[:, a] - net[:, b] / rounds[:, b]
@@ -184,8 +194,8 @@ class TournamentResults:
 
     def to_text(self) -> str:
         t = self.ranking()
-        lines = [f"Duplicate tournament: {self.deals:,} deals x {self.meta['rounds']} rounds x 5 "
-                 f"rotations, seed {self.meta['seed']}, {self.meta['rules_text']}",
+        lines = [f"Duplicate tournament: {self.deals:,} deals x {self.meta['rounds']} rounds x "
+                 f"{self.meta.get('seatings', 5)} seatings, seed {self.meta['seed']}, {self.meta['rules_text']}",
                  "stones per round (lower net is better), 95% CI:",
                  f"{'player':<16}{'net':>22}{'received':>10}{'given':>8}{'win rate':>10}"
                  f"{'CAMAT/1000':>12}"]
@@ -245,7 +255,7 @@ class TournamentResults:
         _bars(axes[2], labels, t["camat_per_1000"], t["camat_per_1000_se"], fmt="{:.1f}")
         axes[2].set_title("CAMAT per 1000 rounds")
         fig.suptitle(f"Duplicate tournament, {self.deals:,} deals x {self.meta['rounds']} rounds "
-                     "x 5 rotations (95% CI)", fontsize=11)
+                     f"x {self.meta.get('seatings', 5)} seatings (95% CI)", fontsize=11)
         out["tournament"] = _png(fig)
         return out
 
@@ -302,8 +312,10 @@ def tournament(
     workers: int | None = None,
     chunk_deals: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
+    orders: str = "all",
 ) -> TournamentResults:
-    """Play a duplicate tournament of five players (see the module docstring)."""
+    """Play a duplicate tournament of five players (see the module docstring;
+    ``orders``: the seating design, ``"all"``, ``"balanced"`` or ``"rotations"``)."""
     if isinstance(rules, Rules) or rules is None:
         rules = rules or Rules()
     else:
@@ -319,24 +331,27 @@ def tournament(
         names = [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
     if chunk_deals is None:
         chunk_deals = max(1, min(deals, 200_000 // rounds))
+    design = seatings(orders)
     report = _progress(progress)
     per_deal = np.zeros((deals, 5, len(STATS)), dtype=np.int64)
-    total = deals * 5
+    total = deals * len(design)
     done = 0
     t0 = time.time()
     for start in range(0, deals, chunk_deals):
         n = min(chunk_deals, deals - start)
-        for r in range(5):
-            lineup = [specs[(s - r) % 5] for s in range(5)]  # seat s: player (s - r) % 5
-            st = duplicate_states(seed, start, n, r, rules)
+        for r, seating in enumerate(design):
+            lineup = [specs[i] for i in seating]  # seat s: player seating[s]
+            st = duplicate_states(seed, start, n, r, rules, len(design))
             out = run_tables(lineup, rules, seed, start, n, rounds, threads=workers, state=st)
-            per_deal[start:start + n] += _per_player(out.agg, r)
+            per_deal[start:start + n] += _per_player(out.agg, seat_of(seating))
             done += n
             if report:
                 report(done, total)
     meta = {"kind": "tournament", "players": names, "deals": deals, "rounds": rounds,
             "seed": seed, "rules": rules.to_dict(), "rules_text": str(rules),
-            "format": "duplicate: each deal played once per rotation of the players",
+            "format": f"duplicate: each deal played once per seating ({orders}, "
+                      f"{len(design)} seatings)",
+            "orders": orders, "seatings": len(design),
             "elapsed_seconds": time.time() - t0}
     return TournamentResults(per_deal, meta)
 

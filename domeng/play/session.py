@@ -1,0 +1,380 @@
+"""A game of Domeng at one table, with people and computer players: the
+session every front end drives (the terminal game, and a browser table).
+
+It does no input or output.  It holds the seats (``human`` or a built-in
+computer player), the game's target (D16: rounds, or the K-th CAMAT), the
+turn flow, what each seat may see (D17), and the record that makes a game
+replayable: the actions taken, round by round.  Every rule is the engine's
+(:class:`domeng.engine.game.Game`); the computer players are the compiled
+ones of a study (:class:`domeng.batch.computer.Computers`), so a session
+with five computers is move for move table 0 of a study with the same seed.
+
+A saved session (:meth:`Session.to_save`) holds the rules, seats, seed,
+target and actions, never a hand nor a generator state: loading
+(:meth:`Session.from_save`) replays the actions through the engine, each
+checked legal, and every computer seat's move checked to be the one its
+player makes.  The seed is needed to replay the deals, so a save reveals
+the game to whoever reads it (see :mod:`domeng.play.savefile`).
+
+    >>> s = Session(["human", "hunter", "keeper", "heavy", "random"], seed=5, rounds=1)
+    >>> events = s.deal()
+    >>> while not s.round_over:
+    ...     events = s.play(s.moves()[0].action) if s.human_to_move() else s.auto_step()
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Sequence
+
+from domeng.batch.computer import Computers
+from domeng.core.errors import DomengError, IllegalMoveError, PlayerError
+from domeng.core.events import END_NAMES
+from domeng.core.observation import N_SEATS
+from domeng.core.rules import Rules
+from domeng.engine.game import PASS, Game, Preview
+from domeng.players.heuristics import PLAYER_IDS
+
+HUMAN = "human"
+DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
+#: the computer players that may sit at a table: each sees only its own D17 view
+TABLE_PLAYERS = tuple(PLAYER_IDS) + ("search", "search-N")
+#: the largest search budget at a table (a move must come back within seconds)
+MAX_SEARCH_SAMPLES = 20_000
+#: players that see hidden tiles: never at a table with people (D17)
+SEEING_PLAYERS = ("omniscient", "cheat", "oracle")
+SAVE_FORMAT = "domeng-play-save"
+SAVE_VERSION = 3
+#: a round has at most 25 plays and, in practice, far fewer than 200 passes
+MAX_ACTIONS_PER_ROUND = 1_000
+MAX_SAVED_ROUNDS = 100_000
+
+
+class SaveFileError(DomengError):
+    """A save file that cannot be used: unreadable, corrupt, edited, foreign
+    or of another format version."""
+
+
+# ---------------------------------------------------------------------------
+# Seats
+# ---------------------------------------------------------------------------
+
+
+def check_seat(name: Any) -> str:
+    """A seat's canonical name: ``human`` or a computer player that may sit
+    at a table with people.  :class:`PlayerError` (one line) otherwise: a
+    player that sees hidden tiles (D17), a name that would import code, an
+    unknown name, an oversized search budget."""
+    if not isinstance(name, str) or not name.strip() or len(name) > 40 \
+            or not name.strip().isascii() or not name.strip().isprintable():
+        raise PlayerError(f"a seat is human or a computer player ({', '.join(TABLE_PLAYERS)}); "
+                          f"got {str(name)[:40]!r}")
+    low = name.strip().lower()
+    if low in (HUMAN, "you", "person"):
+        return HUMAN
+    if low in SEEING_PLAYERS or "omniscient" in low:
+        raise PlayerError(f"player {low!r} sees hidden tiles: it cannot sit at a table with "
+                          "people (D17)")
+    if low in PLAYER_IDS or low == "search":
+        return low
+    if low.startswith("search-"):
+        n = low[len("search-"):]
+        if not (n.isascii() and n.isdigit() and 1 <= len(n) <= 6
+                and 1 <= int(n) <= MAX_SEARCH_SAMPLES):
+            raise PlayerError(f"bad search budget in {name.strip()!r}: write search-N with "
+                              f"1 <= N <= {MAX_SEARCH_SAMPLES} samples per move")
+        return f"search-{int(n)}"
+    if ":" in low:
+        raise PlayerError(f"only built-in players sit at a table ({', '.join(TABLE_PLAYERS)}); "
+                          f"{name.strip()!r} would import code")
+    raise PlayerError(f"unknown player {name.strip()!r}; at a table: human, "
+                      f"{', '.join(TABLE_PLAYERS)}")
+
+
+def parse_seats(text: str | Sequence[str]) -> list[str]:
+    """Five seats from ``"human,hunter,heavy,keeper,random"`` (or a list),
+    seat 0 first."""
+    items = [s.strip() for s in text.split(",")] if isinstance(text, str) else list(text)
+    if len(items) != N_SEATS or not all(isinstance(s, str) and s for s in items):
+        raise PlayerError(f"--seats needs 5 comma-separated seats, seat 0 first, e.g. "
+                          f"{','.join(DEFAULT_SEATS)}; got {len(items)}")
+    return [check_seat(s) for s in items]
+
+
+# ---------------------------------------------------------------------------
+# What a seat sees
+# ---------------------------------------------------------------------------
+
+
+class Move(NamedTuple):
+    """A legal action of the seat to move and what it would do (the engine's
+    :class:`~domeng.engine.game.Preview`)."""
+
+    action: int
+    tile: int
+    end: str  # "left" | "right" | "lead"
+    preview: Preview
+
+
+class View(NamedTuple):
+    """What one seat may see now (D17): public facts, and that seat's own
+    hand (``hand`` is None for a spectator)."""
+
+    round: int
+    starter: int | None
+    to_move: int | None
+    stones: list[int]
+    table_stones: int
+    camat: int | None
+    hand_sizes: list[int]
+    ends: tuple[int, int] | None
+    chain: list[tuple[int, int]]  # the tiles from the left end to the right, as they lie
+    last_tile: int | None  # index in ``chain`` of the tile played last
+    last_mappano: int | None
+    must_lead: int | None
+    hand: list[int] | None
+    events: list[dict[str, Any]]  # this round's events, as this seat may see them
+
+
+def chain_of(events: Sequence[dict[str, Any]]) -> tuple[list[tuple[int, int]], int | None]:
+    """The chain as the tiles lie, left to right, from the round's events
+    (each play event carries the ends after it), and the index of the tile
+    played last."""
+    chain: list[tuple[int, int]] = []
+    last = None
+    for ev in events:
+        if ev["type"] == "lead":
+            chain = [(ev["left"], ev["right"])]
+            last = 0
+        elif ev["type"] == "play":
+            if ev["end"] == END_NAMES[0]:
+                chain.insert(0, (ev["left"], chain[0][0]))
+                last = 0
+            else:
+                chain.append((chain[-1][1], ev["right"]))
+                last = len(chain) - 1
+    return chain, last
+
+
+# ---------------------------------------------------------------------------
+# The session
+# ---------------------------------------------------------------------------
+
+
+class Session:
+    """One game: five seats, a target, the engine and the record of actions."""
+
+    def __init__(self, seats: Sequence[str], rules: Rules | None = None, seed: int = 0,
+                 rounds: int | None = None, camats: int | None = None) -> None:
+        self.seats = parse_seats(list(seats))
+        self.rules = rules if rules is not None else Rules()
+        if rounds is None and camats is None:
+            camats = 1
+        for name, v in (("rounds", rounds), ("camats", camats)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise DomengError(f"the game's {name} target must be a whole number >= 1")
+        self.target_rounds = rounds
+        self.target_camats = camats
+        self.game = Game(self.rules, seed=seed)
+        self.computers = Computers([HUMAN_STAND_IN if s == HUMAN else s for s in self.seats])
+        self.actions: list[list[int]] = []  # per round, every action taken
+        self.finished: list[list[dict[str, Any]]] = []  # each finished round's events
+        self.modified = False  # loaded from an edited save (--allow-modified)
+
+    # -- who is where ---------------------------------------------------------
+    @property
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s == HUMAN]
+
+    def is_human(self, seat: int) -> bool:
+        return self.seats[seat] == HUMAN
+
+    @property
+    def to_move(self) -> int | None:
+        return self.game.seat
+
+    @property
+    def round_over(self) -> bool:
+        return self.game.round_over
+
+    @property
+    def rounds_played(self) -> int:
+        return self.game.rounds_played
+
+    @property
+    def game_over(self) -> bool:
+        """D16: the target reached, between rounds."""
+        return self.round_over and self.game.game_over(self.target_rounds or 0,
+                                                       self.target_camats or 0)
+
+    @property
+    def seed(self) -> int | None:
+        """The game's seed, once the game is over (with it and the engine
+        anyone can recompute every deal, so no seat may learn it before)."""
+        return self.game.seed if self.game_over else None
+
+    def human_to_move(self) -> bool:
+        """A person must choose (they hold a playable tile); a seat that can
+        only pass passes by :meth:`auto_step`."""
+        s = self.to_move
+        return s is not None and self.is_human(s) and self.game.legal_actions() != [PASS]
+
+    # -- turn flow ------------------------------------------------------------
+    def deal(self) -> list[dict[str, Any]]:
+        """Start the next round (D2..D4); the deal event is private (see :meth:`view`)."""
+        if self.game_over:
+            raise IllegalMoveError("the game is over")
+        events = self.game.new_round()
+        self.actions.append([])
+        return events
+
+    def moves(self) -> list[Move]:
+        """The seat to move's legal plays with what each would do (empty
+        when it can only pass)."""
+        g = self.game
+        out = []
+        for a in g.legal_actions():
+            if a == PASS:
+                continue
+            end = "lead" if g.ends is None else END_NAMES[a & 1]
+            out.append(Move(a, a >> 1, end, g.preview(a)))
+        return out
+
+    def play(self, action: int) -> list[dict[str, Any]]:
+        """A person's action at the seat to move (IllegalMoveError if not legal)."""
+        s = self.to_move
+        if s is None or not self.is_human(s):
+            raise IllegalMoveError("it is not a person's turn")
+        return self._step(action)
+
+    def auto_step(self) -> list[dict[str, Any]]:
+        """The step no person decides: a computer seat's move, or a forced PASS."""
+        s = self.to_move
+        if s is None:
+            raise IllegalMoveError("no round is in progress")
+        if self.human_to_move():
+            raise IllegalMoveError(f"seat {s} is a person's: they choose their move")
+        a = PASS if self.is_human(s) else self.computers.action(self.game)
+        return self._step(a)
+
+    def _step(self, action: int) -> list[dict[str, Any]]:
+        events = self.game.step(action)
+        self.actions[-1].append(int(action))
+        if self.round_over:
+            self.finished.append(list(self.game.events))
+        return events
+
+    # -- what a seat sees ----------------------------------------------------------
+    def view(self, seat: int | None) -> View:
+        """What ``seat`` may see now (``None``: a spectator): D17."""
+        g = self.game
+        events = g.events_for(seat)
+        chain, last = chain_of(events)
+        hand = None
+        if seat is not None and not self.round_over:
+            hand = sorted(g.hand(seat))
+        return View(g.round_number, g.starter, g.seat, g.stones, g.table_stones, g.camat,
+                    g.hand_sizes, g.ends, chain, last, g.last_mappano, g.must_lead, hand, events)
+
+    def standings(self) -> list[dict[str, int]]:
+        """Per seat over the whole game: stones held now, rounds won, CAMATs,
+        and every stone received (a CAMAT returns the stones to the table,
+        D15; ``received`` still counts them)."""
+        wins = [0] * N_SEATS
+        camats = [0] * N_SEATS
+        received = [0] * N_SEATS
+        for events in self.finished:
+            for ev in events:
+                if ev["type"] == "end":
+                    wins[ev["winner"]] += 1
+                elif ev["type"] == "camat":
+                    camats[ev["seat"]] += 1
+                elif ev["type"] == "transfer":
+                    received[ev["to"]] += ev["amount"]
+        st = self.game.stones
+        return [{"seat": s, "stones": st[s], "wins": wins[s], "camats": camats[s],
+                 "received": received[s]} for s in range(N_SEATS)]
+
+    def ranking(self) -> list[dict[str, int]]:
+        """The final order: most CAMATs (the CAMAT rises above the table,
+        D15), then fewest stones held, then fewest stones received over the
+        game, then most rounds won."""
+        return sorted(self.standings(), key=lambda r: (-r["camats"], r["stones"], r["received"],
+                                                       -r["wins"], r["seat"]))
+
+    # -- save and load ----------------------------------------------------------------
+    def to_save(self) -> dict[str, Any]:
+        """The game as JSON data: rules, seats, seed, target and actions; no
+        hand and no generator state (a load replays the actions)."""
+        return {"format": SAVE_FORMAT, "version": SAVE_VERSION, "rules": self.rules.to_dict(),
+                "seats": list(self.seats), "seed": self.game.seed,
+                "target": {"rounds": self.target_rounds, "camats": self.target_camats},
+                "actions": [list(r) for r in self.actions], "modified": self.modified}
+
+    @classmethod
+    def from_save(cls, data: Any, *, rounds: int | None = None,
+                  camats: int | None = None) -> "Session":
+        """Replay a saved game; :class:`SaveFileError` (one line) if the data
+        is not a usable save of this version.  ``rounds``/``camats`` replace
+        the saved target."""
+        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+            raise SaveFileError("is not a domeng play save file")
+        if data.get("version") != SAVE_VERSION:
+            raise SaveFileError(f"is a save of format version {str(data.get('version'))[:20]}; "
+                                f"this domeng reads version {SAVE_VERSION}")
+        try:
+            return cls._replay(data, rounds, camats)
+        except SaveFileError:
+            raise
+        except (DomengError, KeyError, TypeError, ValueError, IndexError) as e:
+            why = " ".join(str(e).split())[:200] or type(e).__name__
+            if isinstance(e, KeyError):
+                why = f"missing {why}"
+            raise SaveFileError(f"is corrupt: {why}") from None
+
+    @classmethod
+    def _replay(cls, data: dict, rounds: int | None, camats: int | None) -> "Session":
+        rules_map = data["rules"]
+        if not isinstance(rules_map, dict):
+            raise ValueError("rules must be an object")
+        rules = Rules.from_mapping(rules_map)
+        seats = data["seats"]
+        if not isinstance(seats, list):
+            raise ValueError("seats must be a list of 5 names")
+        seed = data["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError("seed must be a whole number 0 <= seed < 2**64")
+        target = data["target"]
+        if not isinstance(target, dict):
+            raise ValueError("target must be an object")
+        if rounds is None and camats is None:
+            rounds, camats = target.get("rounds"), target.get("camats")
+        s = cls(seats, rules=rules, seed=seed, rounds=rounds, camats=camats)
+        s.modified = data.get("modified") is True
+        log = data["actions"]
+        if not isinstance(log, list) or len(log) > MAX_SAVED_ROUNDS:
+            raise ValueError("actions must be a list of rounds")
+        for r, acts in enumerate(log, 1):
+            if not isinstance(acts, list) or len(acts) > MAX_ACTIONS_PER_ROUND:
+                raise ValueError(f"round {r}'s actions must be a list")
+            if not s.round_over:
+                raise ValueError(f"round {r - 1} does not end where the save says")
+            s.deal()
+            for i, a in enumerate(acts, 1):
+                if s.round_over:
+                    raise ValueError(f"round {r} ends before its action {i}")
+                if isinstance(a, bool) or not isinstance(a, int):
+                    raise ValueError(f"round {r}, action {i}: not a whole number")
+                seat = s.to_move
+                if s.is_human(seat) and s.human_to_move():
+                    s.play(a)  # IllegalMoveError with the reason if it is not legal
+                    continue
+                s.auto_step()
+                if s.actions[-1][-1] != a:
+                    raise ValueError(f"round {r}, action {i}: seat {seat} "
+                                     f"({s.seats[seat]}) does not play that")
+        return s
+
+
+#: the compiled player that stands in a person's seat (never asked to move)
+HUMAN_STAND_IN = "random"
+

@@ -1,0 +1,295 @@
+"""Stronger determinized search: ``esearch`` and ``isearch`` (issue 13).
+
+Both improve on :mod:`domeng.players.search` (``search``: uniform
+determinizations, ``heavy`` rollouts) in the same loop: for every
+determinization, every legal move is played and the round rolled out to its
+end with common random numbers; the move with the best total value is
+played (value: minus the stones the seat gains by the round's end, plus
+``CAMAT_BONUS`` if it becomes CAMAT, D15).
+
+``esearch-N`` (N determinizations per decision)
+    1. **Determinizations exactly consistent with D17** (:func:`determinize`):
+       every other seat gets exactly its hand size and never a tile showing a
+       number it has shown it lacks by passing; the 3 tiles out of play take
+       the rest.  Random capacity-weighted deals are tried first; if they keep
+       failing, a depth-first search finds a consistent deal (one always
+       exists: the true one), so the void constraints are never dropped.
+    2. **Better rollouts**: every seat plays the rest of the round as the
+       tuned ``expert`` (:mod:`domeng.players.expert`), with the public
+       fields it reads (hand sizes, voids) kept up to date.
+``isearch-N``
+    ``esearch`` plus **inference**: each determinization is weighted by how
+    likely the other seats' actual plays this round were under a softmax
+    model of the expert's scores (temperature ``1 / BETA``), replayed from the
+    round's public history with the determinized hands.  Deals in which the
+    others would have played very differently count less.
+
+Each player sees only its observation and the round's public history, and
+draws every random number from its seat's generator: games are reproducible
+from the seed.  Rollouts step through the step API (:mod:`domeng.engine.step`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from domeng.core.bits import lowest_bit, popcount
+from domeng.core.nbrng import next64, randbelow
+from domeng.core.observation import (
+    H_END, H_SEAT, H_TILE, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEFT, OBS_LEN,
+    OBS_MUST_LEAD, OBS_PLAYED_BY, OBS_RIGHT, OBS_RULES, OBS_SEAT, OBS_STONES, OBS_TURN, OBS_VOID,
+)
+from domeng.core.rules import R_LEN
+from domeng.core.tiles import TILE_HIGH, TILE_LOW
+from domeng.engine import kernel as K
+from domeng.engine import step as E
+from domeng.players.expert import _W as EXPERT_W
+from domeng.players.expert import decision_context, move_score
+from domeng.players.heuristics import P_EXPERT, builtin_choose
+from domeng.engine.kernel import ends_after
+from domeng.players.scoring import STRATEGY_SIG
+from domeng.players.search import CAMAT_BONUS
+
+DEFAULT_SAMPLES = 100
+BETA = 0.5
+_HI = TILE_HIGH.copy()
+_LO = TILE_LOW.copy()
+_ALL = np.int64((1 << 28) - 1)
+RANDOM_TRIES = 64
+
+
+@njit(cache=True, inline="always")
+def _allowed(obs, me, p, t):
+    """May seat ``p`` (5: out of play) hold tile ``t``, by what ``me`` knows?"""
+    if p == 5:
+        return True
+    if p == me:
+        return False
+    v = obs[OBS_VOID + p]
+    return ((v >> _HI[t]) & 1) == 0 and ((v >> _LO[t]) & 1) == 0
+
+
+@njit(cache=True)
+def determinize(obs, rng, hands, tiles, cap, choice, tries=RANDOM_TRIES):
+    """Deal the tiles seat ``obs[OBS_SEAT]`` cannot see to the other seats
+    and the out-of-play pool, exactly consistent with D17: hand sizes and
+    known voids.  ``hands`` gets all five masks; returns False only if no
+    consistent deal exists (never, for an observation of a real game).
+    ``tries`` random deals are tried before the depth-first search."""
+    me = obs[OBS_SEAT]
+    unseen = _ALL & ~obs[OBS_HAND] & ~obs[OBS_CHAIN]
+    n = 0
+    m = unseen
+    while m:
+        tiles[n] = lowest_bit(m)
+        m &= m - 1
+        n += 1
+    for attempt in range(tries):
+        for p in range(5):
+            hands[p] = 0
+            cap[p] = obs[OBS_HAND_SIZE + p] if p != me else 0
+        cap[5] = n - (cap[0] + cap[1] + cap[2] + cap[3] + cap[4])
+        hands[me] = obs[OBS_HAND]
+        for i in range(n - 1, 0, -1):
+            j = randbelow(rng, i + 1)
+            tmp = tiles[i]
+            tiles[i] = tiles[j]
+            tiles[j] = tmp
+        ok = True
+        for i in range(n):
+            t = tiles[i]
+            total = 0
+            for p in range(6):
+                if cap[p] > 0 and _allowed(obs, me, p, t):
+                    total += cap[p]
+            if total == 0:
+                ok = False
+                break
+            r = randbelow(rng, total)
+            for p in range(6):
+                if cap[p] > 0 and _allowed(obs, me, p, t):
+                    if r < cap[p]:
+                        cap[p] -= 1
+                        if p < 5:
+                            hands[p] |= np.int64(1) << t
+                        break
+                    r -= cap[p]
+        if ok:
+            return True
+    # depth-first search over the (last shuffled) tile order: always finds a
+    # consistent deal when one exists
+    for p in range(5):
+        hands[p] = 0
+        cap[p] = obs[OBS_HAND_SIZE + p] if p != me else 0
+    cap[5] = n - (cap[0] + cap[1] + cap[2] + cap[3] + cap[4])
+    hands[me] = obs[OBS_HAND]
+    for i in range(n):
+        choice[i] = -1
+    i = 0
+    while 0 <= i < n:
+        t = tiles[i]
+        p = choice[i]
+        if p >= 0:  # undo the previous choice for this tile
+            cap[p] += 1
+            if p < 5:
+                hands[p] &= ~(np.int64(1) << t)
+        p += 1
+        while p < 6 and not (cap[p] > 0 and _allowed(obs, me, p, t)):
+            p += 1
+        if p == 6:
+            choice[i] = -1
+            i -= 1
+            continue
+        choice[i] = p
+        cap[p] -= 1
+        if p < 5:
+            hands[p] |= np.int64(1) << t
+        i += 1
+    return i == n
+
+
+@njit(cache=True)
+def log_likelihood(obs, hist, hands, beta, r_obs, moves):
+    """Log-probability of the other seats' plays this round (after the lead)
+    under a softmax of the expert's move scores, if the hands were
+    ``hands``; replayed from the public history."""
+    me = obs[OBS_SEAT]
+    h = np.zeros(5, dtype=np.int64)
+    for p in range(5):
+        h[p] = hands[p] | obs[OBS_PLAYED_BY + p]
+    for k in range(OBS_LEN):
+        r_obs[k] = obs[k]
+    left = -1
+    right = -1
+    chain = np.int64(0)
+    for p in range(5):
+        r_obs[OBS_VOID + p] = 0
+    r_obs[OBS_MUST_LEAD] = -1
+    ll = 0.0
+    for k in range(obs[OBS_TURN]):
+        p = hist[k, H_SEAT]
+        t = hist[k, H_TILE]
+        if t < 0:  # a pass: the passer lacks both open numbers (D17)
+            r_obs[OBS_VOID + p] |= (np.int64(1) << left) | (np.int64(1) << right)
+            continue
+        if p != me and left >= 0:
+            r_obs[OBS_SEAT] = p
+            r_obs[OBS_HAND] = h[p]
+            r_obs[OBS_LEFT] = left
+            r_obs[OBS_RIGHT] = right
+            r_obs[OBS_CHAIN] = chain
+            for q in range(5):
+                r_obs[OBS_HAND_SIZE + q] = popcount(h[q])
+            n = K.legal_moves(h[p], r_obs, moves)
+            if n > 1:
+                hand, possible, void, table, race, one_left = decision_context(r_obs)
+                actual = t * 2 + hist[k, H_END]
+                top = -1e300
+                sa = 0.0
+                for i in range(n):
+                    sc = beta * move_score(EXPERT_W, r_obs, moves[i], hand, possible, void,
+                                           table, race, one_left)
+                    if sc > top:
+                        top = sc
+                    if moves[i] == actual:
+                        sa = sc
+                z = 0.0
+                for i in range(n):
+                    z += math.exp(beta * move_score(EXPERT_W, r_obs, moves[i], hand, possible,
+                                                    void, table, race, one_left) - top)
+                ll += sa - top - math.log(z)
+        left, right = ends_after(t, hist[k, H_END], left, right)
+        chain |= np.int64(1) << t
+        h[p] &= ~(np.int64(1) << t)
+    return ll
+
+
+@njit(cache=True)
+def rollout(S, hands, obs, w0, me, move, rng_state, policy, s_rng):
+    """Play ``move`` for ``me`` from the position (``obs`` with ``hands`` for
+    every seat; ``w0`` the round's counters) and the rest of the round with
+    ``policy`` (a built-in player id) at every seat, through the step API
+    on the rollout state ``S``; returns the value for ``me``: minus the
+    stones it gained, plus ``CAMAT_BONUS`` if the engine makes it CAMAT (D15)."""
+    E.set_position(S, obs, w0, hands)
+    S.ctl[E.C_FULL] = 1  # the rollout players read hand sizes and voids
+    s_rng[0] = rng_state
+    ended = E.step(S, move)
+    while not ended:
+        n = E.legal_moves(S)
+        if n > 0:
+            s = S.ctl[E.C_SEAT]
+            S.obs[OBS_SEAT] = s
+            S.obs[OBS_HAND] = S.hands[s]
+            ended = E.step(S, S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)])
+        else:
+            ended = E.step(S, E.PASS)
+    value = float(obs[OBS_STONES + me] - E.held_at_settlement(S, me))
+    if S.w[K.W_CAMAT] == me:
+        value += CAMAT_BONUS
+    return value
+
+
+@njit(cache=True)
+def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta):
+    """The decision of ``esearch`` (``beta == 0``) or ``isearch`` (``beta > 0``)."""
+    if n_moves == 1:
+        return 0
+    me = obs[OBS_SEAT]
+    hands = np.zeros(5, dtype=np.int64)
+    tiles = np.zeros(28, dtype=np.int64)
+    cap = np.zeros(6, dtype=np.int64)
+    choice = np.zeros(28, dtype=np.int64)
+    r_obs = np.zeros(OBS_LEN, dtype=np.int64)
+    s_moves = np.zeros(64, dtype=np.int64)
+    w0 = np.zeros(K.W_LEN, dtype=np.int64)
+    s_rng = np.zeros(1, dtype=np.uint64)
+    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
+    values = np.zeros((samples, n_moves))
+    ll = np.zeros(samples)
+    K.counters_from_history(obs, hist, w0)
+    for d in range(samples):
+        determinize(obs, rng, hands, tiles, cap, choice)
+        if beta > 0:
+            ll[d] = log_likelihood(obs, hist, hands, beta, r_obs, s_moves)
+        seed = next64(rng)
+        for i in range(n_moves):
+            values[d, i] = rollout(S, hands, obs, w0, me, moves[i], seed, policy, s_rng)
+    top = ll.max()
+    best = 0
+    best_v = -1e300
+    for i in range(n_moves):
+        v = 0.0
+        for d in range(samples):
+            v += math.exp(ll[d] - top) * values[d, i]
+        if v > best_v:
+            best_v = v
+            best = i
+    return best
+
+
+_MADE: dict[tuple[str, int], object] = {}
+KINDS = {"esearch": 0.0, "isearch": BETA}
+
+
+def make_isearch_strategy(kind: str = "isearch", samples: int | None = None):
+    """The ``esearch`` or ``isearch`` player with ``samples`` determinizations
+    per decision (default :data:`DEFAULT_SAMPLES`), compiled for the player
+    signature."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown search player {kind!r}")
+    n = DEFAULT_SAMPLES if samples is None else int(samples)
+    if n < 1:
+        raise ValueError("samples must be >= 1")
+    if (kind, n) not in _MADE:
+        beta = KINDS[kind]
+
+        def strategy(obs, hist, moves, n_moves, rng):
+            return isearch_core(obs, hist, moves, n_moves, rng, n, P_EXPERT, beta)
+
+        strategy.__name__ = f"{kind}_{n}"
+        _MADE[(kind, n)] = njit(STRATEGY_SIG)(strategy)
+    return _MADE[(kind, n)]

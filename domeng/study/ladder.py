@@ -1,0 +1,160 @@
+"""The ladder: rank any number of players (five or more) in duplicate matches.
+
+Every lineup of five of the ``N`` players (all ``C(N, 5)`` of them: every
+player meets every other equally often) plays the same ``deals`` games of
+``rounds`` rounds, each under every seating of a design
+(:mod:`domeng.study.arrangements`, default ``"all"``: every cyclic order in
+every rotation), so seats and neighbours are balanced and identical players
+come out equal in expectation.
+
+A player's statistics in a deal are summed over the lineups and seatings it
+played; deals are independent (their deal streams are seeded by ``(seed,
+deal)`` and shared by every lineup and seating), so 95% intervals are
+computed across deals and the pairwise margins are paired by deal.
+Stones are penalties (term 13): the ranking is by net stones per round
+(received minus given), lower is better; CAMATs per 1000 rounds are shown
+beside it.
+"""
+
+from __future__ import annotations
+
+import html
+import base64
+import time
+from itertools import combinations
+from math import comb
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from domeng.core.errors import DomengError
+from domeng.core.rules import Rules
+from domeng.players.registry import resolve_player
+from domeng.study.arrangements import seatings
+from domeng.study.tournament import STATS, Z95, TournamentResults, _progress, tournament
+
+#: most lineups a ladder plays (C(10, 5) = 252)
+MAX_LINEUPS = 252
+
+
+class LadderResults(TournamentResults):
+    """Per-deal statistics of each of the ladder's players (summed over its
+    lineups and seatings); the tables and estimators of a tournament."""
+
+    def to_text(self) -> str:
+        t = self.ranking()
+        m = self.meta
+        lines = [f"Ladder: {len(self.players)} players, {m['lineups']} lineups x {self.deals:,} "
+                 f"deals x {m['rounds']} rounds x {m['seatings']} seatings, seed {m['seed']}, "
+                 f"{m['rules_text']}",
+                 "ranked by net stones per round (lower is better), 95% CI:",
+                 f"{'#':>3} {'player':<16}{'net':>24}{'win rate':>10}{'CAMAT/1000':>22}"]
+        for k, r in t.iterrows():
+            net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
+            cam = (f"{r['camat_per_1000']:.1f} [{r['camat_per_1000_ci_low']:.1f},"
+                   f"{r['camat_per_1000_ci_high']:.1f}]")
+            lines.append(f"{k + 1:>3} {r['player']:<16}{net:>24}{r['win_rate']:>10.4f}{cam:>22}")
+        mg = self.margins()
+        order = list(t["player"])
+        lines.append("paired margins of net stones per round between neighbours in the ranking:")
+        for a, b in zip(order, order[1:]):
+            r = mg[(mg.a == a) & (mg.b == b)].iloc[0]
+            lines.append(f"    {a} - {b}: {r.net_diff:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
+                         f"{'  *' if r.significant else ''}")
+        return "\n".join(lines)
+
+    def plots(self) -> dict[str, bytes]:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from domeng.results.report import _bars, _png
+        t = self.ranking()
+        n = len(t)
+        fig, axes = plt.subplots(1, 2, figsize=(max(9, 1.3 * n + 4), 4.2), layout="constrained")
+        x = np.arange(n)
+        axes[0].bar(x, t["net"], yerr=Z95 * t["net_se"].fillna(0), capsize=4,
+                    color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]])
+        axes[0].axhline(0, color="#777777", lw=1)
+        axes[0].set_xticks(x)
+        axes[0].set_xticklabels(t["player"], rotation=30, ha="right")
+        axes[0].set_title("net stones per round (lower is better)")
+        axes[0].grid(axis="y", alpha=0.3)
+        _bars(axes[1], list(t["player"]), t["camat_per_1000"], t["camat_per_1000_se"],
+              fmt="{:.1f}")
+        axes[1].set_xticks(x)
+        axes[1].set_xticklabels(t["player"], rotation=30, ha="right")
+        axes[1].set_title("CAMAT per 1000 rounds")
+        fig.suptitle(f"Ladder, {self.meta['lineups']} lineups x {self.deals:,} deals x "
+                     f"{self.meta['rounds']} rounds x {self.meta['seatings']} seatings (95% CI)",
+                     fontsize=11)
+        return {"ladder": _png(fig)}
+
+    def html(self, pngs: dict[str, bytes] | None = None) -> str:
+        pngs = self.plots() if pngs is None else pngs
+        esc = html.escape
+        fmt = lambda v: f"{v:.4f}"  # noqa: E731
+        parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+                 "<title>Domeng ladder</title><style>body{font-family:sans-serif;"
+                 "max-width:1100px;margin:2em auto}table.df{border-collapse:collapse}"
+                 "table.df td,table.df th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
+                 "</head><body><h1>Domeng ladder</h1>", f"<pre>{esc(self.to_text())}</pre>"]
+        for name, data in pngs.items():
+            parts.append(f"<img alt='{esc(name)}' src='data:image/png;base64,"
+                         f"{base64.b64encode(data).decode()}'>")
+        parts.append("<h2>Players</h2>" + self.ranking().to_html(index=False, classes="df",
+                                                                 float_format=fmt))
+        parts.append("<h2>Paired margins of net stones per round</h2>" + self.margins().to_html(
+            index=False, classes="df", float_format=fmt))
+        parts.append("</body></html>")
+        return "\n".join(parts)
+
+
+def ladder(
+    players: Sequence[Any] | str,
+    deals: int = 100,
+    rounds: int = 10,
+    seed: int = 0,
+    rules: Rules | str | Sequence[str] | None = None,
+    orders: str = "all",
+    workers: int | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
+) -> LadderResults:
+    """Rank five or more players in duplicate matches (see the module docstring)."""
+    if isinstance(players, str):
+        items = [s for s in (x.strip() for x in players.split(",")) if s]
+    else:
+        items = list(players)
+    if len(items) < 5:
+        raise DomengError(f"a ladder needs at least 5 players, got {len(items)}")
+    n_lineups = comb(len(items), 5)
+    if n_lineups > MAX_LINEUPS:
+        raise DomengError(f"{len(items)} players make {n_lineups} lineups of five; a ladder "
+                          f"plays at most {MAX_LINEUPS} (10 players)")
+    specs = [resolve_player(p) for p in items]
+    names = [p.name for p in specs]
+    names = [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+    design = len(seatings(orders))
+    report = _progress(progress)
+    total = n_lineups * deals * design
+    per_deal = np.zeros((deals, len(specs), len(STATS)), dtype=np.int64)
+    t0 = time.time()
+    for k, lineup in enumerate(combinations(range(len(specs)), 5)):
+        base = k * deals * design
+
+        def sub(done: int, _total: int, base=base) -> None:
+            if report:
+                report(base + done, total)
+
+        res = tournament([specs[i] for i in lineup], deals=deals, rounds=rounds, seed=seed,
+                         rules=rules, workers=workers, progress=sub, orders=orders)
+        for j, i in enumerate(lineup):
+            per_deal[:, i, :] += res.per_deal[:, j, :]
+    r = res.meta
+    meta = {"kind": "ladder", "players": names, "deals": deals, "rounds": rounds, "seed": seed,
+            "rules": r["rules"], "rules_text": r["rules_text"], "orders": orders,
+            "seatings": design, "lineups": n_lineups,
+            "format": f"duplicate: every lineup of five of the {len(specs)} players, each deal "
+                      f"once per seating ({orders}, {design} seatings)",
+            "elapsed_seconds": time.time() - t0}
+    return LadderResults(per_deal, meta)
