@@ -1,0 +1,134 @@
+"""Environment throughput (issue 15): agent steps a second on one core.
+
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_envs.py [--seconds 3]
+
+Side by side: the vectorised env (``DomengVectorEnv``, N tables per compiled
+call, ``copy=False``), the single Gymnasium env, the PettingZoo AEC env, and
+OpenSpiel's ``python_block_dominoes`` random play (when ``open_spiel`` is
+installed).  An agent step is one decision of the learner (a pass it must
+make counts too); the opponents (``random``) play inside the engine.  The
+learner's random legal action is drawn by a small compiled helper for the
+vectorised env and by numpy for the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from numba import njit
+
+from domeng.envs.gym import DomengEnv, DomengVectorEnv
+from domeng.envs.pettingzoo import env as pz_env
+
+
+@njit(cache=True)
+def random_legal(mask, state, out):
+    """A uniformly random legal action per row of ``mask`` (an LCG stream)."""
+    for i in range(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[i, a]
+        state[0] = (state[0] * 6364136223846793005 + 1442695040888963407) & 0x7FFFFFFFFFFFFFFF
+        k = (state[0] >> 20) % n
+        for a in range(mask.shape[1]):
+            if mask[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+
+
+def bench_vector(n: int, seconds: float) -> float:
+    v = DomengVectorEnv(n, "random", copy=False)
+    _, info = v.reset(seed=1)
+    acts = np.zeros(n, dtype=np.int64)
+    st = np.array([1], dtype=np.int64)
+    random_legal(info["action_mask"], st, acts)
+    v.step(acts)
+    steps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(10):
+            random_legal(v._t.mask, st, acts)
+            v.step(acts)
+        steps += 10 * n
+    return steps / (time.perf_counter() - t0)
+
+
+def bench_single(seconds: float) -> float:
+    env = DomengEnv("random")
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=1)
+    steps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(100):
+            a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, _, done, _, info = env.step(a)
+            if done:
+                _, info = env.reset()
+        steps += 100
+    return steps / (time.perf_counter() - t0)
+
+
+def bench_pettingzoo(seconds: float) -> float:
+    e = pz_env()
+    rng = np.random.default_rng(0)
+    steps, games, t0 = 0, 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        e.reset(seed=games)
+        games += 1
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+            else:
+                e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                steps += 1
+    return steps / (time.perf_counter() - t0)
+
+
+def bench_open_spiel(seconds: float) -> tuple[float, float] | None:
+    try:
+        import pyspiel
+        from open_spiel.python.games import block_dominoes  # noqa: F401 (registers it)
+    except ImportError:
+        return None
+    game = pyspiel.load_game("python_block_dominoes")
+    rng = np.random.default_rng(0)
+    steps, games, t0 = 0, 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                acts, probs = zip(*s.chance_outcomes())
+                s.apply_action(int(rng.choice(acts, p=probs)))
+            else:
+                s.apply_action(int(rng.choice(s.legal_actions())))
+                steps += 1
+        games += 1
+    dt = time.perf_counter() - t0
+    return steps / dt, games / dt
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    args = ap.parse_args()
+    rows = []
+    for n in (256, 1024, 4096):
+        rows.append((f"DomengVectorEnv, {n} tables", bench_vector(n, args.seconds)))
+    rows.append(("DomengEnv (one table)", bench_single(args.seconds)))
+    rows.append(("PettingZoo AEC (all five seats)", bench_pettingzoo(args.seconds)))
+    osp = bench_open_spiel(args.seconds)
+    for name, rate in rows:
+        print(f"{name:40s} {rate:14,.0f} agent steps/s")
+    if osp is None:
+        print("OpenSpiel python_block_dominoes: open_spiel is not installed")
+    else:
+        print(f"{'OpenSpiel python_block_dominoes':40s} {osp[0]:14,.0f} agent steps/s "
+              f"({osp[1]:,.0f} games/s)")
+
+
+if __name__ == "__main__":
+    main()
