@@ -29,7 +29,6 @@ seats is (wins of both seats) / (2 x rounds), comparable to a seat's rate.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -43,6 +42,7 @@ from domeng.core.layout import CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS_HIST, S_LEN
 from domeng.core.rules import Rules
 from domeng.infra import fs
 from domeng.infra.fs import atomic_directory, atomic_write  # noqa: F401  (the names this module had)
+from domeng.results.meta import _json_default, _layout_meta, package_version, study_digest  # noqa: F401
 from domeng.results.stats import Z95, add_ci, estimate, num, ratio  # noqa: F401  (re-exported)
 
 SUMMARY_SCHEMA = "domeng.summary/1"
@@ -54,31 +54,6 @@ FRAME_NAMES = (
     "final_state", "camats_per_table",
 )
 ALL = "ALL"
-
-
-def package_version() -> str:
-    """The version of domeng (``domeng.__version__``, its one place)."""
-    from domeng import __version__
-
-    return __version__
-
-
-def study_digest(tables: int, rounds: int, seed: int, players: list, rules: dict,
-                 engine: str) -> str:
-    """A hash of what a study's numbers depend on: its counts, seed, players,
-    every rule option and the engine's source hash.  Stored in the results
-    (``meta["digest"]``) and in every chunk of a checkpoint, so that an
-    edited seed, rule or player list is detected on resume and report."""
-    text = json.dumps([int(tables), int(rounds), int(seed), [str(p) for p in players],
-                       sorted((str(k), v) for k, v in dict(rules).items()), str(engine)],
-                      default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _layout_meta() -> dict:
-    return {"agg_len": L.AGG_LEN,
-            "agg_fields": [[k, v[0], v[1]] for k, v in L.AGG_FIELDS.items()],
-            "state_len": S_LEN}
 
 
 # ---------------------------------------------------------------- estimators
@@ -605,14 +580,3 @@ class Results:
             raise ResultsError(f"corrupt results file {str(path)!r}: "
                                f"{' '.join(str(e).split()) or type(e).__name__}") from None
         return res
-
-
-def _json_default(v):
-    """numpy scalars in metadata (e.g. a rule value given as ``np.int64``) as JSON numbers."""
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.floating):
-        return float(v)
-    if isinstance(v, np.bool_):
-        return bool(v)
-    raise TypeError(f"{type(v).__name__} is not JSON serialisable")
