@@ -3,7 +3,7 @@ step API (:mod:`domeng.engine.step`), players chosen inside the compiled
 code.  Aggregate mode with only built-in players (a study's usual case: no
 per-round records, no trace) runs on the engine's aggregate-mode loop
 (:mod:`domeng.engine.fast`) instead: the same aggregates and table states,
-draw for draw (``tests/test_kernel.py`` compares the two), about 1.7 times
+draw for draw (``tests/batch/test_kernel.py`` compares the two), about 1.7 times
 as fast.
 
 Players arrive as ids (:data:`domeng.players.heuristics.PLAYER_IDS`) plus a

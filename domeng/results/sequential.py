@@ -23,7 +23,7 @@ where the sequence is tightest; it is fixed before any data is seen, from
 the first look and the cap (:func:`rho_for`).  The price of looking as often
 as one likes is width: near ``t*`` the half-width is about 1.55 times the
 fixed-sample ``1.96 SE``, i.e. about 2.4 times as many tables as a study of
-planned size would need.  ``tests/test_sequential.py`` checks the coverage
+planned size would need.  ``tests/results/test_sequential.py`` checks the coverage
 by simulation.
 """
 

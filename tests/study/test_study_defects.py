@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import domeng
 from domeng.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_save_into_a_study_folder_keeps_every_other_file(tmp_path):

@@ -24,7 +24,7 @@ from domeng.results.results import Results
 from domeng.study.simulate import simulate
 
 MIXED = "random,heavy,keeper,hunter,random"
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STUDY = dict(tables=11, rounds=13, players=MIXED, seed=8, rules="passebunge_every_pass=false")
 
 

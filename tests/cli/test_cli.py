@@ -18,7 +18,7 @@ from domeng.results.results import FRAME_NAMES, Results
 from domeng.core.rules import Rules
 
 TINY = ["--tables", "3", "--rounds", "4", "--seed", "2"]
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(capsys, *argv):

@@ -18,7 +18,7 @@ from domeng.core import errors as E
 from domeng.infra import fs
 from domeng.infra.progress import COMPILING, Progress
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_domeng_has_no_side_effects():
