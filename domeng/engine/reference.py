@@ -201,6 +201,13 @@ class Table:
         self.history.append(result)
 
 
+def _whole(x) -> bool:
+    """An int (or numpy integer), not a bool, float or string."""
+    import numbers as _n
+
+    return isinstance(x, _n.Integral) and not isinstance(x, bool)
+
+
 def _check_deal(hands: list[list[int]]) -> None:
     if len(hands) != N_SEATS:
         raise IllegalMoveError(f"a deal has 5 hands, got {len(hands)}")
@@ -354,6 +361,8 @@ class Round:
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know now (D17): its own hand and public facts only."""
+        if not _whole(seat) or not 0 <= seat < N_SEATS:
+            raise IllegalMoveError(f"a seat is 0..{N_SEATS - 1}, got {seat!r}")
         t = self.table
         return Observation(
             seat=seat,
@@ -386,6 +395,8 @@ class Round:
         :class:`IllegalMoveError` and leaves the state unchanged."""
         self._check_turn(seat)
         try:
+            if len(move) != 2 or not all(_whole(x) for x in move):
+                raise ValueError(move)  # 3.7 is no tile id: never truncated to 3
             move = Move(int(move[0]), int(move[1]))
         except (TypeError, ValueError, IndexError):
             # bad input is a DomengError (domeng.core.errors), never a bare TypeError

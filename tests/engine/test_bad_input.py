@@ -195,3 +195,22 @@ def test_player_returning_an_illegal_move():
 def test_every_error_class_is_a_domeng_error():
     for cls in (TileError, RulesError, IllegalMoveError, PlayerError):
         assert issubclass(cls, DomengError) and issubclass(cls, ValueError)
+
+
+def test_a_float_tile_or_a_bad_seat_is_refused_not_truncated():
+    """Issue 10 (Low): ``play((3.7, 0))`` must not play tile 3, ``observation(-1)``
+    must not give seat 4's view; both are one clear IllegalMoveError."""
+    import pytest
+
+    from domeng.core.errors import IllegalMoveError
+    from domeng.engine.reference import Table
+
+    rnd = Table(seed=1).new_round()
+    before = snapshot(rnd)
+    for bad in [(3.7, 0), (3, 0.0), (True, 0), ("3", 0)]:
+        with pytest.raises(IllegalMoveError):
+            rnd.play(bad)
+        assert snapshot(rnd) == before
+    for seat in (-1, 5, True, 2.0, "1"):
+        with pytest.raises(IllegalMoveError):
+            rnd.observation(seat)
