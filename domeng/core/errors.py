@@ -118,10 +118,20 @@ __all__ = [
     "DomengError", "EnvironmentFailure", "TileError", "RulesError", "IllegalMoveError",
     "PlayerError", "UsageError", "StudyError", "CheckpointError", "ResultsError",
     "OutputFolderError", "UnsafePathError", "ResultsWriteError", "FolderBusyError",
-    "ClusterError", "ClusterFailure", "SaveFileError", "is_environment_failure",
+    "ClusterError", "ClusterFailure", "SaveFileError", "UnreachableTarget", "InputError",
+    "WebError", "is_environment_failure",
 ]
 
 
 class UnreachableTarget(DomengError, ValueError):
     """A target 95% half-width (``--target-ci``) that the round cap cannot
     reach, projected from the first look at the data."""
+
+
+class InputError(DomengError, ValueError):
+    """What a person typed is not a legal move now (the message says why);
+    the terminal game shows it and asks again."""
+
+
+class WebError(DomengError):
+    """A request the browser table refuses; its text is shown on the page as is."""

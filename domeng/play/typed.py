@@ -15,12 +15,9 @@ from typing import Sequence
 from domeng.core.errors import TileError
 from domeng.core.tiles import numbers, parse_tile, tile_str
 from domeng.play.session import Move
+from domeng.core.errors import InputError  # noqa: F401 (re-exported)
 
 MAX_INPUT = 200  # characters: no move or command is longer
-
-
-class InputError(ValueError):
-    """What a person typed is not a legal move now (the message says why)."""
 
 
 def clean(text: str) -> str:

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from domeng.core.errors import WebError  # noqa: F401 (re-exported)
 from domeng.batch.computer import Computers
 from domeng.core.errors import DomengError
 from domeng.core.events import END_NAMES, for_seat, render_events
@@ -36,10 +37,6 @@ _UNASKED = "random"
 #: the largest game a request may ask for (D16: rounds / CAMATs)
 MAX_ROUNDS = 1000
 MAX_CAMATS = 20
-
-
-class WebError(DomengError):
-    """A request the table refuses; its text is shown on the page as is."""
 
 
 def token_hash(token: str) -> str:
