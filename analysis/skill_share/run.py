@@ -4,9 +4,12 @@ The share of the variance of a seat's net stones per round that is explained
 by *who plays* (the player), by *what is dealt* (the hand: the deal and the
 seat it lands on, split into the starting position and the rest), by their
 interaction, and by everything else (the order of the opponents around the
-table and the players' own random choices), from duplicate matches.
+table, and chance: the players' own random draws, measured by replaying the
+same deals with other player streams), from duplicate matches.
 
-Design.  The field ``random, heavy, keeper, hunter, expert`` plays the same
+Design.  The field ``random, heavy, keeper, hunter, expert`` (and a second
+field without the random player: ``heavy, keeper, hunter, expert, expert``)
+plays the same
 ``--deals`` games of ``--rounds`` rounds under every seating of the ``all``
 design of :mod:`domeng.study.arrangements` (120: every player in every seat
 next to every other): the deal stream of a game is shared by its 120
@@ -25,7 +28,7 @@ moments; hands random, players fixed; Searle, Casella and McCulloch 1992,
 ch. 4), 95% intervals by a bootstrap that resamples whole deals (Davison and
 Hinkley 1997, sec. 3.8).  See the README for the formulas and the reasons.
 
-    .venv/bin/python analysis/skill_share/run.py            # ~3-4 min on a busy core
+    .venv/bin/python analysis/skill_share/run.py            # ~5 min on a busy machine
     .venv/bin/python analysis/skill_share/run.py --quick --out /tmp/ss   # a smoke run
 """
 
@@ -49,15 +52,21 @@ from domeng.study.tournament import STATS, duplicate_states, tournament
 from _common import (Z95, Timer, environment, out_dir, save_fig, setup_matplotlib, write_csv,
                      write_json, write_timings)
 
-FIELD = ("random", "heavy", "keeper", "hunter", "expert")
+#: the fields: the main one spans the compiled players; the second has no random
+#: player (two experts instead), to see how much of the luck the random player makes
+FIELDS = {"main": ("random", "heavy", "keeper", "hunter", "expert"),
+          "no random": ("heavy", "keeper", "hunter", "expert", "expert")}
 SEED = 20261130
 #: components of the variance, in the order of the figures
 COMPONENTS = ("player", "position", "hand", "player_x_hand", "other")
 LABELS = {"player": "player (skill)", "position": "starting position (seat from the opener)",
           "hand": "rest of the deal (the hand)", "player_x_hand": "player x hand",
-          "other": "other: opponents' order, random choices"}
+          "opponents_order": "order of the opponents around the table",
+          "chance": "chance: the players' random choices"}
 COLORS = {"player": "#2a7ab9", "position": "#e39b2d", "hand": "#f3cf8a",
-          "player_x_hand": "#8e6bb8", "other": "#bbbbbb"}
+          "player_x_hand": "#8e6bb8", "opponents_order": "#888888", "chance": "#d0d0d0"}
+#: the stacked bars: "other" split into the opponents' order and chance
+BARS = ("player", "position", "hand", "player_x_hand", "opponents_order", "chance")
 
 
 # ---------------------------------------------------------------- play
@@ -216,10 +225,11 @@ def head_to_head(y: np.ndarray, design, a: int, b: int) -> tuple[float, float, f
 # ---------------------------------------------------------------- plots
 def plot_shares(comp: pd.DataFrame, out: Path) -> None:
     plt = setup_matplotlib()
-    fig, ax = plt.subplots(figsize=(11, 0.42 * len(comp) + 1.6), layout="constrained")
+    comp = comp[comp.field == "main"]
+    fig, ax = plt.subplots(figsize=(11, 0.42 * len(comp) + 2.2), layout="constrained")
     y = np.arange(len(comp))
     left = np.zeros(len(comp))
-    for c in COMPONENTS:
+    for c in BARS:
         v = comp[f"{c}_share"].clip(lower=0).to_numpy()
         ax.barh(y, v, left=left, color=COLORS[c], label=LABELS[c], height=0.7)
         left += v
@@ -235,40 +245,44 @@ def plot_shares(comp: pd.DataFrame, out: Path) -> None:
     ax.set_title("How much of Domeng is skill? Variance of a seat's net stones per round, by "
                  "source\n(field random, heavy, keeper, hunter, expert; duplicate deals, 120 "
                  "seatings each)")
-    ax.legend(fontsize=8, ncols=3, loc="lower center", bbox_to_anchor=(0.45, -0.28 - 0.8 / len(comp)))
+    fig.legend(fontsize=8, ncols=3, loc="outside lower center")
     save_fig(fig, out / "skill_share.png")
 
 
-def plot_rounds(comp: pd.DataFrame, single: pd.DataFrame, h2h: pd.DataFrame, out: Path) -> None:
+def plot_rounds(comp: pd.DataFrame, h2h: pd.DataFrame, out: Path) -> None:
     plt = setup_matplotlib()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), layout="constrained")
     ax = axes[0]
-    g = comp[comp.kind == "first N rounds"]
-    ax.fill_between(g["n"], 100 * g["player_share_ci_low"], 100 * g["player_share_ci_high"],
-                    color=COLORS["player"], alpha=0.25, lw=0)
-    ax.plot(g["n"], 100 * g["player_share"], "o-", color=COLORS["player"],
-            label="player share over the first N rounds (95% CI)")
-    ax.plot(g["n"], 100 * g["independent_rounds_share"], "--", color="#555555",
-            label="if the rounds' luck were independent")
-    ax.plot(single["n"], 100 * single["player_share"], ".", color="#c0504d", ms=5,
-            label="round N alone")
-    gc = comp[comp.kind == "until the first CAMAT"].iloc[0]
-    ax.axhline(100 * gc.player_share, color="#4f9a4f", ls=":",
-               label=f"until the first CAMAT (mean {gc.n:.1f} rounds)")
+    for field, color in (("main", COLORS["player"]), ("no random", "#c0504d")):
+        g = comp[(comp.kind == "first N rounds") & (comp.field == field)]
+        ax.fill_between(g["n"], 100 * g["player_share_ci_low"], 100 * g["player_share_ci_high"],
+                        color=color, alpha=0.25, lw=0)
+        ax.plot(g["n"], 100 * g["player_share"], "o-", color=color, ms=4,
+                label=f"{field} field: player share over the first N rounds")
+        if field == "main":
+            ax.plot(g["n"], 100 * g["independent_rounds_share"], "--", color="#555555",
+                    label="main field, if each round's luck were independent")
+        gs = comp[(comp.kind == "round N alone") & (comp.field == field)]
+        if len(gs):
+            ax.plot(gs["n"], 100 * gs["player_share"], "x", color=color, ms=7,
+                    label=f"{field} field: round 10 alone")
+    ax.axhline(50, color="#999999", ls=":", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel("rounds N (log scale)")
-    ax.set_ylabel("player share of the variance (%)")
+    ax.set_ylabel("player share of the variance (%, 95% CI)")
     ax.set_title("Skill share grows with the rounds aggregated")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7.5)
     ax = axes[1]
-    for opp, gg in h2h.groupby("opponent", sort=False):
-        ax.errorbar(gg["n"], gg["p"], yerr=1.96 * gg["se"], fmt="o-", ms=4, capsize=2,
+    h = h2h[h2h.field == "main"]
+    for opp, gg in h.groupby("opponent", sort=False):
+        ax.errorbar(gg["n"], gg["p"], yerr=Z95 * gg["se"], fmt="o-", ms=4, capsize=2,
                     label=f"expert vs {opp}")
     ax.axhline(0.5, color="#999999", ls="--", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel("rounds N (log scale)")
     ax.set_ylabel("P(expert ends with fewer net stones)")
-    ax.set_title("How often the expert comes out ahead of one opponent\n(same table; ties count 1/2)")
+    ax.set_title("Main field: how often the expert ends ahead of one opponent\n"
+                 "at the same table over N rounds (ties count 1/2)")
     ax.legend(fontsize=8)
     save_fig(fig, out / "share_vs_rounds.png")
 
@@ -281,17 +295,17 @@ def horizons(rounds: int) -> list[int]:
 
 def outcomes(data: dict) -> list[tuple[str, str, float, np.ndarray]]:
     """``(kind, label, N, y[deal, seating, seat])`` of every outcome studied:
-    round 10 alone; net stones per round over the first N rounds; until the
+    net stones per round over the first N rounds; round 10 alone; until the
     first CAMAT; and whether the seat becomes the first CAMAT (0/1)."""
     net = data["net"]
     rounds = net.shape[0]
     cum = np.cumsum(net.astype(np.int32), axis=0)                    # [round, D, S, seat]
     out = []
-    if rounds >= 10:
-        out.append(("round N alone", "round 10 alone", 10, net[9].astype(np.float64)))
     for n in horizons(rounds):
         label = "1 round (the first)" if n == 1 else f"first {n} rounds"
         out.append(("first N rounds", label, n, cum[n - 1] / n))
+    if rounds >= 10:
+        out.append(("round N alone", "round 10 alone", 10, net[9].astype(np.float64)))
     k, seat = first_camat(data["camat"])
     until = np.take_along_axis(cum, (k - 1)[None, :, :, None], axis=0)[0] / k[..., None]
     out.append(("until the first CAMAT", "until the first CAMAT", float(k.mean()), until))
@@ -309,52 +323,35 @@ def chance_part(y: np.ndarray, y_other: np.ndarray) -> tuple[float, float]:
     return float(per_deal.mean()), float(per_deal.std(ddof=1) / np.sqrt(len(per_deal)))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=1000)
-    ap.add_argument("--rounds", type=int, default=30)
-    ap.add_argument("--boot", type=int, default=1000, help="bootstrap resamples of the deals")
-    ap.add_argument("--chance-deals", type=int, default=250,
-                    help="deals replayed with other player streams (the chance part)")
-    ap.add_argument("--seed", type=int, default=SEED)
-    ap.add_argument("--check-deals", type=int, default=20,
-                    help="deals compared with domeng.study.tournament")
-    ap.add_argument("--quick", action="store_true", help="a tiny smoke run (seconds)")
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.deals, args.rounds, args.boot, args.check_deals, args.chance_deals = 12, 4, 20, 3, 6
-    if args.deals < 3 or args.rounds < 1 or args.boot < 2 or not 2 <= args.chance_deals:
-        ap.error("need --deals >= 3, --rounds >= 1, --boot >= 2, --chance-deals >= 2")
-    args.chance_deals = min(args.chance_deals, args.deals)
-    out = Path(args.out) if args.out else out_dir(__file__)
-    out.mkdir(parents=True, exist_ok=True)
-    timer = Timer()
-    data = play(FIELD, args.deals, args.rounds, args.seed, timer)
-    check = check_against_tournament(data, FIELD, args.seed,
-                                     min(args.check_deals, args.deals), timer)
-    other = play(FIELD, args.chance_deals, args.rounds, args.seed, timer, player_seed=args.seed + 1)
-    design, R = data["design"], args.rounds
+def analyse(name: str, field, deals: int, rounds: int, chance_deals: int, boot: int, seed: int,
+            check_deals: int, timer: Timer) -> dict:
+    """Play one field and decompose every outcome (see the module docstring)."""
+    labels = [f"{p}#{i}" if field.count(p) > 1 else p for i, p in enumerate(field)]
+    data = play(field, deals, rounds, seed, timer)
+    check = check_against_tournament(data, field, seed, min(check_deals, deals), timer)
+    other = play(field, min(chance_deals, deals), rounds, seed, timer, player_seed=seed + 1)
+    design = data["design"]
     starter0 = data["starter"][0]
     if not (starter0 == starter0[:, :1]).all():
         raise RuntimeError("the first round's opener differs between seatings (D3)")
     off = (np.arange(5)[None, :] - starter0[:, :1]) % 5               # [deal, seat]
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(seed)
     rows, means = [], []
     for (kind, label, n, y), (_, _, _, y2) in zip(outcomes(data), outcomes(other)):
-        row, mu, se = decompose(y, design, off, args.boot, rng)
+        row, mu, se = decompose(y, design, off, boot, rng)
         ch, ch_se = chance_part(y, y2)
         t = row["total_variance"]
         row.update({"chance_var": ch, "chance_share": ch / t,
                     "chance_share_ci_low": (ch - Z95 * ch_se) / t,
                     "chance_share_ci_high": (ch + Z95 * ch_se) / t,
                     "opponents_order_share": row["other_share"] - ch / t})
-        rows.append({"kind": kind, "outcome": label, "n": n, **row})
-        means += [{"kind": kind, "outcome": label, "n": n, "player": FIELD[p], "mean": v,
-                   "se": e} for p, (v, e) in enumerate(zip(mu, se))]
-    timer.mark(f"decompositions, {args.boot} bootstrap resamples")
-    single = pd.DataFrame([{"n": j + 1, **decompose(data["net"][j], design, off, 0, rng)[0]}
-                           for j in range(R)])
+        rows.append({"field": name, "kind": kind, "outcome": label, "n": n, **row})
+        means += [{"field": name, "kind": kind, "outcome": label, "n": n, "player": labels[p],
+                   "mean": v, "se": e} for p, (v, e) in enumerate(zip(mu, se))]
+    timer.mark(f"{name} field: decompositions, {boot} bootstrap resamples")
+    single = pd.DataFrame([{"field": name, "n": j + 1,
+                            **decompose(data["net"][j], design, off, 0, rng)[0]}
+                           for j in range(rounds)])
     comp = pd.DataFrame(rows)
     # the reference curve: the player's part over N rounds, with the single rounds'
     # other parts averaged and divided by N (as if each round's luck were independent)
@@ -363,53 +360,88 @@ def main(argv=None) -> int:
         r.player_var / (r.player_var + luck[:int(r.n)].mean() / r.n)
         if r.kind == "first N rounds" else np.nan for r in comp.itertuples()]
     cum = np.cumsum(data["net"].astype(np.int32), axis=0)
-    h2h = []
-    for n in horizons(R):
-        for b in range(4):
-            p, se, ties = head_to_head(cum[n - 1], design, FIELD.index("expert"), b)
-            h2h.append({"n": n, "opponent": FIELD[b], "p": p, "se": se, "ties": ties})
-    h2h = pd.DataFrame(h2h)
-    means = pd.DataFrame(means)
+    a = field.index("expert")
+    h2h = pd.DataFrame([{"field": name, "n": n, "opponent": labels[b],
+                         **dict(zip(("p", "se", "ties"), head_to_head(cum[n - 1], design, a, b)))}
+                        for n in horizons(rounds) for b in range(5) if b != a])
+    k, seat = first_camat(data["camat"])
+    meta = {"field": labels, "deals": deals, "rounds": rounds, "seatings": len(design),
+            "rounds_played": int(deals * rounds * len(design)),
+            "chance_deals": min(chance_deals, deals), "bootstrap": boot,
+            "check_against_tournament": check,
+            "first_camat_round": {"mean": float(k.mean()), "median": float(np.median(k)),
+                                  "censored_share": float((seat < 0).mean())}}
+    return {"comp": comp, "single": single, "means": pd.DataFrame(means), "h2h": h2h,
+            "meta": meta}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=500, help="deals of the main field")
+    ap.add_argument("--rounds", type=int, default=120, help="rounds of the main field's games")
+    ap.add_argument("--deals2", type=int, default=200, help="deals of the field without random")
+    ap.add_argument("--rounds2", type=int, default=60, help="rounds of that field's games")
+    ap.add_argument("--boot", type=int, default=1000, help="bootstrap resamples of the deals")
+    ap.add_argument("--chance-deals", type=int, default=100,
+                    help="deals replayed with other player streams (the chance part)")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--check-deals", type=int, default=20,
+                    help="deals compared with domeng.study.tournament")
+    ap.add_argument("--quick", action="store_true", help="a tiny smoke run (seconds)")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.deals, args.rounds, args.deals2, args.rounds2 = 12, 4, 6, 3
+        args.boot, args.check_deals, args.chance_deals = 20, 3, 6
+    if min(args.deals, args.deals2, args.chance_deals) < 3 or min(args.rounds, args.rounds2) < 1 \
+            or args.boot < 2:
+        ap.error("need --deals, --deals2, --chance-deals >= 3, --rounds, --rounds2 >= 1, "
+                 "--boot >= 2")
+    out = Path(args.out) if args.out else out_dir(__file__)
+    out.mkdir(parents=True, exist_ok=True)
+    timer = Timer()
+    runs = {name: analyse(name, field, d, r, args.chance_deals, args.boot, args.seed,
+                          args.check_deals, timer)
+            for (name, field), d, r in zip(FIELDS.items(), (args.deals, args.deals2),
+                                           (args.rounds, args.rounds2))}
+    comp, single, means, h2h = (pd.concat([x[k] for x in runs.values()], ignore_index=True)
+                                for k in ("comp", "single", "means", "h2h"))
     write_csv(comp, out / "components.csv")
     write_csv(single, out / "single_rounds.csv")
     write_csv(means, out / "player_means.csv")
     write_csv(h2h, out / "head_to_head.csv")
     plot_shares(comp, out)
-    plot_rounds(comp, single, h2h, out)
+    plot_rounds(comp, h2h, out)
     timer.mark("tables and plots")
 
     def ci(r, c):
         return {"value": r[f"{c}_share"], "ci95": [r[f"{c}_share_ci_low"], r[f"{c}_share_ci_high"]]}
 
-    k, seat = first_camat(data["camat"])
     results = {
-        "study": "skill_share", "seed": args.seed, "field": list(FIELD),
-        "sizes": {"deals": args.deals, "rounds": R, "seatings": len(design),
-                  "rounds_played": int(args.deals * R * len(design)), "bootstrap": args.boot,
-                  "chance_deals": args.chance_deals},
+        "study": "skill_share", "seed": args.seed,
         "method": "balanced two-way mixed-model ANOVA (hands = deal x seat random, players "
                   "fixed, 24 replicates = arrangements of the other four), method-of-moments "
                   "variance components; 95% percentile intervals from a bootstrap over deals. "
                   "Chance: the same deals replayed with other player streams.",
-        "check_against_tournament": check,
-        "first_camat_round": {"mean": float(k.mean()), "median": float(np.median(k)),
-                              "censored_share": float((seat < 0).mean())},
-        "shares": {r["outcome"]: {**{c: ci(r, c) for c in COMPONENTS + ("chance",)},
-                                  "opponents_order": r["opponents_order_share"]} for r in rows},
-        "player_means": {r.outcome: {} for r in comp.itertuples()},
+        "fields": {name: x["meta"] for name, x in runs.items()},
+        "shares": {f"{r['field']} / {r['outcome']}": {
+            **{c: ci(r, c) for c in COMPONENTS + ("chance",)},
+            "opponents_order": r["opponents_order_share"]} for _, r in comp.iterrows()},
+        "player_means": {},
         "head_to_head": h2h.to_dict("records"),
         "environment": environment(),
     }
     for r in means.itertuples():
-        results["player_means"][r.outcome][r.player] = {"value": r.mean, "se": r.se}
+        results["player_means"].setdefault(f"{r.field} / {r.outcome}", {})[r.player] = {
+            "value": r.mean, "se": r.se}
     write_json(results, out / "results.json")
     write_timings(timer, out)
     for r in comp.itertuples():
-        print(f"{r.outcome:<32} player {100 * r.player_share:5.1f}% "
+        print(f"{r.field:<9} {r.outcome:<30} player {100 * r.player_share:5.1f}% "
               f"[{100 * r.player_share_ci_low:.1f}, {100 * r.player_share_ci_high:.1f}]  "
               f"position {100 * r.position_share:4.1f}%  hand {100 * r.hand_share:4.1f}%  "
-              f"PxH {100 * r.player_x_hand_share:4.1f}%  other {100 * r.other_share:4.1f}% "
-              f"(chance {100 * r.chance_share:4.1f}%)")
+              f"PxH {100 * r.player_x_hand_share:4.1f}%  opponents' order "
+              f"{100 * r.opponents_order_share:4.1f}%  chance {100 * r.chance_share:4.1f}%")
     print(f"total {timer.total():.1f} s; outputs in {out}")
     return 0
 
