@@ -172,6 +172,7 @@ def vec_reset(B, seed, next_table, learner, pids, fns, rounds, camats, camat_bon
 
 @njit(cache=True, _nrt=False, inline="always")
 def _check(B, actions, bad):
+    """``bad[i] = 1`` where ``actions[i]`` is not legal at table ``i``; returns how many."""
     n = 0
     for i in range(B.ctl.shape[0]):
         S = table_at(B, i)
@@ -179,12 +180,6 @@ def _check(B, actions, bad):
         bad[i] = 0 if ok else 1
         n += 0 if ok else 1
     return n
-
-
-@njit(cache=True, _nrt=False)
-def check_actions(B, actions, bad):
-    """``bad[i] = 1`` where ``actions[i]`` is not legal at table ``i``; returns how many."""
-    return _check(B, actions, bad)
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -296,7 +291,6 @@ class Tables:
         """Table ``i``'s state record (views; read-only for callers)."""
         return State(*[f[i] for f in self.B])
 
-
     def reset(self, seed: int, table_start: int) -> None:
         self.seed = np.uint64(seed)
         self.next_table[0] = table_start
@@ -304,11 +298,6 @@ class Tables:
         f(self.B, self.seed, self.next_table, self.seat, self.pids, *self._fns,
           self.rounds, self.camats, self.camat_bonus, self.obs, self.mask, self.pending,
           self._scratch, self._crng, self._pobs, self._phist, self._pmoves, self._rew)
-
-    def illegal(self, actions: np.ndarray) -> np.ndarray:
-        """Indices of the tables where ``actions`` is not legal."""
-        check_actions(self.B, actions, self.bad)
-        return np.flatnonzero(self.bad)
 
     def step(self, actions: np.ndarray, autoreset: bool) -> int:
         """One compiled call (:func:`vec_step`): the number of episodes that
