@@ -309,6 +309,29 @@ def drop_previous(folder: str | os.PathLike) -> None:
 
 
 @contextmanager
+def writing_output(folder: str | os.PathLike, finished: str, unfinished: str | None = None,
+                   what: str = "domeng results", resume_hint: str | None = None,
+                   resume: bool = False) -> Iterator[Path]:
+    """THE policy around a run that writes ``folder`` in place: a new run
+    prepares it (:func:`prepare_output`), a resumed one (``resume``) accepts
+    only an unfinished (or finished) folder of its kind; the folder is locked
+    (:class:`FolderLock`) while the ``with`` block runs, and when it ends
+    without error the results it replaced are deleted (:func:`drop_previous`).
+    On error, the folder (unfinished: it lacks ``finished``) and
+    ``DIR.previous`` are left as they are, each file in them complete."""
+    folder = Path(folder)
+    if resume:
+        if inspect_output(folder, finished, unfinished, what) not in ("finished", "unfinished"):
+            raise CheckpointError(f"no {what} to resume in {str(folder)!r}")
+    else:
+        prepare_output(folder, finished, unfinished, what, resume_hint)
+    with FolderLock(folder):
+        clean_temporaries(folder, ("tables", "plots", "arms"))
+        yield folder
+        drop_previous(folder)
+
+
+@contextmanager
 def atomic_directory(target: str | os.PathLike, finished: str = "results.npz",
                      what: str = "domeng results") -> Iterator[Path]:
     """Yield a fresh temporary folder next to ``target``; on success it

@@ -164,9 +164,12 @@ class Checkpoint:
     # ------------------------------------------------------------ create / open
     @classmethod
     def create(cls, folder: str | os.PathLike, plan: Plan,
-               records: str | os.PathLike | None = None, lock: bool = False) -> "Checkpoint":
+               records: str | os.PathLike | None = None, lock: bool = False,
+               extra: dict | None = None) -> "Checkpoint":
         """Start a new study in ``folder`` (see :func:`_prepare_folder`);
-        ``records`` must be a path inside ``folder``."""
+        ``records`` must be a path inside ``folder``.  ``extra``: more keys
+        for the manifest (``sequential``: the stopping rule of a study that
+        stops on the data, :mod:`domeng.study.sequential`)."""
         from domeng.players.registry import parse_players
 
         folder = Path(folder)
@@ -191,7 +194,7 @@ class Checkpoint:
                 raise CheckpointError(f"records path {str(rpath)!r}: with a study folder, the "
                                       f"records are written inside it ({str(folder)!r})") from None
         _prepare_folder(folder)
-        m = _manifest(plan, rec)
+        m = {**_manifest(plan, rec), **(extra or {})}
         ck = cls(folder, m)
         if lock:
             ck.lock()
@@ -226,8 +229,10 @@ class Checkpoint:
             return None
         res = Results.load(self.folder)
         p = self.plan
+        # a study that stopped on the data (``sequential``) played fewer tables than planned
+        tables = res.tables if self.manifest.get("sequential") else p.tables
         if (res.tables, res.rounds, res.seed, tuple(res.players), res.meta["rules"]) != (
-                p.tables, p.rounds, p.seed, tuple(p.players), p.rules.to_dict()):
+                tables, p.rounds, p.seed, tuple(p.players), p.rules.to_dict()):
             raise CheckpointError(f"{str(self.folder)!r}: results.npz does not match "
                                   f"{MANIFEST}; run the study again")
         return res
@@ -468,6 +473,10 @@ def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None
             list(allow_import or ()) + modules_named(resolve_names_safely(players)))
     ck = Checkpoint.open(folder, lock=True, allow_import=allow_import)
     try:
+        if ck.manifest.get("sequential"):
+            raise CheckpointError(f"{str(folder)!r} holds a study that stops on the data: "
+                                  f"continue it with `domeng simulate --resume {folder}` "
+                                  "(domeng.study.sequential.resume_until)")
         ck.check(tables=tables, rounds=rounds, seed=seed, players=players, rules=rules,
                  chunk_tables=chunk_tables, records=records)
         if workers is not None:
