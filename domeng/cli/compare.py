@@ -69,7 +69,8 @@ def add_target_options(s) -> None:
     s.add_argument("--target-ci", action="append", default=[], metavar="METRIC=HALF_WIDTH",
                    help="play blocks of tables until the 95%% half-width of METRIC is at most "
                         "HALF_WIDTH (repeatable; a confidence sequence, valid when stopping on "
-                        "the data: see docs/study.md); --tables is then not used")
+                        "the data: see docs/study.md); --tables is then not used; with --out "
+                        "DIR each chunk is saved, and --resume DIR stops at the same point")
     s.add_argument("--max-rounds", type=whole(1, maximum=10**13), default=None, metavar="N",
                    help="with --target-ci: stop after at most N rounds (per arm) "
                         "(default 100,000,000)")

@@ -289,3 +289,62 @@ def test_report_names_what_it_cannot_render_in_one_line(tmp_path, capsys, interr
     (other / "compare.json").write_text('{"schema": "something else"}')
     refused(capsys, ["report", other], "not a domeng results folder")
     assert [p.name for p in other.iterdir()] == ["compare.json"]
+
+
+#: a real `domeng ...` whose Nth chunk write (argv[2]) signals "ready" (argv[1]) and
+#: then waits to be killed, so the parent's kill -9 falls between two chunks
+_KILLED_CHILD = """
+import sys, time
+from pathlib import Path
+from domeng.study import checkpoint
+from domeng.cli.main import main
+
+real, written = checkpoint.Checkpoint.write_chunk, []
+
+def write_chunk(self, r):
+    real(self, r)
+    written.append(r.index)
+    if len(written) == int(sys.argv[2]):
+        Path(sys.argv[1]).write_text("ready")
+        time.sleep(600)
+
+checkpoint.Checkpoint.write_chunk = write_chunk
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.mark.slow
+def test_kill_9_of_compare_target_ci_then_resume(tmp_path, capsys):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    argv = ["compare", "--variant", "passebunge_every_pass=false", *SEQ]
+    ref, d, ready = tmp_path / "ref", tmp_path / "c", tmp_path / "ready"
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_CHILD, str(ready), "5", *argv,
+                             "--workers", "1", "--out", str(d)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None and not ready.exists():
+            time.sleep(0.02)
+        assert ready.exists(), "the comparison never wrote its fifth chunk"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:  # pragma: no cover
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    # killed between chunks: an unfinished comparison, every file in it complete
+    assert not (d / "compare.json").exists() and (d / "compare-manifest.json").is_file()
+    assert len(list((d / "arms").glob("*/chunks/chunk-*.npz"))) == 5
+    refused(capsys, [*argv, "--out", d], "domeng compare --resume")
+    code, _, err = run(capsys, "compare", "--resume", d, "--no-progress")
+    assert code == 0, err
+    assert run(capsys, *argv, "--out", ref)[0] == 0
+    assert study_json(d, "compare.json") == study_json(ref, "compare.json")
+    assert no_temporaries(d)
