@@ -220,8 +220,8 @@ def read_manifest(folder, kind: str) -> dict:
 
 
 def arm_folder(folder, k: int) -> Path:
-    """``folder/arms/K`` (``arms`` created; a link is refused)."""
-    return Path(fixed_subfolder(folder, ARMS)) / str(k)
+    """``folder/arms/K`` (``arms`` created; either being a link is refused)."""
+    return fixed_subfolder(fixed_subfolder(folder, ARMS), str(k), create=False)
 
 
 def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) -> Path:

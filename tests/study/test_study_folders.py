@@ -348,3 +348,31 @@ def test_kill_9_of_compare_target_ci_then_resume(tmp_path, capsys):
     assert run(capsys, *argv, "--out", ref)[0] == 0
     assert study_json(d, "compare.json") == study_json(ref, "compare.json")
     assert no_temporaries(d)
+
+
+def test_python_api_saves_and_loads_the_same_folders(tmp_path, capsys):
+    """domeng.compare/sweep(out=...) and save_comparison/save_sweep of a result
+    in memory write the same kind of folder, read back by load_*; an arm folder
+    that is a link is refused when the folder is read."""
+    import domeng
+    from domeng.results.compare_report import (load_comparison, load_sweep, save_comparison,
+                                               save_sweep)
+
+    cmp = domeng.compare(["pollo=4"], tables=12, rounds=5, seed=4, progress=False)
+    save_comparison(cmp, tmp_path / "c")
+    assert load_comparison(tmp_path / "c").to_json() == cmp.to_json()
+    direct = domeng.compare(["pollo=4"], tables=12, rounds=5, seed=4, progress=False,
+                            out=tmp_path / "c2")
+    assert study_json(tmp_path / "c2", "compare.json") == study_json(tmp_path / "c",
+                                                                     "compare.json")
+    assert direct.to_json() == cmp.to_json()
+    sw = domeng.sweep(["pollo=3,4"], tables=12, rounds=5, progress=False)
+    save_sweep(sw, tmp_path / "s")
+    assert load_sweep(tmp_path / "s").to_json() == sw.to_json()
+    # a finished folder resumed is only written again
+    assert run(capsys, "sweep", "--resume", tmp_path / "s", "--no-progress")[0] == 0
+    import shutil
+
+    shutil.move(tmp_path / "c" / "arms" / "1", tmp_path / "elsewhere")
+    (tmp_path / "c" / "arms" / "1").symlink_to(tmp_path / "elsewhere")
+    refused(capsys, ["report", tmp_path / "c"], "symbolic link")
