@@ -208,9 +208,21 @@ def read_manifest(folder, kind: str) -> dict:
                 and isinstance(a.get("rules"), dict) and isinstance(a.get("players"), list)
                 for a in m["arms"])):
             raise ValueError("bad arms")
-        for key in ("tables", "rounds", "seed"):
-            if isinstance(m.get(key), bool) or not isinstance(m.get(key), int) or m[key] < 0:
+        if len({a["name"] for a in m["arms"]}) != len(m["arms"]):
+            raise ValueError("an arm is named twice")
+        for key in ("tables", "rounds", "seed", "max_rounds"):
+            v = m.get(key)
+            if (key != "max_rounds" or v is not None) and (
+                    isinstance(v, bool) or not isinstance(v, int) or v < 0):
                 raise ValueError(f"bad {key}")
+        if m.get("target_ci") is not None and not isinstance(m["target_ci"], dict):
+            raise ValueError("bad target_ci")
+        if kind == "sweep" and not (
+                isinstance(m.get("grid"), dict) and isinstance(m.get("points"), list)
+                and len(m["points"]) == len(m["arms"])
+                and all(isinstance(v, list) for v in m["grid"].values())
+                and all(isinstance(p, dict) and set(p) == set(m["grid"]) for p in m["points"])):
+            raise ValueError("bad grid or points")
     except FileNotFoundError:
         raise CheckpointError(f"{str(folder)!r} holds no {kind} study (no {path.name})") from None
     except (OSError, ValueError, RecursionError) as e:

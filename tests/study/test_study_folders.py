@@ -376,3 +376,19 @@ def test_python_api_saves_and_loads_the_same_folders(tmp_path, capsys):
     shutil.move(tmp_path / "c" / "arms" / "1", tmp_path / "elsewhere")
     (tmp_path / "c" / "arms" / "1").symlink_to(tmp_path / "elsewhere")
     refused(capsys, ["report", tmp_path / "c"], "symbolic link")
+
+
+@pytest.mark.parametrize("edit", [
+    {"max_rounds": "many"}, {"rounds": -1}, {"arms": "x"}, {"target_ci": [1]},
+    {"points": [{"pollo_award": 3}]}, {"grid": {"pollo_award": 3}}, {"format": "other"},
+])
+def test_a_crafted_manifest_is_refused_in_one_line(tmp_path, capsys, interrupt, edit):
+    d = tmp_path / "sw"
+    interrupt(1)
+    assert run(capsys, *SWEEP, "--out", d)[0] == 130
+    interrupt(None)
+    path = d / "sweep-manifest.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **edit}))
+    before = snapshot(d)
+    refused(capsys, ["sweep", "--resume", d, "--no-progress"], "corrupt manifest")
+    assert snapshot(d) == before
