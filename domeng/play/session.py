@@ -33,7 +33,7 @@ from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
 from domeng.infra.interrupt import interruptible
-from domeng.players.heuristics import PLAYER_IDS
+from domeng.players.heuristics import N_BUILTIN, PLAYER_IDS
 
 HUMAN = "human"
 DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
@@ -257,11 +257,14 @@ class Session:
         return self._step(a)
 
     def _decide(self) -> int:
-        """The computer to move's action, interruptible by Ctrl-C however
-        long it thinks (:func:`domeng.infra.interrupt.interruptible`).  An
+        """The computer to move's action; a search player's is interruptible
+        by Ctrl-C however long it thinks (:func:`domeng.infra.interrupt.interruptible`).  An
         interrupted decision is not in the record (a save replays to the
         position before it); the session then refuses to go on."""
         self._check_not_interrupted()
+        pids = getattr(self.computers, "pids", None)
+        if pids is not None and 0 <= int(pids[self.to_move]) < N_BUILTIN:
+            return self.computers.action(self.game)  # a heuristic: microseconds, no thread
         try:
             return interruptible(self.computers.action, self.game)
         except KeyboardInterrupt:
