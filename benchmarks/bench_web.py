@@ -7,6 +7,10 @@ players (no pause).  Reports the moves per second of the whole server and the
 round trip of a person's move (send -> the state that shows it).
 
     python benchmarks/bench_web.py --tables 100 --seconds 30
+    python benchmarks/bench_web.py --dispatch both   # the old computer dispatch, then the new
+
+``--dispatch old`` puts back the computer players' old per-move call (the
+tuple of player functions typed on every move, ``bench_computer.py``).
 
 Needs the web extra (``pip install -e '.[web]'``).
 """
@@ -109,11 +113,24 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--delay", type=float, default=0.0,
                     help="computer players' pause per move (default 0: as fast as it goes)")
+    ap.add_argument("--dispatch", choices=("new", "old", "both"), default="new",
+                    help="computer moves through Computers.action (new), its old call, or both "
+                         "(old then new, one after the other)")
     a = ap.parse_args()
+    for d in (("old", "new") if a.dispatch == "both" else (a.dispatch,)):
+        print(json.dumps(run(a, d), indent=1), flush=True)
+
+
+def run(a, dispatch: str) -> dict:
+    from domeng.batch.computer import Computers
+
+    new_action = Computers.action
+    if dispatch == "old":
+        from bench_computer import old_computers_action
+        Computers.action = old_computers_action
     srv, th, app, port = start_server(a.tables, a.delay)
     try:
         # warm up: compile the engine and the players before timing
-        from domeng.batch.computer import Computers
         from domeng.engine.game import Game
 
         g, c = Game(seed=1), Computers(PLAYERS[1:] + ["random"])
@@ -124,7 +141,8 @@ def main() -> None:
     finally:
         srv.should_exit = True
         th.join(30)
-    print(json.dumps(res, indent=1))
+        Computers.action = new_action
+    return {"dispatch": dispatch, **res}
 
 
 if __name__ == "__main__":

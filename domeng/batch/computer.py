@@ -1,10 +1,18 @@
 """Computer players at a :class:`~domeng.engine.game.Game`: the batch
-engine's own player dispatch (:func:`domeng.batch.loop.player_action`),
-called one decision at a time.
+engine's own player dispatch, called one decision at a time.
 
 A seat's computer player sees only its D17 view and draws only from its
 seat's stream, exactly as in a study: a game whose five seats are computers
 is move for move table ``table`` of a study with the same seed and players.
+
+Speed.  A call from Python into compiled code types its arguments on every
+call, and a tuple of compiled functions (what
+:func:`domeng.batch.loop.player_action` takes) costs milliseconds to type.
+So no such tuple crosses from Python: a built-in seat is asked through
+:func:`domeng.batch.loop.builtin_action`, and a compiled (user's or search)
+player is called directly between :func:`~domeng.batch.loop.compiled_player_view`
+and :func:`~domeng.batch.loop.compiled_player_move`, the two halves of what
+``player_action`` does around it (``benchmarks/bench_computer.py``).
 
     >>> from domeng.engine.game import Game
     >>> from domeng.batch.computer import Computers
@@ -19,11 +27,13 @@ from typing import Any
 import numpy as np
 
 from domeng.batch import loop
-from domeng.batch.tables import _quiet_compile, kernel_players
+from domeng.batch.tables import kernel_players
 from domeng.core.errors import DomengError, PlayerError
 from domeng.core.layout import ST_BAD_MOVES
 from domeng.core.numba_cache import prepare
 from domeng.core.observation import MAX_TURNS, OBS_LEN
+from domeng.engine.step import C_SEAT, PASS
+from domeng.players.heuristics import N_BUILTIN
 
 
 class Computers:
@@ -34,6 +44,7 @@ class Computers:
     def __init__(self, players: Any) -> None:
         prepare()
         self.pids, self.fns = kernel_players(players)
+        self._builtin = [int(p) < N_BUILTIN for p in self.pids]
         self._crng = np.zeros(1, dtype=np.uint64)
         self._pobs = np.zeros(OBS_LEN, dtype=np.int64)
         self._phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
@@ -45,11 +56,15 @@ class Computers:
         if game.round_over:
             raise DomengError("no round is in progress")
         S = game.state
+        s = int(S.ctl[C_SEAT])
+        if self._builtin[s]:
+            return int(loop.builtin_action(self.pids, S, self._crng))
+        n = int(loop.compiled_player_view(S, self._crng, self._pobs, self._phist, self._pmoves))
+        if n == 0:
+            return PASS
+        idx = self.fns[s](self._pobs, self._phist, self._pmoves, n, self._crng)
         bad = int(S.st[ST_BAD_MOVES])
-        with _quiet_compile():
-            a = int(loop.player_action(self.pids, self.fns, S, self._crng, self._pobs,
-                                       self._phist, self._pmoves))
+        a = int(loop.compiled_player_move(S, idx, n, self._crng))
         if int(S.st[ST_BAD_MOVES]) != bad:
-            raise PlayerError(f"the player of seat {game.seat} returned a move index out of "
-                              "range")
+            raise PlayerError(f"the player of seat {s} returned a move index out of range")
         return a
