@@ -74,8 +74,42 @@ def _shots() -> Path:
     return _SHOTS[0]
 
 
+#: where things are on the page, measured in one go (no re-render in between):
+#: [left, top, right, bottom] in CSS pixels of the viewport
+LAYOUT = """() => {
+  const box = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  const shown = (sel) => [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length);
+  return {scroll_width: document.documentElement.scrollWidth, vw: innerWidth, vh: innerHeight,
+          status: box(document.querySelector('[data-testid="status"]')),
+          tiles: shown('[data-testid="hand"] [data-tile]').map(box),
+          ends: shown('#end-choice [data-end]').map(box),
+          pass: shown('[data-testid="pass"]').map(box),
+          next: shown('[data-testid="next-round"]').map(box)};
+}"""
+
+
+def _inside(b, lay) -> bool:
+    return b[0] >= 0 and b[1] >= 0 and b[2] <= lay["vw"] + 0.5 and b[3] <= lay["vh"] + 0.5
+
+
+def _check_layout(page, turn: bool) -> dict:
+    """The page fits its width; the status is on screen; on the person's turn
+    every tile of the hand (and the end choice, PASS) is a tap target of at
+    least 40 px, wholly on screen without scrolling."""
+    lay = page.evaluate(LAYOUT)
+    assert lay["scroll_width"] <= lay["vw"], lay
+    assert _inside(lay["status"], lay) and lay["status"][3] > lay["status"][1], lay
+    if turn:
+        assert lay["tiles"] or lay["pass"], lay
+        for b in lay["tiles"] + lay["ends"] + lay["pass"]:
+            assert b[2] - b[0] >= 40 and b[3] - b[1] >= 40, (b, lay)
+            assert _inside(b, lay), (b, lay)
+    return lay
+
+
 def _play_round(page, name: str, shot_at: int = 2) -> str:
-    """Click through one round as the person at seat 0; returns the status at its end."""
+    """Click through one round as the person at seat 0, checking the layout
+    at each of its turns; returns the status at the round's end."""
     status = page.get_by_test_id("status")
     moves = 0
     for _ in range(400):
@@ -84,6 +118,8 @@ def _play_round(page, name: str, shot_at: int = 2) -> str:
             return text
         playable = page.locator('[data-testid="hand"] [data-playable="true"]')
         pass_btn = page.get_by_test_id("pass")
+        if text == "Your turn":
+            _check_layout(page, turn=True)
         if text == "Your turn" and pass_btn.is_visible():
             pass_btn.click()
             moves += 1
@@ -91,6 +127,8 @@ def _play_round(page, name: str, shot_at: int = 2) -> str:
             playable.first.click()
             choice = page.locator('#end-choice [data-end="right"]')
             if choice.is_visible():
+                _check_layout(page, turn=True)  # the two ends: big buttons, on screen
+                page.screenshot(path=str(_shots() / f"{name}-end-choice.png"))
                 choice.click()
             moves += 1
             if moves == shot_at:
@@ -129,6 +167,12 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
     assert page.get_by_test_id("next-round").is_visible()
     lines = page.locator("#end-text li")
     assert lines.count() >= 1 and END_TERMS.search(page.locator("#round-end").inner_text())
+    lay = _check_layout(page, turn=False)
+    nxt = lay["next"][0]
+    assert nxt[3] - nxt[1] >= 40 and nxt[0] >= 0 and nxt[2] <= size[0], lay
+    if size[0] < 600:  # a phone: the end-choice buttons are big whenever they show
+        assert page.evaluate("""parseFloat(getComputedStyle(
+            document.querySelector('#end-choice [data-end]')).minHeight)""") >= 44
     page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-end.png"), full_page=True)
     # the next round, then the replay of the first one is there
     page.get_by_test_id("next-round").click()
