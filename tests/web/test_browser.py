@@ -74,6 +74,15 @@ def _shots() -> Path:
     return _SHOTS[0]
 
 
+def _shot(page, name: str) -> None:
+    """``NAME.png``, the whole page (scrolled to the top first: the pinned
+    header and hand tray sit in their places), and ``NAME-screen.png``, the
+    screen as the person sees it."""
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(_shots() / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(_shots() / f"{name}-screen.png"))
+
+
 #: where things are on the page, measured in one go (no re-render in between):
 #: [left, top, right, bottom] in CSS pixels of the viewport
 LAYOUT = """() => {
@@ -132,7 +141,7 @@ def _play_round(page, name: str, shot_at: int = 2) -> str:
                 choice.click()
             moves += 1
             if moves == shot_at:
-                page.screenshot(path=str(_shots() / f"{name}-play.png"), full_page=True)
+                _shot(page, f"{name}-play")
         page.wait_for_timeout(60)
     raise AssertionError(f"the round did not end: status {status.inner_text()!r}")
 
@@ -150,7 +159,7 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
         page.locator(f'select[name="seat{s}"]').select_option(who)
     page.locator("#new-table summary").click()
     page.locator('input[name="seed"]').fill("2024")
-    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-new-table.png"), full_page=True)
+    _shot(page, f"{size[0]}x{size[1]}-new-table")
     form.locator('button[type="submit"]').click()
     page.get_by_test_id("chain").wait_for(timeout=180_000)  # a first search seat compiles
     expect(page.get_by_test_id("status")).not_to_have_text("Connecting…")
@@ -173,7 +182,7 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
     if size[0] < 600:  # a phone: the end-choice buttons are big whenever they show
         assert page.evaluate("""parseFloat(getComputedStyle(
             document.querySelector('#end-choice [data-end]')).minHeight)""") >= 44
-    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-end.png"), full_page=True)
+    _shot(page, f"{size[0]}x{size[1]}-end")
     # the next round, then the replay of the first one is there
     page.get_by_test_id("next-round").click()
     expect(page.get_by_test_id("status")).not_to_have_text(END_TERMS)
@@ -182,7 +191,7 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
     assert page.locator("#replay-chain [data-tile]").count() == 0
     page.locator("#replay-next").click()
     assert page.locator("#replay-chain [data-tile]").count() == 1
-    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-round2.png"), full_page=True)
+    _shot(page, f"{size[0]}x{size[1]}-round2")
     # the page fits its width (no sideways scrolling)
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
     assert not errors, errors
@@ -259,6 +268,6 @@ def test_two_people_on_two_browsers_and_three_computers_finish_a_game(server, br
         expect(page.get_by_test_id("status")).to_have_text(re.compile("^Game over"))
         assert END_TERMS.search(page.locator("#round-end").inner_text())
         assert page.get_by_test_id("next-round").is_hidden()
-    b.screenshot(path=str(_shots() / "390x844-two-people-game-over.png"), full_page=True)
+    _shot(b, "390x844-two-people-game-over")
     a.close()
     b.close()

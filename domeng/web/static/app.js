@@ -140,6 +140,7 @@
     $("create-view").hidden = true;
     $("table-view").hidden = false;
     $("status").textContent = statusText();
+    $("status").classList.toggle("go", !state.round_over && state.turn !== null && state.turn === state.you);
     renderInvites();
     renderSeats();
     const info = [`Round ${state.round}`, `Table: ${state.table_stones} stones`];
@@ -166,7 +167,7 @@
 
   function renderChains() {
     if (!state) return;
-    chainTiles($("chain"), state.chain, narrow() ? 19 : 25);
+    chainTiles($("chain"), state.chain, narrow() ? 20 : 25);
     renderReplay();
   }
 
