@@ -62,7 +62,10 @@ class Computers:
         n = int(loop.compiled_player_view(S, self._crng, self._pobs, self._phist, self._pmoves))
         if n == 0:
             return PASS
-        idx = self.fns[s](self._pobs, self._phist, self._pmoves, n, self._crng)
+        try:
+            idx = self.fns[s](self._pobs, self._phist, self._pmoves, n, self._crng)
+        except Exception as e:  # a user's code: one line, the game unchanged
+            raise PlayerError(f"the player of seat {s} failed: {type(e).__name__}: {e}") from None
         bad = int(S.st[ST_BAD_MOVES])
         a = int(loop.compiled_player_move(S, idx, n, self._crng))
         if int(S.st[ST_BAD_MOVES]) != bad:

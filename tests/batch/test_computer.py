@@ -31,6 +31,13 @@ def out_of_range(obs, hist, moves, n_moves, rng):
     return n_moves
 
 
+@njit
+def failing(obs, hist, moves, n_moves, rng):
+    if n_moves > 0:
+        raise ValueError("no idea")
+    return 0
+
+
 def play(players, seed, table, rounds):
     g = Game(seed=seed, table=table)
     cpu = Computers(players)
@@ -59,3 +66,13 @@ def test_an_out_of_range_answer_is_refused():
     with pytest.raises(PlayerError, match="out of range"):
         cpu.action(g)  # the starter always has a move: it answers n_moves
     assert int(g.state.st[ST_BAD_MOVES]) == 1
+
+
+def test_a_failing_player_is_one_line_and_the_game_is_unchanged():
+    g = Game(seed=1)
+    cpu = Computers(failing)
+    g.new_round()
+    prng = g.state.prng.copy()
+    with pytest.raises(PlayerError, match="seat .* failed: ValueError: no idea"):
+        cpu.action(g)
+    assert (g.state.prng == prng).all() and not g.round_over
