@@ -101,7 +101,7 @@ def checked_move(S, idx, n):
     return S.moves[idx]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def player_action(pids, fns, S, crng, pobs, phist, pmoves):
     """The action the seat to move's player takes: a legal move, or ``PASS``
     when it has none.  A compiled player's out-of-range answer is counted in
@@ -113,7 +113,7 @@ def player_action(pids, fns, S, crng, pobs, phist, pmoves):
     return checked_move(S, choose(pids, fns, S, s, n, crng, pobs, phist, pmoves), n)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def builtin_action(pids, S, crng):
     """The action of the seat to move's built-in player (``pids[s] <
     N_BUILTIN``): :func:`player_action` without the tuple of compiled
@@ -124,33 +124,6 @@ def builtin_action(pids, S, crng):
     if n == 0:
         return E.PASS
     return S.moves[builtin_pick(pids[s], S, s, n, crng)]
-
-
-# A compiled (user's or search) player asked from Python (``Computers``):
-# :func:`player_action` cut in two around the player's own call, so no tuple
-# of functions is passed (numba types such a tuple on every call from Python,
-# milliseconds a move).  view -> ``fn(pobs, phist, pmoves, n, crng)`` -> move
-# is exactly what :func:`choose` does for such a seat.
-@njit(cache=True)
-def compiled_player_view(S, crng, pobs, phist, pmoves):
-    """The number ``n`` of legal moves of the seat to move (0: it passes)
-    and, when it has some, its D17 view copied to ``pobs``, ``phist``,
-    ``pmoves`` and its stream ``S.prng[s]`` to ``crng``."""
-    s = S.ctl[E.C_SEAT]
-    n = E.legal_moves(S)
-    if n > 0:
-        seat_view(S, s, crng)
-        copy_view(S.obs, S.hist, S.moves, n, pobs, phist, pmoves)
-    return n
-
-
-@njit(cache=True)
-def compiled_player_move(S, idx, n, crng):
-    """The action for the compiled player's answer ``idx`` (of ``n`` legal
-    moves, checked as in :func:`player_action`); its stream goes back to
-    ``S.prng[s]``."""
-    S.prng[S.ctl[E.C_SEAT]] = crng[0]
-    return checked_move(S, idx, n)
 
 
 @njit(cache=True, _nrt=False)
@@ -232,14 +205,14 @@ def fast_path(pids, do_rec) -> bool:
     return not do_rec and all(0 <= int(p) <= P_HUNTER for p in pids)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
     """:func:`run_kernel` on the aggregate-mode loop, in parallel over tables."""
     for i in prange(state.shape[0]):
         rec_n[i] = play_table_fast(pids, rules, state[i], rounds, camat_target, agg[i])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
     """:func:`run_kernel` through the step API, in parallel over tables."""
     for i in prange(state.shape[0]):
@@ -260,7 +233,7 @@ def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, 
         run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def trace_kernel(pids, fns, rules, st, rounds, agg, tr):
     """Play one table with the full move-by-move trace; returns rows written
     (rows past ``tr``'s length are counted but not written)."""

@@ -1,7 +1,7 @@
 """Computers at a Game (issue 14): the fast per-move dispatch
-(``builtin_action`` for built-ins, the player called between
-``compiled_player_view`` and ``compiled_player_move`` for compiled ones)
-plays exactly as the batch engine's table, and refuses a bad answer."""
+(``builtin_action`` for built-ins, ``player_action`` with the players'
+addresses looked up once for compiled ones) plays exactly as the batch
+engine's table, and refuses a bad answer."""
 
 from __future__ import annotations
 
@@ -29,13 +29,6 @@ def drawing_player(obs, hist, moves, n_moves, rng):
 @njit
 def out_of_range(obs, hist, moves, n_moves, rng):
     return n_moves
-
-
-@njit
-def failing(obs, hist, moves, n_moves, rng):
-    if n_moves > 0:
-        raise ValueError("no idea")
-    return 0
 
 
 def play(players, seed, table, rounds):
@@ -67,12 +60,3 @@ def test_an_out_of_range_answer_is_refused():
         cpu.action(g)  # the starter always has a move: it answers n_moves
     assert int(g.state.st[ST_BAD_MOVES]) == 1
 
-
-def test_a_failing_player_is_one_line_and_the_game_is_unchanged():
-    g = Game(seed=1)
-    cpu = Computers(failing)
-    g.new_round()
-    prng = g.state.prng.copy()
-    with pytest.raises(PlayerError, match="seat .* failed: ValueError: no idea"):
-        cpu.action(g)
-    assert (g.state.prng == prng).all() and not g.round_over
