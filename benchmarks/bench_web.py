@@ -7,6 +7,12 @@ players (no pause).  Reports the moves per second of the whole server and the
 round trip of a person's move (send -> the state that shows it).
 
     python benchmarks/bench_web.py --tables 100 --seconds 30
+    python benchmarks/bench_web.py --code both   # the code before issue 14's speed-up, then now
+
+``--code before`` puts back the two costs removed in session 3: the computer
+players' old per-move call (the tuple of player functions typed on every
+move, ``bench_computer.py``) and the state message encoded whole every time
+(the last round's replay, most of it, is now encoded once a seat and round).
 
 Needs the web extra (``pip install -e '.[web]'``).
 """
@@ -88,15 +94,16 @@ async def main_async(port: int, hub, n: int, seconds: float) -> dict:
             links.append(r.json()["you"].split("#t=")[1])
     lat: list[float] = []
     rounds: list[int] = []
-    m0, t0 = hub.moves, time.perf_counter()
+    m0, t0, c0 = hub.moves, time.perf_counter(), time.process_time()
     stop = time.monotonic() + seconds
     await asyncio.gather(*(person(port, tok, stop, lat, rounds) for tok in links))
-    el = time.perf_counter() - t0
+    el, cpu = time.perf_counter() - t0, time.process_time() - c0
     moves = hub.moves - m0
     lat.sort()
     q = (lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] * 1e3) if lat else (lambda p: 0.0)
     return {"tables": n, "delay": hub.delay, "seconds": round(el, 1), "moves": moves,
-            "moves_per_s": round(moves / el, 1), "person_moves": len(lat),
+            "moves_per_s": round(moves / el, 1), "cpu_s": round(cpu, 1),
+            "moves_per_cpu_s": round(moves / cpu, 1), "person_moves": len(lat),
             "rounds_started": len(rounds),
             "rtt_ms_p50": round(q(0.5), 2), "rtt_ms_p95": round(q(0.95), 2),
             "rtt_ms_max": round(lat[-1] * 1e3, 2) if lat else 0.0,
@@ -109,11 +116,26 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--delay", type=float, default=0.0,
                     help="computer players' pause per move (default 0: as fast as it goes)")
+    ap.add_argument("--code", choices=("now", "before", "both"), default="now",
+                    help="the server as it is (now), with the two costs removed in session 3 "
+                         "put back (before), or both, one after the other")
     a = ap.parse_args()
+    for code in (("before", "now") if a.code == "both" else (a.code,)):
+        print(json.dumps(run(a, code), indent=1), flush=True)
+
+
+def run(a, code: str) -> dict:
+    from domeng.batch.computer import Computers
+    from domeng.web.table import Table
+
+    now = Computers.action, Table.view_text
+    if code == "before":
+        from bench_computer import old_computers_action
+        Computers.action = old_computers_action
+        Table.view_text = lambda self, seat: json.dumps(self.view(seat))
     srv, th, app, port = start_server(a.tables, a.delay)
     try:
         # warm up: compile the engine and the players before timing
-        from domeng.batch.computer import Computers
         from domeng.engine.game import Game
 
         g, c = Game(seed=1), Computers(PLAYERS[1:] + ["random"])
@@ -124,7 +146,8 @@ def main() -> None:
     finally:
         srv.should_exit = True
         th.join(30)
-    print(json.dumps(res, indent=1))
+        Computers.action, Table.view_text = now
+    return {"code": code, **res}
 
 
 if __name__ == "__main__":

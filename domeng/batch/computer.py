@@ -1,10 +1,20 @@
 """Computer players at a :class:`~domeng.engine.game.Game`: the batch
-engine's own player dispatch (:func:`domeng.batch.loop.player_action`),
-called one decision at a time.
+engine's own player dispatch, called one decision at a time.
 
 A seat's computer player sees only its D17 view and draws only from its
 seat's stream, exactly as in a study: a game whose five seats are computers
 is move for move table ``table`` of a study with the same seed and players.
+
+Speed.  A call from Python into compiled code types its arguments on every
+call, and a tuple of numba dispatchers (what
+:func:`domeng.batch.loop.player_action` takes) costs milliseconds to type:
+numba looks up every function's compiled address each time.  So a built-in
+seat is asked through :func:`domeng.batch.loop.builtin_action`, which takes
+no tuple, and for a compiled (user's or search) player the tuple holds
+:class:`~numba.core.types.function_type.CompileResultWAP` wrappers whose
+addresses were looked up once, when the ``Computers`` object was made
+(``benchmarks/bench_computer.py``).  Both calls release the GIL
+(``nogil``): a long search decision leaves the other threads running.
 
     >>> from domeng.engine.game import Game
     >>> from domeng.batch.computer import Computers
@@ -17,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba.core.types.function_type import CompileResultWAP
 
 from domeng.batch import loop
 from domeng.batch.tables import _quiet_compile, kernel_players
@@ -24,6 +35,9 @@ from domeng.core.errors import DomengError, PlayerError
 from domeng.core.layout import ST_BAD_MOVES
 from domeng.core.numba_cache import prepare
 from domeng.core.observation import MAX_TURNS, OBS_LEN
+from domeng.engine.step import C_SEAT
+from domeng.players.heuristics import N_BUILTIN
+from domeng.players.scoring import STRATEGY_SIG
 
 
 class Computers:
@@ -34,6 +48,10 @@ class Computers:
     def __init__(self, players: Any) -> None:
         prepare()
         self.pids, self.fns = kernel_players(players)
+        # each function's compiled address, looked up once (see the module's notes)
+        self._wrapped = tuple(CompileResultWAP(f.get_compile_result(STRATEGY_SIG))
+                              for f in self.fns)
+        self._builtin = [int(p) < N_BUILTIN for p in self.pids]
         self._crng = np.zeros(1, dtype=np.uint64)
         self._pobs = np.zeros(OBS_LEN, dtype=np.int64)
         self._phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
@@ -45,11 +63,13 @@ class Computers:
         if game.round_over:
             raise DomengError("no round is in progress")
         S = game.state
+        s = int(S.ctl[C_SEAT])
+        if self._builtin[s]:
+            return int(loop.builtin_action(self.pids, S, self._crng))
         bad = int(S.st[ST_BAD_MOVES])
         with _quiet_compile():
-            a = int(loop.player_action(self.pids, self.fns, S, self._crng, self._pobs,
+            a = int(loop.player_action(self.pids, self._wrapped, S, self._crng, self._pobs,
                                        self._phist, self._pmoves))
         if int(S.st[ST_BAD_MOVES]) != bad:
-            raise PlayerError(f"the player of seat {game.seat} returned a move index out of "
-                              "range")
+            raise PlayerError(f"the player of seat {s} returned a move index out of range")
         return a

@@ -33,28 +33,46 @@ from domeng.players.heuristics import N_BUILTIN, P_HUNTER, builtin_choose, built
 
 
 @njit(cache=True, inline="always")
+def seat_view(S, s, crng):
+    """Make ``S.obs`` seat ``s``'s D17 view (its seat and hand) and hand its
+    generator ``S.prng[s]`` over in the one-word array ``crng``."""
+    S.obs[OBS_SEAT] = s
+    S.obs[OBS_HAND] = S.hands[s]
+    crng[0] = S.prng[s]
+
+
+@njit(cache=True, inline="always")
+def builtin_pick(pid, S, s, n, crng):
+    """Seat ``s``'s built-in player (``pid < N_BUILTIN``) picks an index into
+    its ``n`` legal moves (``S.moves``), seeing only its D17 view and drawing
+    only from its own generator ``S.prng[s]`` (handed over in ``crng``)."""
+    if pid == 0:
+        return 0 if n == 1 else randbelow_at(S.prng, s, n)  # the random player, inline
+    seat_view(S, s, crng)
+    idx = builtin_choose(pid, S.obs, S.hist, S.moves, n, crng)
+    S.prng[s] = crng[0]
+    return idx
+
+
+@njit(cache=True, inline="always")
 def choose(pids, fns, S, s, n, crng, pobs, phist, pmoves):
     """Seat ``s``'s player picks an index into its ``n`` legal moves
     (``S.moves``).  It sees only its D17 view and draws only from its own
     generator ``S.prng[s]``, handed over in the one-word array ``crng``."""
     pid = pids[s]
-    if pid == 0:
-        return 0 if n == 1 else randbelow_at(S.prng, s, n)  # the random player, inline
-    S.obs[OBS_SEAT] = s
-    S.obs[OBS_HAND] = S.hands[s]
-    crng[0] = S.prng[s]
     if pid < N_BUILTIN:
-        idx = builtin_choose(pid, S.obs, S.hist, S.moves, n, crng)
-    else:
-        idx = call_compiled_player(fns, s, S.obs, S.hist, S.moves, n, crng, pobs, phist, pmoves)
+        return builtin_pick(pid, S, s, n, crng)
+    seat_view(S, s, crng)
+    idx = call_compiled_player(fns, s, S.obs, S.hist, S.moves, n, crng, pobs, phist, pmoves)
     S.prng[s] = crng[0]
     return idx
 
 
-@njit(cache=True, _nrt=False)
-def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves):
-    """A user's compiled player gets copies (``pobs``, ``phist``, ``pmoves``):
-    it can read nothing past its own legal moves and change nothing."""
+@njit(cache=True, inline="always")
+def copy_view(obs, hist, moves, n, pobs, phist, pmoves):
+    """Copy a seat's view into a compiled player's arrays (``pobs``,
+    ``phist``, ``pmoves``): the history up to this turn, the ``n`` legal
+    moves, ``-1`` past them."""
     for i in range(OBS_LEN):
         pobs[i] = obs[i]
     k = obs[OBS_TURN]
@@ -63,7 +81,24 @@ def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves)
             phist[i, c] = hist[i, c] if i < k else -1
     for i in range(pmoves.shape[0]):
         pmoves[i] = moves[i] if i < n else -1
+
+
+@njit(cache=True, _nrt=False)
+def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves):
+    """A user's compiled player gets copies (``pobs``, ``phist``, ``pmoves``):
+    it can read nothing past its own legal moves and change nothing."""
+    copy_view(obs, hist, moves, n, pobs, phist, pmoves)
     return fns[s](pobs, phist, pmoves, n, crng)
+
+
+@njit(cache=True, inline="always")
+def checked_move(S, idx, n):
+    """Move ``idx`` of the ``n`` legal moves; a compiled player's out-of-range
+    answer is counted in ``ST_BAD_MOVES`` and replaced by move 0."""
+    if idx < 0 or idx >= n:
+        S.st[L.ST_BAD_MOVES] += 1
+        idx = 0
+    return S.moves[idx]
 
 
 @njit(cache=True, inline="always", nogil=True)
@@ -75,11 +110,20 @@ def player_action(pids, fns, S, crng, pobs, phist, pmoves):
     n = E.legal_moves(S)
     if n == 0:
         return E.PASS
-    idx = choose(pids, fns, S, s, n, crng, pobs, phist, pmoves)
-    if idx < 0 or idx >= n:
-        S.st[L.ST_BAD_MOVES] += 1
-        idx = 0
-    return S.moves[idx]
+    return checked_move(S, choose(pids, fns, S, s, n, crng, pobs, phist, pmoves), n)
+
+
+@njit(cache=True, inline="always", nogil=True)
+def builtin_action(pids, S, crng):
+    """The action of the seat to move's built-in player (``pids[s] <
+    N_BUILTIN``): :func:`player_action` without the tuple of compiled
+    functions, so a call from Python types three plain arguments (the same
+    move and draws: ``tests/engine/test_step_api.py``)."""
+    s = S.ctl[E.C_SEAT]
+    n = E.legal_moves(S)
+    if n == 0:
+        return E.PASS
+    return S.moves[builtin_pick(pids[s], S, s, n, crng)]
 
 
 @njit(cache=True, _nrt=False)

@@ -179,7 +179,7 @@ class Hub:
     async def broadcast(self, table: Table) -> None:
         for ws, seat in list(self.sockets.get(table.id, [])):
             with contextlib.suppress(Exception):
-                await ws.send_text(json.dumps(table.view(seat)))
+                await ws.send_text(table.view_text(seat))
 
     async def connection(self, ws: WebSocket) -> None:
         """One page's websocket, from hello to goodbye."""

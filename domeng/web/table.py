@@ -15,6 +15,7 @@ once the game is over.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -149,7 +150,8 @@ class Table:
         self.wins = [0] * 5
         self.camat_seats: list[int] = []
         self.version = 0
-        self._replays: dict[tuple[int, int | None], dict[str, Any]] = {}
+        # the last round's replay for each seat, and its JSON text (built once)
+        self._replays: dict[tuple[int, int | None], tuple[dict[str, Any], str]] = {}
         self.created = self.last_human = time.monotonic()
         self.closed = False
         self.game.new_round()
@@ -290,6 +292,17 @@ class Table:
     def view(self, seat: int | None) -> dict[str, Any]:
         """Everything ``seat`` (None: a spectator) may know now, as one JSON
         message.  Built from public facts and ``game.hand(seat)`` only."""
+        v, replay = self._view(seat)
+        v["last_round"] = None if replay is None else replay[0]
+        return v
+
+    def view_text(self, seat: int | None) -> str:
+        """:meth:`view` as JSON text.  The last round's replay (most of the
+        message, and the same for a whole round) is encoded once a seat."""
+        v, replay = self._view(seat)
+        return json.dumps(v)[:-1] + ', "last_round": ' + ("null" if replay is None else replay[1]) + "}"
+
+    def _view(self, seat: int | None) -> tuple[dict[str, Any], tuple[dict[str, Any], str] | None]:
         g = self.game
 
         def label(s: int) -> str:
@@ -353,17 +366,16 @@ class Table:
             "standings": self.standings(),
             "game_over": over,
             "seed": self.seed if over else None,
-            "last_round": None if last is None else self._replay(last, seat, label),
-        }
+        }, None if last is None else self._replay(last, seat, label)
 
-    def _replay(self, evs, seat, label) -> dict[str, Any]:
+    def _replay(self, evs, seat, label) -> tuple[dict[str, Any], str]:
         key = (evs[0]["round"], seat)
         if key not in self._replays:  # a finished round never changes: built once a seat
             mine = [for_seat(ev, seat) for ev in evs]
             self._replays = {k: v for k, v in self._replays.items() if k[0] == key[0]}
-            self._replays[key] = {"round": mine[0]["round"], "events": mine,
-                                  "log": render_events(mine, name=label).splitlines(),
-                                  "steps": replay_steps(mine)}
+            r = {"round": mine[0]["round"], "events": mine,
+                 "log": render_events(mine, name=label).splitlines(), "steps": replay_steps(mine)}
+            self._replays[key] = (r, json.dumps(r))
         return self._replays[key]
 
     def standings(self) -> list[dict[str, Any]]:

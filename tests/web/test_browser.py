@@ -74,8 +74,51 @@ def _shots() -> Path:
     return _SHOTS[0]
 
 
+def _shot(page, name: str) -> None:
+    """``NAME.png``, the whole page (scrolled to the top first: the pinned
+    header and hand tray sit in their places), and ``NAME-screen.png``, the
+    screen as the person sees it."""
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(_shots() / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(_shots() / f"{name}-screen.png"))
+
+
+#: where things are on the page, measured in one go (no re-render in between):
+#: [left, top, right, bottom] in CSS pixels of the viewport
+LAYOUT = """() => {
+  const box = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  const shown = (sel) => [...document.querySelectorAll(sel)].filter((e) => e.getClientRects().length);
+  return {scroll_width: document.documentElement.scrollWidth, vw: innerWidth, vh: innerHeight,
+          status: box(document.querySelector('[data-testid="status"]')),
+          tiles: shown('[data-testid="hand"] [data-tile]').map(box),
+          ends: shown('#end-choice [data-end]').map(box),
+          pass: shown('[data-testid="pass"]').map(box),
+          next: shown('[data-testid="next-round"]').map(box)};
+}"""
+
+
+def _inside(b, lay) -> bool:
+    return b[0] >= 0 and b[1] >= 0 and b[2] <= lay["vw"] + 0.5 and b[3] <= lay["vh"] + 0.5
+
+
+def _check_layout(page, turn: bool) -> dict:
+    """The page fits its width; the status is on screen; on the person's turn
+    every tile of the hand (and the end choice, PASS) is a tap target of at
+    least 40 px, wholly on screen without scrolling."""
+    lay = page.evaluate(LAYOUT)
+    assert lay["scroll_width"] <= lay["vw"], lay
+    assert _inside(lay["status"], lay) and lay["status"][3] > lay["status"][1], lay
+    if turn:
+        assert lay["tiles"] or lay["pass"], lay
+        for b in lay["tiles"] + lay["ends"] + lay["pass"]:
+            assert b[2] - b[0] >= 40 and b[3] - b[1] >= 40, (b, lay)
+            assert _inside(b, lay), (b, lay)
+    return lay
+
+
 def _play_round(page, name: str, shot_at: int = 2) -> str:
-    """Click through one round as the person at seat 0; returns the status at its end."""
+    """Click through one round as the person at seat 0, checking the layout
+    at each of its turns; returns the status at the round's end."""
     status = page.get_by_test_id("status")
     moves = 0
     for _ in range(400):
@@ -84,6 +127,8 @@ def _play_round(page, name: str, shot_at: int = 2) -> str:
             return text
         playable = page.locator('[data-testid="hand"] [data-playable="true"]')
         pass_btn = page.get_by_test_id("pass")
+        if text == "Your turn":
+            _check_layout(page, turn=True)
         if text == "Your turn" and pass_btn.is_visible():
             pass_btn.click()
             moves += 1
@@ -91,10 +136,12 @@ def _play_round(page, name: str, shot_at: int = 2) -> str:
             playable.first.click()
             choice = page.locator('#end-choice [data-end="right"]')
             if choice.is_visible():
+                _check_layout(page, turn=True)  # the two ends: big buttons, on screen
+                page.screenshot(path=str(_shots() / f"{name}-end-choice.png"))
                 choice.click()
             moves += 1
             if moves == shot_at:
-                page.screenshot(path=str(_shots() / f"{name}-play.png"), full_page=True)
+                _shot(page, f"{name}-play")
         page.wait_for_timeout(60)
     raise AssertionError(f"the round did not end: status {status.inner_text()!r}")
 
@@ -112,7 +159,7 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
         page.locator(f'select[name="seat{s}"]').select_option(who)
     page.locator("#new-table summary").click()
     page.locator('input[name="seed"]').fill("2024")
-    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-new-table.png"), full_page=True)
+    _shot(page, f"{size[0]}x{size[1]}-new-table")
     form.locator('button[type="submit"]').click()
     page.get_by_test_id("chain").wait_for(timeout=180_000)  # a first search seat compiles
     expect(page.get_by_test_id("status")).not_to_have_text("Connecting…")
@@ -129,7 +176,13 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
     assert page.get_by_test_id("next-round").is_visible()
     lines = page.locator("#end-text li")
     assert lines.count() >= 1 and END_TERMS.search(page.locator("#round-end").inner_text())
-    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-end.png"), full_page=True)
+    lay = _check_layout(page, turn=False)
+    nxt = lay["next"][0]
+    assert nxt[3] - nxt[1] >= 40 and nxt[0] >= 0 and nxt[2] <= size[0], lay
+    if size[0] < 600:  # a phone: the end-choice buttons are big whenever they show
+        assert page.evaluate("""parseFloat(getComputedStyle(
+            document.querySelector('#end-choice [data-end]')).minHeight)""") >= 44
+    _shot(page, f"{size[0]}x{size[1]}-end")
     # the next round, then the replay of the first one is there
     page.get_by_test_id("next-round").click()
     expect(page.get_by_test_id("status")).not_to_have_text(END_TERMS)
@@ -138,7 +191,7 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
     assert page.locator("#replay-chain [data-tile]").count() == 0
     page.locator("#replay-next").click()
     assert page.locator("#replay-chain [data-tile]").count() == 1
-    page.screenshot(path=str(_shots() / f"{size[0]}x{size[1]}-round2.png"), full_page=True)
+    _shot(page, f"{size[0]}x{size[1]}-round2")
     # the page fits its width (no sideways scrolling)
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
     assert not errors, errors
@@ -215,6 +268,6 @@ def test_two_people_on_two_browsers_and_three_computers_finish_a_game(server, br
         expect(page.get_by_test_id("status")).to_have_text(re.compile("^Game over"))
         assert END_TERMS.search(page.locator("#round-end").inner_text())
         assert page.get_by_test_id("next-round").is_hidden()
-    b.screenshot(path=str(_shots() / "390x844-two-people-game-over.png"), full_page=True)
+    _shot(b, "390x844-two-people-game-over")
     a.close()
     b.close()

@@ -253,13 +253,15 @@ def test_tokens_are_unguessable_and_kept_hashed():
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_views_at_mixed_tables_hide_every_hidden_tile_at_every_step(seed):
     """People and computer players, three rounds: at every step, every seat's
-    and the spectator's view (and the export) names no tile hidden from it."""
+    and the spectator's view (and the export) names no tile hidden from it;
+    the text the server sends (``view_text``) is that view."""
     t = Table(TableSpec.parse({"seats": ["human", "hunter", "human", "keeper", "random"],
                                "seed": seed, "rounds": 3}))
     steps = 0
     while not t.game_over:
         for s in (0, 1, 2, 3, 4, None):
             check_d17(t.view(s), t, s)
+            assert json.loads(t.view_text(s)) == json.loads(json.dumps(t.view(s)))  # as sent
         if t.game.round_over:
             t.act(0, {"type": "next_round", "version": t.version})
         elif t.computer_to_move:

@@ -8,7 +8,7 @@
   const $ = (id) => document.getElementById(id);
   const SVG = "http://www.w3.org/2000/svg";
   let state = null, ws = null, token = null, fatal = false, chosen = null;
-  let replayPos = null, replayRound = null, retry = null, msgTimer = null;
+  let replayPos = null, replayRound = null, retry = null, msgTimer = null, collapsed = false;
 
   // ------------------------------------------------------------ drawing tiles
   const SPOTS = {0: [], 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]],
@@ -44,16 +44,43 @@
     });
     return s;
   }
+  // The chain as a snake: rows as wide as the box, every other row read from
+  // right to left (its tiles drawn turned round, so touching numbers still
+  // meet); doubles crosswise; the last tile played marked; "L" and "R" at the
+  // two open ends (the ends the end-choice buttons name).
+  const GAP = 3, MARK = 16;
   function chainTiles(box, chain, u) {
     box.replaceChildren();
-    for (const t of chain) {
-      const span = el("span", {class: "tile chain-tile" + (t.double ? " double" : "") + (t.last ? " last" : ""),
-        "data-tile": t.tile, "aria-label": `[${t.a}|${t.b}]` + (t.last ? " (last played)" : ""),
-        title: `[${t.a}|${t.b}]` + (t.last ? " — last played" : "")});
-      span.appendChild(tileSvg(t.a, t.b, t.double, u));  // doubles crosswise
-      box.appendChild(span);
-    }
+    if (!chain.length) { box.appendChild(el("p", {class: "chain-empty"}, "No tile on the table yet.")); return; }
+    const cs = getComputedStyle(box);
+    const inner = box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    const avail = inner > 0 ? inner : 1e9;
+    const width = (t) => (t.double ? u : 2 * u) + GAP;
+    const rows = [[]];
+    let used = MARK + GAP;  // the "L" mark opens the first row
+    chain.forEach((t, i) => {
+      const need = width(t) + (i === chain.length - 1 ? MARK + GAP : 0);
+      if (rows[rows.length - 1].length && used + need > avail) { rows.push([]); used = 0; }
+      rows[rows.length - 1].push(t);
+      used += width(t);
+    });
+    rows.forEach((row, r) => {
+      const back = r % 2 === 1;  // read right to left
+      const line = el("div", {class: "chain-row" + (back ? " back" : "")});
+      line.style.minHeight = `${2 * u + 2}px`;
+      if (r === 0) line.appendChild(el("span", {class: "end-mark", title: "left end"}, "L"));
+      for (const t of row) {
+        const span = el("span", {class: "tile chain-tile" + (t.double ? " double" : "") + (t.last ? " last" : ""),
+          "data-tile": t.tile, "aria-label": `[${t.a}|${t.b}]` + (t.last ? " (last played)" : ""),
+          title: `[${t.a}|${t.b}]` + (t.last ? " — last played" : "")});
+        span.appendChild(back ? tileSvg(t.b, t.a, t.double, u) : tileSvg(t.a, t.b, t.double, u));
+        line.appendChild(span);
+      }
+      if (r === rows.length - 1) line.appendChild(el("span", {class: "end-mark", title: "right end"}, "R"));
+      box.appendChild(line);
+    });
   }
+  const narrow = () => window.innerWidth < 600;
 
   // ------------------------------------------------------------ messages
   function say(text) {
@@ -113,25 +140,34 @@
     $("create-view").hidden = true;
     $("table-view").hidden = false;
     $("status").textContent = statusText();
+    $("status").classList.toggle("go", !state.round_over && state.turn !== null && state.turn === state.you);
     renderInvites();
     renderSeats();
-    const info = [`Round ${state.round}`, `table: ${state.table_stones} stones`];
-    if (state.ends) info.push(`open ends ${state.ends[0]} and ${state.ends[1]}`);
+    const info = [`Round ${state.round}`, `Table: ${state.table_stones} stones`];
+    if (state.ends) info.push(`Ends: L ${state.ends[0]} · R ${state.ends[1]}`);
     if (state.camat !== null) info.push(`CAMAT: ${seatName(state.camat)}`);
-    $("table-info").textContent = info.join(" · ");
-    chainTiles($("chain"), state.chain, window.innerWidth < 520 ? 17 : 24);
+    $("table-info").replaceChildren(...info.map((x) => el("span", {class: "chip"}, x)));
+    renderChains();
     renderHand();
     renderEnd();
     const log = $("log");
     log.replaceChildren(...state.log.map((line, i) =>
       el("li", i === state.log.length - 1 ? {class: "now"} : {}, line)));
     log.scrollTop = log.scrollHeight;
+    $("log-count").textContent = state.log.length ? `(${state.log.length})` : "";
+    $("latest").textContent = state.round_over ? "" : (state.log[state.log.length - 1] || "");
+    if (!collapsed && narrow()) { collapsed = true; $("log-box").open = false; }  // once: the person may open it
     const tb = $("standings").tBodies[0];
     tb.replaceChildren(...state.standings.map((r, i) => {
       const tr = el("tr");
       for (const v of [i + 1, seatName(r.seat), r.stones, r.wins, r.camats]) tr.appendChild(el("td", {}, String(v)));
       return tr;
     }));
+  }
+
+  function renderChains() {
+    if (!state) return;
+    chainTiles($("chain"), state.chain, narrow() ? 20 : 25);
     renderReplay();
   }
 
@@ -140,15 +176,21 @@
     box.replaceChildren();
     state.seats.forEach((st, s) => {
       const d = el("div", {class: "seat" + (state.turn === s ? " turn" : "") + (state.you === s ? " me" : ""),
-        "data-seat": s});
-      d.appendChild(el("div", {class: "who"}, st.name));
+        "data-seat": s, title: st.name});
+      const who = el("div", {class: "who"});
+      who.appendChild(el("span", {class: "num"}, String(s)));
+      who.appendChild(el("span", {class: "name"}, state.you === s ? "you" : st.human ? "person" : st.kind));
+      d.appendChild(who);
       const n = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
-      d.appendChild(el("div", {}, `${n(state.stones[s], "stone")} · ${n(state.tiles_left[s], "tile")}`));
+      const counts = el("div", {class: "counts"});
+      counts.appendChild(el("span", {class: "stones"}, n(state.stones[s], "stone")));
+      counts.appendChild(el("span", {class: "tiles"}, n(state.tiles_left[s], "tile")));
+      d.appendChild(counts);
       const b = el("div", {class: "badges"});
       const badge = (cls, text) => b.appendChild(el("span", {class: cls}, text));
       if (state.turn === s) badge("b-turn", "to play");
-      if (state.starter === s) badge("", "started");
-      if (state.last_mappano === s) badge("", "LAST MAPPANO");
+      if (state.starter === s) badge("b-start", "started");
+      if (state.last_mappano === s) badge("b-lm", "LAST MAPPANO");
       if (state.camat === s) badge("b-camat", "CAMAT");
       if (st.human && !st.connected) badge("b-off", "away");
       if (state.round_over && st.human && st.ready) badge("", "ready");
@@ -166,20 +208,23 @@
       const [a, b] = h.tile.split("-").map(Number);
       const btn = el("button", {type: "button", class: "tile" + (chosen === h.id ? " chosen" : ""),
         "data-tile": h.tile, "data-playable": String(h.playable), "aria-label": `[${a}|${b}]` + (h.playable ? " (playable)" : "")});
-      btn.appendChild(tileSvg(a, b, true, window.innerWidth < 520 ? 26 : 32));
+      btn.appendChild(tileSvg(a, b, true, narrow() ? 34 : 32));
       btn.addEventListener("click", () => clickTile(h));
       hand.appendChild(btn);
     }
     $("pass").hidden = !(mine && state.must_pass);
     let prompt = "";
     if (you === null) prompt = "You are watching: public information only.";
-    else if (state.round_over) prompt = "";
+    else if (state.round_over) prompt = state.hand.length ? "Tiles left in your hand:" : "";
     else if (!mine) prompt = `Waiting for ${seatName(state.turn)}.`;
     else if (state.must_pass) prompt = "You have no playable tile: you must pass. Press PASS.";
     else if (state.must_lead !== null && !state.ends) prompt = "Your turn: lead the highlighted double.";
     else prompt = chosen !== null ? "Choose the end for this tile." : "Your turn: click a highlighted tile.";
     $("prompt").textContent = prompt;
-    $("mine").hidden = !prompt && !state.hand.length;
+    const box = $("mine");
+    box.hidden = !prompt && !state.hand.length;
+    box.classList.toggle("my-turn", mine);
+    box.classList.toggle("over", state.round_over);
     renderEndChoice();
   }
 
@@ -228,7 +273,7 @@
     replayPos = Math.max(0, Math.min(replayPos, r.steps.length));
     $("replay-round").textContent = String(r.round);
     $("replay-pos").textContent = `${replayPos} / ${r.steps.length}`;
-    chainTiles($("replay-chain"), replayPos ? r.steps[replayPos - 1] : [], 16);
+    chainTiles($("replay-chain"), replayPos ? r.steps[replayPos - 1] : [], 15);
     $("replay-log").replaceChildren(...r.log.map((l) => el("li", {}, l)));
   }
   function moveReplay(to) { replayPos = to; renderReplay(); }
@@ -330,6 +375,8 @@
     $("replay-next").addEventListener("click", () => moveReplay(replayPos + 1));
     $("replay-last").addEventListener("click", () => moveReplay(Infinity));
     window.addEventListener("hashchange", route);
+    let resized = null;  // the snake's rows follow the width (a phone turned round)
+    window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(renderChains, 100); });
     route();
   });
 })();
