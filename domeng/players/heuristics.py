@@ -162,7 +162,9 @@ def builtin_choose_inline(pid, obs, hist, moves, n_moves, rng):
 P_CUSTOM = N_BUILTIN  #: kernel id of a seat whose player is a compiled function
 
 
-@njit(STRATEGY_SIG, cache=True)
+@njit(cache=True)
 def unused_strategy(obs, hist, moves, n_moves, rng):
-    """Placeholder in the kernel's table of compiled players for built-in seats."""
+    """Placeholder in the kernel's table of compiled players for built-in seats
+    (compiled for ``STRATEGY_SIG`` by :func:`domeng.batch.tables.kernel_players`
+    when first needed, not at import: issue 11)."""
     return 0
