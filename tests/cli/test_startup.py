@@ -21,11 +21,11 @@ HEAVY = ("numba", "numpy", "pandas", "matplotlib", "dask", "rich", "scipy", "pya
 NOT_FOR_A_STUDY = ("pandas", "matplotlib", "dask", "rich", "pyarrow")
 
 
-def _loaded_after(code: str) -> list[str]:
-    """The heavy top-level packages in ``sys.modules`` after running ``code``
-    in a fresh interpreter (its stdout is discarded; the list is on stderr)."""
+def _loaded_after(code: str, names: tuple[str, ...] = HEAVY) -> list[str]:
+    """Which of ``names`` are in ``sys.modules`` after running ``code`` in a
+    fresh interpreter (its stdout is discarded; the list is on stderr)."""
     probe = (f"import sys\n{code}\n"
-             f"sys.stderr.write('LOADED ' + json.dumps(sorted(m for m in {HEAVY!r} "
+             f"sys.stderr.write('LOADED ' + json.dumps(sorted(m for m in {names!r} "
              "if m in sys.modules)))\n")
     p = subprocess.run([sys.executable, "-c", "import json\n" + probe], capture_output=True,
                        text=True, cwd=ROOT)
@@ -61,3 +61,18 @@ def test_the_light_defaults_are_the_ones_the_game_uses():
     assert terminal.DEFAULT_DELAY == D.DEFAULT_DELAY
     assert (simulate.DEFAULT_TABLES, simulate.DEFAULT_ROUNDS, simulate.DEFAULT_PLAYERS) == \
         (D.DEFAULT_TABLES, D.DEFAULT_ROUNDS, D.DEFAULT_PLAYERS)
+
+
+@pytest.mark.slow
+def test_a_warm_study_loads_neither_the_compiler_nor_the_report_libraries():
+    """A study with a warm numba cache loads the cached machine code without
+    numba's compiler registries (numba.np.arraymath and the rest, scipy's
+    linear algebra) and without pandas, matplotlib, dask or rich."""
+    study = ("from domeng.cli.main import main\n"
+             "code = main(['simulate', '--tables', '2', '--rounds', '2', '--players', '{}', "
+             "'--json', '--no-progress'])\n"
+             "assert code == 0, code")
+    names = NOT_FOR_A_STUDY + ("numba.np.arraymath", "scipy.linalg")
+    for players in ("random", "random,heavy,keeper,hunter,random"):
+        _loaded_after(study.format(players), names)  # compiles, the first time
+        assert _loaded_after(study.format(players), names) == [], players
