@@ -36,6 +36,7 @@ from domeng.batch.reference import run_reference
 from domeng.core.rules import Rules
 from domeng.infra.interrupt import interruptible
 from domeng.players.heuristics import unused_strategy
+from domeng.players.scoring import STRATEGY_SIG
 
 
 @dataclass
@@ -57,6 +58,8 @@ def kernel_players(players: Any) -> tuple[np.ndarray, tuple]:
         raise DomengError(f"player(s) {', '.join(slow)} are Python objects: they run on the "
                           "reference engine only (use run_tables, which falls back to it)")
     pids = np.array([p.pid for p in specs], dtype=np.int64)
+    prepare_engine()
+    unused_strategy.compile(STRATEGY_SIG)  # a tuple of compiled players has one signature
     fns = tuple(p.fn if p.kind == "compiled" else unused_strategy for p in specs)
     return pids, fns
 

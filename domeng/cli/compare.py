@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from domeng.cli.args import UsageError, seed, whole
-from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
+from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
 def add_study_options(s, what: str) -> None:

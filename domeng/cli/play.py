@@ -7,14 +7,13 @@ import argparse
 import random
 
 from domeng.cli.args import UsageError, seed, whole
+from domeng.core.defaults import DEFAULT_DELAY, DEFAULT_SEATS, TABLE_PLAYERS
 from domeng.core.errors import DomengError
-from domeng.core.rules import Rules
-from domeng.play.savefile import check_writable, read_save
-from domeng.play.session import DEFAULT_SEATS, TABLE_PLAYERS, Session, parse_seats
-from domeng.play.terminal import DEFAULT_DELAY, Terminal
 
 
 def _arg_seats(text: str) -> list[str]:
+    from domeng.play.session import parse_seats  # the game's modules load numba: not for --help
+
     try:
         return parse_seats(text)
     except DomengError as e:
@@ -70,6 +69,11 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``domeng play``: returns the exit status (0; 2 on bad usage via the CLI)."""
+    from domeng.core.rules import Rules
+    from domeng.play.savefile import check_writable, read_save
+    from domeng.play.session import Session
+    from domeng.play.terminal import Terminal
+
     delay = 0.0 if args.no_wait else args.delay
     if args.save is not None:
         check_writable(args.save)  # refused before the game starts

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from domeng.cli.args import UsageError, seed, whole
 from domeng.cli.compare import add_plot_options, add_target_options
-from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
+from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
 def add_parser(sub) -> None:

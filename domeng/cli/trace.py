@@ -40,7 +40,7 @@ def cmd_trace(args) -> int:
     from domeng.batch.tables import trace_table
     from domeng.core.events import for_seat, render_events, to_json_lines
     from domeng.core.rules import Rules
-    from domeng.study.simulate import DEFAULT_PLAYERS
+    from domeng.core.defaults import DEFAULT_PLAYERS
 
     rules = Rules.parse(args.rule)
     players = args.players or ",".join(DEFAULT_PLAYERS)

@@ -27,18 +27,14 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Sequence
 
 from domeng.batch.computer import Computers
+from domeng.core.defaults import DEFAULT_SEATS, HUMAN, N_BUILTIN, PLAYER_IDS, TABLE_PLAYERS  # noqa: F401
 from domeng.core.errors import SaveFileError, DomengError, IllegalMoveError, PlayerError
 from domeng.core.events import END_NAMES
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
 from domeng.infra.interrupt import interruptible
-from domeng.players.heuristics import N_BUILTIN, PLAYER_IDS
 
-HUMAN = "human"
-DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
-#: the computer players that may sit at a table: each sees only its own D17 view
-TABLE_PLAYERS = tuple(PLAYER_IDS) + ("search", "search-N")
 #: the largest search budget at a table (a move must come back within seconds)
 MAX_SEARCH_SAMPLES = 20_000
 #: players that see hidden tiles: never at a table with people (D17)

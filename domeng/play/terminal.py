@@ -26,6 +26,7 @@ from typing import Any, Callable
 from rich.console import Console
 from rich.text import Text
 
+from domeng.core.defaults import DEFAULT_DELAY
 from domeng.core.errors import DomengError
 from domeng.core.events import for_seat
 from domeng.core.ruletext import rules_text
@@ -35,7 +36,6 @@ from domeng.play.savefile import check_writable, key_path, write_save
 from domeng.play.session import HUMAN, SaveFileError, Session
 from domeng.play.typed import InputError, clean, parse_move
 
-DEFAULT_DELAY = 0.6
 
 HELP = """\
 On your turn type the number of a move, or the tile itself: 5-3, [5|3] or 53,

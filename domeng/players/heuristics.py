@@ -52,14 +52,9 @@ from domeng.core.observation import (
 )
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 
-P_RANDOM = 0
-P_HEAVY = 1
-P_KEEPER = 2
-P_HUNTER = 3
-P_EXPERT = 4
-PLAYER_IDS = {"random": P_RANDOM, "heavy": P_HEAVY, "keeper": P_KEEPER, "hunter": P_HUNTER,
-              "expert": P_EXPERT}
-N_BUILTIN = 5
+from domeng.core.defaults import (  # noqa: F401  (the ids live where --help reads them)
+    N_BUILTIN, P_EXPERT, P_HEAVY, P_HUNTER, P_KEEPER, P_RANDOM, PLAYER_IDS,
+)
 
 _NUM = NUMBER_MASK.copy()
 _HI = TILE_HIGH.copy()
@@ -167,7 +162,9 @@ def builtin_choose_inline(pid, obs, hist, moves, n_moves, rng):
 P_CUSTOM = N_BUILTIN  #: kernel id of a seat whose player is a compiled function
 
 
-@njit(STRATEGY_SIG, cache=True)
+@njit(cache=True)
 def unused_strategy(obs, hist, moves, n_moves, rng):
-    """Placeholder in the kernel's table of compiled players for built-in seats."""
+    """Placeholder in the kernel's table of compiled players for built-in seats
+    (compiled for ``STRATEGY_SIG`` by :func:`domeng.batch.tables.kernel_players`
+    when first needed, not at import: issue 11)."""
     return 0

@@ -12,9 +12,12 @@ import platform
 import re
 import shlex
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas loads only where a table is made (a study starts without it)
+    import pandas as pd
 
 from domeng.core.rules import Rules
 
@@ -131,6 +134,8 @@ def table(df: pd.DataFrame, digits: int = 4, index: bool = False, wrap: bool = F
 
 
 def kv_table(rows: list[tuple[str, str]]) -> str:
+    import pandas as pd
+
     return table(pd.DataFrame([(k, str(v)) for k, v in rows], columns=["", ""]), wrap=True)
 
 
@@ -151,6 +156,8 @@ def glossary() -> str:
 
 def rules_table(rules: dict, others: dict[str, dict] | None = None) -> str:
     """Every rule value (one column per arm when ``others`` is given)."""
+    import pandas as pd
+
     from domeng.core.ruletext import option_docs
 
     docs = option_docs()

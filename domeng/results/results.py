@@ -32,9 +32,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas loads with the first table (a study starts without it)
+    import pandas as pd
 
 from domeng.core import layout as L
 from domeng.core.errors import DomengError, ResultsError, ResultsWriteError  # noqa: F401
@@ -59,6 +62,13 @@ ALL = "ALL"
 # ---------------------------------------------------------------- estimators
 # (all in domeng.results.stats; the names stay importable from here)
 _num, _est = num, estimate
+
+
+def _frame(*args, **kwargs) -> pd.DataFrame:
+    """``pandas.DataFrame(...)``, pandas imported on first use (issue 11)."""
+    import pandas as pd
+
+    return pd.DataFrame(*args, **kwargs)
 
 
 def _ci(df: pd.DataFrame, col: str = "rate", se: str = "se", share: bool = False) -> pd.DataFrame:
@@ -180,7 +190,7 @@ class Results:
         ``ci_low``, ``ci_high`` (95%)."""
         wins = self.field("A_WINS").sum(axis=1)  # [G, kind]
         r, se = self._per_round(wins)
-        df = pd.DataFrame({"kind": list(L.KIND_NAMES), "rounds": wins.sum(axis=0),
+        df = _frame({"kind": list(L.KIND_NAMES), "rounds": wins.sum(axis=0),
                            "share": r, "se": se})
         return _ci(df, "share", share=True)
 
@@ -200,7 +210,7 @@ class Results:
         rows = [{"seat": s, "player": self.players[s], "kind": k, "wins": int(w[:, s, j].sum()),
                  "rate": r[s, j], "se": se[s, j]}
                 for s in range(L.N_SEATS) for j, k in enumerate(kinds)]
-        return _ci(pd.DataFrame(rows), share=True)
+        return _ci(_frame(rows), share=True)
 
     def win_by_player(self) -> pd.DataFrame:
         """Win rate of each player (strategy) per seat it occupies, by end kind.
@@ -219,7 +229,7 @@ class Results:
                 rows.append({"player": p, "seats": ",".join(map(str, seats[p])),
                              "n_seats": len(seats[p]), "kind": k,
                              "wins": int(w[:, seats[p], j].sum()), "rate": r[j], "se": se[j]})
-        return _ci(pd.DataFrame(rows), share=True)
+        return _ci(_frame(rows), share=True)
 
     def win_by_starter_offset(self) -> pd.DataFrame:
         """Win rate by seat offset from the round's starter (0: the starter,
@@ -232,7 +242,7 @@ class Results:
         kinds = list(L.KIND_NAMES) + [ALL]
         rows = [{"offset": o, "kind": k, "wins": int(w[:, o, j].sum()), "rate": r[o, j],
                  "se": se[o, j]} for o in range(L.N_SEATS) for j, k in enumerate(kinds)]
-        return _ci(pd.DataFrame(rows), share=True)
+        return _ci(_frame(rows), share=True)
 
     def _pass_arrays(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         return {"PASS": (self.field("A_PASSES"), self.field("A_PASS_ROUNDS")),
@@ -255,7 +265,7 @@ class Results:
                              "events": int(e[:, s].sum()), "per_round": r1[s], "per_round_se": s1[s],
                              "rounds_with": int(rw[:, s].sum()), "round_share": r2[s],
                              "round_share_se": s2[s]})
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     def passes_by_player(self) -> pd.DataFrame:
         """PASS and PASSEBUNGE frequency of each player, per seat it occupies.
@@ -276,7 +286,7 @@ class Results:
                              "events": int(e[:, seats[p]].sum()), "per_round": float(r1),
                              "per_round_se": float(s1), "round_share": float(r2),
                              "round_share_se": float(s2)})
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     @staticmethod
     def _source_name(i: int) -> str:
@@ -301,7 +311,7 @@ class Results:
                                  "dest_seat": d, "dest_player": self.players[d], "reason": reason,
                                  "stones": int(f[:, i, d, k].sum()), "per_round": r[i, d, k],
                                  "se": se[i, d, k]})
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     def flow_matrix(self, reason: str | None = None) -> pd.DataFrame:
         """Stones per round as a matrix: rows ``table, seat 0..4`` (source),
@@ -314,7 +324,7 @@ class Results:
                 raise DomengError(f"unknown reason {reason!r}; reasons: {', '.join(L.REASON_NAMES)}")
             m = f[:, :, L.REASON_NAMES.index(reason.upper())]
         m = m / max(self.total_rounds, 1)
-        return pd.DataFrame(m, index=[self._source_name(i) for i in range(6)],
+        return _frame(m, index=[self._source_name(i) for i in range(6)],
                             columns=[f"seat {d}" for d in range(L.N_SEATS)])
 
     def unpaid(self) -> pd.DataFrame:
@@ -328,7 +338,7 @@ class Results:
         rows = [{"dest_seat": d, "dest_player": self.players[d], "reason": reason,
                  "stones": int(u[:, d, k].sum()), "per_round": r[d, k], "se": se[d, k]}
                 for d in range(L.N_SEATS) for k, reason in enumerate(L.REASON_NAMES)]
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     def camat_by_seat(self) -> pd.DataFrame:
         """CAMAT designations (D15) per 1000 rounds, by seat.
@@ -337,7 +347,7 @@ class Results:
         ``per_1000_rounds``, ``se``, ``ci_low``, ``ci_high``."""
         c = self.field("A_CAMAT")
         r, se = self._per_round(c, 1000.0)
-        df = pd.DataFrame({"seat": range(L.N_SEATS), "player": self.players,
+        df = _frame({"seat": range(L.N_SEATS), "player": self.players,
                            "camats": c.sum(axis=0), "per_1000_rounds": r, "se": se})
         return _ci(df, "per_1000_rounds")
 
@@ -353,7 +363,7 @@ class Results:
             r, se = self._per_round(x, 1000.0)
             rows.append({"player": p, "n_seats": len(seats[p]), "camats": int(c[:, seats[p]].sum()),
                          "per_1000_rounds": float(r), "se": float(se)})
-        return _ci(pd.DataFrame(rows), "per_1000_rounds")
+        return _ci(_frame(rows), "per_1000_rounds")
 
     def camat_gaps(self) -> pd.DataFrame:
         """Distribution of the number of rounds between CAMATs (for a table's
@@ -365,7 +375,7 @@ class Results:
         h = self.totals("A_CAMAT_GAP_HIST")[1:]
         total = h.sum()
         share = h / total if total else np.full(len(h), np.nan)
-        return pd.DataFrame({"rounds_between": np.arange(1, L.GAP_BINS), "camats": h,
+        return _frame({"rounds_between": np.arange(1, L.GAP_BINS), "camats": h,
                              "share": share})
 
     def round_length(self) -> pd.DataFrame:
@@ -378,7 +388,7 @@ class Results:
         n = max(self.total_rounds, 1)
         th = self.totals("A_TILES_HIST")
         uh = self.totals("A_TURNS_HIST")
-        return pd.DataFrame({
+        return _frame({
             "measure": ["tiles"] * len(th) + ["turns"] * len(uh),
             "value": np.concatenate([np.arange(len(th)), np.arange(len(uh))]),
             "rounds": np.concatenate([th, uh]),
@@ -400,7 +410,7 @@ class Results:
                                  st[:, S_CAMAT_HOLDER:S_CAMAT_HOLDER + 5]], axis=1)
         r1, s1 = ratio(stones, n)
         r2, s2 = ratio(holder, n)
-        return pd.DataFrame({
+        return _frame({
             "holder": [self._source_name(i) for i in range(6)], "seat": range(-1, 5),
             "player": ["table"] + self.players, "mean_stones": r1, "mean_stones_se": s1,
             "camat_share": r2, "camat_share_se": s2,
@@ -411,7 +421,7 @@ class Results:
 
         Columns: ``camats`` (0..31; 31 means 31 or more), ``tables``, ``share``."""
         h = self.group_state[:, S_CAMATS_HIST:S_CAMATS_HIST + CAMATS_BINS].sum(axis=0)
-        return pd.DataFrame({"camats": np.arange(CAMATS_BINS), "tables": h,
+        return _frame({"camats": np.arange(CAMATS_BINS), "tables": h,
                              "share": h / max(self.tables, 1)})
 
     def frames(self) -> dict[str, pd.DataFrame]:

@@ -31,9 +31,12 @@ Anytime-valid half-widths for studies that stop on the data are in
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas loads only where a table is made (a study starts without it)
+    import pandas as pd
 
 #: the 97.5% quantile of the standard normal distribution (two-sided 95% intervals)
 Z95 = 1.959963984540054

@@ -37,6 +37,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+#: the default study of ``domeng simulate`` (defined where ``--help`` reads it)
+from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES  # noqa: F401
 from domeng.core.errors import StudyError  # noqa: F401  (domeng.study.simulate.StudyError)
 from domeng.core.rules import Rules
 from domeng.study.names import resolve_names_safely
@@ -45,11 +47,6 @@ from domeng.study.summary import (  # noqa: F401  (the names this module had)
     S_CAMATS, S_CAMATS_HIST, S_LEN, S_ROUNDS, S_SINCE_CAMAT, S_STONES, S_TABLE, check_budget,
     coerce_rules, count, default_chunk_tables, group_of, make_progress, summarize_state)
 from domeng.study.records import RECORD_ROW_GROUP, RecordWriter, records_table  # noqa: F401
-
-#: the default study of ``domeng simulate`` (about a million rounds, mixed players)
-DEFAULT_TABLES = 2000
-DEFAULT_ROUNDS = 500
-DEFAULT_PLAYERS = ("random", "heavy", "keeper", "hunter", "random")
 
 _count = count
 
