@@ -139,8 +139,15 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
 def play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk):
     """The engine's aggregate-mode loop with the built-in players."""
     return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose_inline, obs,
-                         hist,
-                         moves, crng, wk)
+                         hist, moves, crng, wk, True)
+
+
+@njit(cache=True, _nrt=False)
+def play_rounds_random(rules, st, rounds, camat_target, agg, wk):
+    """The engine's aggregate-mode loop when every seat is ``random``
+    (compiled without the players' observation)."""
+    return F.play_rounds(rules, st, agg, rounds, camat_target, wk, F.no_choice, wk, wk, wk, wk,
+                         wk, False)
 
 
 @njit(cache=True)
@@ -162,10 +169,28 @@ def fast_path(pids, do_rec) -> bool:
 
 
 @njit(cache=True, parallel=True)
-def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
-    """:func:`run_kernel` on the aggregate-mode loop, in parallel over tables."""
+def run_fast_players(pids, rules, state, rounds, camat_target, agg, rec_n):
+    """:func:`run_fast` with some built-in player other than ``random``."""
     for i in prange(state.shape[0]):
         rec_n[i] = play_table_fast(pids, rules, state[i], rounds, camat_target, agg[i])
+
+
+@njit(cache=True, parallel=True)
+def run_fast_random(rules, state, rounds, camat_target, agg, rec_n):
+    """:func:`run_fast` with ``random`` at every seat."""
+    for i in prange(state.shape[0]):
+        wk = np.zeros(F.WK_LEN, dtype=np.int64)
+        rec_n[i] = play_rounds_random(rules, state[i], rounds, camat_target, agg[i], wk)
+
+
+def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
+    """:func:`run_kernel` on the aggregate-mode loop, in parallel over tables
+    (a loop compiled without the players' observation when every seat is
+    ``random``: only the one needed is compiled)."""
+    if not np.any(pids):
+        run_fast_random(rules, state, rounds, camat_target, agg, rec_n)
+    else:
+        run_fast_players(pids, rules, state, rounds, camat_target, agg, rec_n)
 
 
 @njit(cache=True, parallel=True)
