@@ -21,7 +21,7 @@ by seat, hand sizes, voids) are kept only when some seat's player reads them.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
 from domeng.core import layout as L
 from domeng.core.nbrng import randbelow_at
@@ -135,32 +135,32 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
     return played, S
 
 
-@njit(cache=True, _nrt=False)
-def play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk):
-    """The engine's aggregate-mode loop with the built-in players."""
-    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose_inline, obs,
-                         hist, moves, crng, wk, True)
+_stack_obs = F.stack_array(types.int64, OBS_LEN)
+_stack_moves = F.stack_array(types.int64, 64)
+_stack_rng = F.stack_array(types.uint64, 1)
 
 
 @njit(cache=True, _nrt=False)
-def play_rounds_random(rules, st, rounds, camat_target, agg, wk):
+def play_rounds_random(rules, st, rounds, camat_target, agg):
     """The engine's aggregate-mode loop when every seat is ``random``
     (compiled without the players' observation)."""
+    wk = F.stack_scratch()
     return F.play_rounds(rules, st, agg, rounds, camat_target, wk, F.no_choice, wk, wk, wk, wk,
                          wk, False)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_table_fast(pids, rules, st, rounds, camat_target, agg):
     """:func:`play_table` in aggregate mode for built-in players, on the
     engine's aggregate-mode loop (:func:`domeng.engine.fast.play_rounds`):
-    the same aggregates and state, draw for draw; returns the rounds played."""
-    obs = np.zeros(OBS_LEN, dtype=np.int64)
-    hist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
-    moves = np.zeros(64, dtype=np.int64)
-    crng = np.zeros(1, dtype=np.uint64)
-    wk = np.zeros(F.WK_LEN, dtype=np.int64)
-    return play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk)
+    the same aggregates and state, draw for draw; returns the rounds played.
+    (The built-in strategies read no history: ``obs`` stands in for it.)"""
+    obs = _stack_obs()
+    moves = _stack_moves()
+    crng = _stack_rng()
+    wk = F.stack_scratch()
+    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose_inline, obs,
+                         obs, moves, crng, wk, True)
 
 
 def fast_path(pids, do_rec) -> bool:
@@ -179,8 +179,7 @@ def run_fast_players(pids, rules, state, rounds, camat_target, agg, rec_n):
 def run_fast_random(rules, state, rounds, camat_target, agg, rec_n):
     """:func:`run_fast` with ``random`` at every seat."""
     for i in prange(state.shape[0]):
-        wk = np.zeros(F.WK_LEN, dtype=np.int64)
-        rec_n[i] = play_rounds_random(rules, state[i], rounds, camat_target, agg[i], wk)
+        rec_n[i] = play_rounds_random(rules, state[i], rounds, camat_target, agg[i])
 
 
 def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):

@@ -124,6 +124,37 @@ else:  # pragma: no cover - CPUs without BMI2
         return lowest_bit(m)
 
 
+def stack_array(dtype, size):
+    """An intrinsic ``f()`` giving a zeroed ``dtype[size]`` array in the
+    calling function's stack frame (numba has no stack arrays): addressed
+    from the stack pointer, with no array pointer to keep in a register or
+    reload, and no allocation.  Valid until the caller returns."""
+    arrty = types.Array(dtype, 1, "C")
+
+    @intrinsic
+    def stack_array(typingctx):
+        def codegen(context, builder, signature, args):
+            from numba.np.arrayobj import make_array, populate_array
+
+            item = context.get_value_type(dtype)
+            data = cgutils.alloca_once(builder, item, size=size, zfill=True)
+            ary = make_array(arrty)(context, builder)
+            intp = context.get_value_type(types.intp)
+            width = context.get_abi_sizeof(item)
+            populate_array(ary, data=data, shape=[ir.Constant(intp, size)],
+                           strides=[ir.Constant(intp, width)],
+                           itemsize=ir.Constant(intp, width), meminfo=None)
+            return ary._getvalue()
+
+        return arrty(), codegen
+
+    return stack_array
+
+
+#: the scratch array ``wk`` of :func:`play_rounds` on the caller's stack
+stack_scratch = stack_array(types.int64, WK_LEN)
+
+
 if HAS_PDEP:
     @njit(cache=True, inline="always")
     def spread28(h):
