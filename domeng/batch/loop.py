@@ -29,7 +29,7 @@ from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT, OBS_
 from domeng.engine import fast as F
 from domeng.engine import kernel as K
 from domeng.engine import step as E
-from domeng.players.heuristics import N_BUILTIN, P_HUNTER, builtin_choose, builtin_choose_inline
+from domeng.players.heuristics import N_BUILTIN, P_EXPERT, builtin_best_inline, builtin_choose
 
 
 @njit(cache=True, inline="always")
@@ -136,8 +136,6 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
 
 
 _stack_obs = F.stack_array(types.int64, OBS_LEN)
-_stack_moves = F.stack_array(types.int64, 64)
-_stack_rng = F.stack_array(types.uint64, 1)
 
 
 @njit(cache=True, _nrt=False)
@@ -145,8 +143,8 @@ def play_rounds_random(rules, st, rounds, camat_target, agg):
     """The engine's aggregate-mode loop when every seat is ``random``
     (compiled without the players' observation)."""
     wk = F.stack_scratch()
-    return F.play_rounds(rules, st, agg, rounds, camat_target, wk, F.no_choice, wk, wk, wk, wk,
-                         wk, False)
+    return F.play_rounds(rules, st, agg, rounds, camat_target, wk, F.no_choice, wk, wk, False,
+                         False)
 
 
 @njit(cache=True, _nrt=False)
@@ -154,18 +152,20 @@ def play_table_fast(pids, rules, st, rounds, camat_target, agg):
     """:func:`play_table` in aggregate mode for built-in players, on the
     engine's aggregate-mode loop (:func:`domeng.engine.fast.play_rounds`):
     the same aggregates and state, draw for draw; returns the rounds played.
-    (The built-in strategies read no history: ``obs`` stands in for it.)"""
+    """
     obs = _stack_obs()
-    moves = _stack_moves()
-    crng = _stack_rng()
     wk = F.stack_scratch()
-    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose_inline, obs,
-                         obs, moves, crng, wk, True)
+    full_obs = False
+    for p in range(5):
+        if pids[p] == P_EXPERT:
+            full_obs = True
+    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_best_inline, obs, wk,
+                         True, full_obs)
 
 
 def fast_path(pids, do_rec) -> bool:
     """Aggregate mode with only the built-in players of the engine's fast loop."""
-    return not do_rec and all(0 <= int(p) <= P_HUNTER for p in pids)
+    return not do_rec and all(0 <= int(p) < N_BUILTIN for p in pids)
 
 
 @njit(cache=True, parallel=True)

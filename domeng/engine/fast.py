@@ -23,9 +23,17 @@ How it is fast (``shared/limit/README.md`` measured each idea):
 * only what the aggregates need is counted; the player type is tested
   only when a seat has a choice (two or more legal moves).
 
-Seats whose player is not ``random`` (id 0) call ``choose(pid, obs, hist,
-moves, n, rng)``: the fields of ``obs`` the built-in strategies read
-(ends, hand, seat, table, chain, void numbers) are written just before.
+* a table whose seats are all ``random`` runs a loop compiled without the
+  players' observation (``heur`` is a compile-time constant); indices are
+  ``uint64`` (no negative-index fix-ups); the scratch arrays live in the
+  caller's stack frame (:func:`stack_array`).
+
+Seats whose player is not ``random`` (id 0) call ``choose(pid, obs, mv)``,
+which gives the mask of the player's best moves among the mask ``mv``; a
+tie is broken with one draw from the seat's stream, as
+:func:`domeng.players.scoring.pick_best` does.  The fields of ``obs`` the
+built-in strategies read (ends, hand, seat, table, chain, void numbers;
+with ``full_obs`` also the stones and hand sizes) are written just before.
 """
 
 from __future__ import annotations
@@ -41,7 +49,8 @@ from domeng.core import layout as L
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import mix64
 from domeng.core.observation import (
-    OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
+    OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_STONES, OBS_TABLE,
+    OBS_VOID,
 )
 from domeng.core.rng import GAMMA
 from domeng.core.rules import (
@@ -271,46 +280,46 @@ def _deal(r, wk, heur):
 
 
 @njit(cache=True, inline="always")
-def no_choice(pid, obs, hist, moves, n_moves, rng):
+def no_choice(pid, obs, mv):
     """The ``choose`` of an all-random table (never called)."""
     return 0
 
 
 @njit(cache=True, inline="always")
-def _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, hist, moves, crng, heur):
-    """The seat's pick among the ``mv`` moves (two or more)."""
+def _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur, full_obs):
+    """The seat's pick among the ``mv`` moves (two or more).  A scoring
+    player's ``choose(pid, obs, mv)`` gives the mask of its best moves; a
+    tie is broken with one draw from the seat's stream (none without a tie),
+    as the random player picks."""
     if not heur:
         return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
     pid = pids[_u(s)]
-    if pid == 0:
-        return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
-    n = 0
-    m = mv
-    while m:
-        moves[_u(n)] = lowest_bit(m)
-        m &= m - 1
-        n += 1
-    obs[OBS_SEAT] = s
-    obs[OBS_HAND] = wk[_u(W_H28 + s)]
-    obs[OBS_LEFT] = left
-    obs[OBS_RIGHT] = right
-    obs[OBS_TABLE] = tbl
-    obs[OBS_CHAIN] = chain
-    crng[0] = np.uint64(wk[_u(W_PRNG + s)])
-    idx = choose(pid, obs, hist, moves, n, crng)
-    wk[_u(W_PRNG + s)] = np.int64(crng[0])
-    return moves[_u(idx)]
+    if pid != 0:
+        obs[OBS_SEAT] = s
+        obs[OBS_HAND] = wk[_u(W_H28 + s)]
+        obs[OBS_LEFT] = left
+        obs[OBS_RIGHT] = right
+        obs[OBS_TABLE] = tbl
+        obs[OBS_CHAIN] = chain
+        if full_obs:
+            for p in range(5):
+                obs[OBS_STONES + p] = wk[W_ST + p]
+                obs[OBS_HAND_SIZE + p] = popcount(wk[W_H28 + p])
+        mv = choose(pid, obs, mv)
+        if mv & (mv - 1) == 0:
+            return lowest_bit(mv)
+    return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
 
 
 @njit(cache=True, inline="always")
-def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, moves, crng, wk,
-                heur):
+def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heur, full_obs):
     """Play up to ``rounds`` rounds of the table whose state is ``st``
     (updated in place), adding to its aggregates ``agg`` (stopping at
-    ``camat_target`` CAMATs if > 0); returns the rounds played.  ``obs``,
-    ``hist``, ``moves``, ``crng`` and ``wk`` (``int64[WK_LEN]``) are scratch.
+    ``camat_target`` CAMATs if > 0); returns the rounds played.  ``obs``
+    (``int64[OBS_LEN]``) and ``wk`` (``int64[WK_LEN]``) are scratch.
     ``heur`` (a compile-time constant of the caller) is False when every
-    seat is ``random``: the players' observation is then not kept at all."""
+    seat is ``random``: the players' observation is then not kept at all;
+    ``full_obs``: some player also reads the stones and hand sizes."""
     drng = np.uint64(st[L.ST_RNG])
     for p in range(5):
         wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
@@ -360,8 +369,8 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
         if must >= 0:
             t = must
         else:
-            t = _choice(pids, choose, s, wk[_u(W_H + s)] & _EVEN, -1, -1, tbl, 0, wk, obs, hist,
-                        moves, crng, heur) >> 1
+            t = _choice(pids, choose, s, wk[_u(W_H + s)] & _EVEN, -1, -1, tbl, 0, wk, obs, heur,
+                        full_obs) >> 1
         wk[_u(W_H + s)] &= ~(np.int64(3) << (2 * t))
         if heur:
             wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
@@ -391,8 +400,8 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
                     # all seats random: branch-free, no draw for a single move
                     code = kth_bit(mv, seat_pick(wk, s, popcount(mv)))
                 elif mv & (mv - 1):
-                    code = _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, hist,
-                                   moves, crng, heur)
+                    code = _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur,
+                                   full_obs)
                 else:
                     code = lowest_bit(mv)
                 t = code >> 1
