@@ -16,8 +16,8 @@ burst of load from another process hits both sides.  It keeps the median of
 the repeats.  Each rate is given two ways:
 
 * wall: rounds / elapsed seconds (what the issue's targets are stated in);
-* CPU: rounds / CPU seconds of the thread (in-process) or of the child
-  process (C, CLI).  On a machine shared with other jobs, wall-clock rates
+* CPU: rounds / CPU seconds of the process (in-process: the kernel runs in
+  a worker thread) or of the child process (C, CLI).  On a machine shared with other jobs, wall-clock rates
   fall with the load while CPU rates mostly do not; the ratios are printed
   for both.
 
@@ -106,9 +106,9 @@ def run_c(exe, tables, rounds, seed=3):
 
 def run_engine(players, tables, rounds, threads=1, seed=3):
     from domeng.batch.tables import run_tables
-    t, c = time.perf_counter(), time.thread_time()
+    t, c = time.perf_counter(), time.process_time()
     out = run_tables(players, seed=seed, n_tables=tables, rounds=rounds, threads=threads)
-    dt, dc = time.perf_counter() - t, time.thread_time() - c
+    dt, dc = time.perf_counter() - t, time.process_time() - c
     n = int(out.agg[:, 0].sum())
     assert n == tables * rounds
     return n / dt, (n / dc if threads == 1 else float("nan"))
