@@ -21,7 +21,7 @@ by seat, hand sizes, voids) are kept only when some seat's player reads them.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
 from domeng.core import layout as L
 from domeng.core.nbrng import randbelow_at
@@ -29,7 +29,7 @@ from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT, OBS_
 from domeng.engine import fast as F
 from domeng.engine import kernel as K
 from domeng.engine import step as E
-from domeng.players.heuristics import N_BUILTIN, P_HUNTER, builtin_choose, builtin_choose_inline
+from domeng.players.heuristics import N_BUILTIN, P_EXPERT, builtin_best_inline, builtin_choose
 
 
 @njit(cache=True, inline="always")
@@ -179,73 +179,61 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
     return played, S
 
 
-@njit(cache=True, _nrt=False)
-def play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk):
-    """The engine's aggregate-mode loop with the built-in players."""
-    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_choose_inline, obs,
-                         hist,
-                         moves, crng, wk)
+_stack_obs = F.stack_array(types.int64, OBS_LEN)
 
 
 @njit(cache=True, _nrt=False)
-def _never_asked(pid, obs, hist, moves, n_moves, rng):
-    """The chooser of a table whose five seats are ``random``: never called
-    (the loop picks a random player's move itself)."""
-    return 0
+def play_rounds_random(rules, st, rounds, camat_target, agg):
+    """The engine's aggregate-mode loop when every seat is ``random``
+    (compiled without the players' observation)."""
+    wk = F.stack_scratch()
+    return F.play_rounds(rules, st, agg, rounds, camat_target, wk, F.no_choice, wk, wk, False,
+                         False)
 
 
 @njit(cache=True, _nrt=False)
-def play_rounds_random(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk):
-    """:func:`play_rounds_fast` when every seat is ``random``: the same loop
-    without the other players' code."""
-    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, _never_asked, obs, hist,
-                         moves, crng, wk)
-
-
-@njit(cache=True, inline="always")
-def _scratch():
-    """The scratch arrays of the aggregate-mode loop: obs, hist, moves, crng, wk."""
-    return (np.zeros(OBS_LEN, dtype=np.int64), np.full((MAX_TURNS, 3), -1, dtype=np.int64),
-            np.zeros(64, dtype=np.int64), np.zeros(1, dtype=np.uint64),
-            np.zeros(F.WK_LEN, dtype=np.int64))
-
-
-@njit(cache=True)
 def play_table_fast(pids, rules, st, rounds, camat_target, agg):
     """:func:`play_table` in aggregate mode for built-in players, on the
     engine's aggregate-mode loop (:func:`domeng.engine.fast.play_rounds`):
-    the same aggregates and state, draw for draw; returns the rounds played."""
-    obs, hist, moves, crng, wk = _scratch()
-    return play_rounds_fast(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng, wk)
-
-
-@njit(cache=True)
-def play_table_random(pids, rules, st, rounds, camat_target, agg):
-    """:func:`play_table_fast` when every seat is ``random``."""
-    obs, hist, moves, crng, wk = _scratch()
-    return play_rounds_random(pids, rules, st, rounds, camat_target, agg, obs, hist, moves, crng,
-                              wk)
+    the same aggregates and state, draw for draw; returns the rounds played.
+    """
+    obs = _stack_obs()
+    wk = F.stack_scratch()
+    full_obs = False
+    for p in range(5):
+        if pids[p] == P_EXPERT:
+            full_obs = True
+    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_best_inline, obs, wk,
+                         True, full_obs)
 
 
 def fast_path(pids, do_rec) -> bool:
     """Aggregate mode with only the built-in players of the engine's fast loop."""
-    return not do_rec and all(0 <= int(p) <= P_HUNTER for p in pids)
+    return not do_rec and all(0 <= int(p) < N_BUILTIN for p in pids)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
-    """:func:`run_kernel` on the aggregate-mode loop, in parallel over tables."""
+def run_fast_players(pids, rules, state, rounds, camat_target, agg, rec_n):
+    """:func:`run_fast` with some built-in player other than ``random``."""
     for i in prange(state.shape[0]):
         rec_n[i] = play_table_fast(pids, rules, state[i], rounds, camat_target, agg[i])
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_random(pids, rules, state, rounds, camat_target, agg, rec_n):
-    """:func:`run_fast` when every seat is ``random`` (compiled without the
-    other players' code: a study of random players compiles in about half
-    the time, issue 11)."""
+def run_fast_random(rules, state, rounds, camat_target, agg, rec_n):
+    """:func:`run_fast` with ``random`` at every seat."""
     for i in prange(state.shape[0]):
-        rec_n[i] = play_table_random(pids, rules, state[i], rounds, camat_target, agg[i])
+        rec_n[i] = play_rounds_random(rules, state[i], rounds, camat_target, agg[i])
+
+
+def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
+    """:func:`run_kernel` on the aggregate-mode loop, in parallel over tables
+    (a loop compiled without the players' observation when every seat is
+    ``random``: only the one needed is compiled)."""
+    if not np.any(pids):
+        run_fast_random(rules, state, rounds, camat_target, agg, rec_n)
+    else:
+        run_fast_players(pids, rules, state, rounds, camat_target, agg, rec_n)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -264,9 +252,7 @@ def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, 
     players runs on the engine's aggregate-mode loop (only it is compiled
     then); everything else steps through the step API."""
     if fast_path(pids, do_rec):
-        # five random players: a loop compiled (and loaded) without the other players' code
-        run = run_fast if pids.any() else run_random
-        run(pids, rules, state, rounds, camat_target, agg, rec_n)
+        run_fast(pids, rules, state, rounds, camat_target, agg, rec_n)
     else:
         run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec)
 

@@ -150,6 +150,11 @@ def run_tables(
 #: each kernel call of run_tables aims at about this many seconds, so that a
 #: call abandoned by Ctrl-C ends soon (and a long table returns to Python often)
 SLICE_SECONDS = 0.25
+#: tables a kernel call plays at least, per thread: the slices go block of
+#: tables by block of tables, so a table's aggregates stay in the core's
+#: cache for all its rounds of a call (a slice over every table of a large
+#: chunk evicts them between calls: 20% slower at 4000 tables)
+BLOCK_TABLES = 64
 
 
 def _kernel(threads: int | None, *args) -> None:
@@ -166,32 +171,39 @@ def _kernel(threads: int | None, *args) -> None:
 
 
 def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> None:
-    """Play ``rounds`` rounds at every table of ``state`` in slices of rounds
-    (the kernel continues a table from its state, so the numbers equal one
-    call's exactly), each slice sized to take about :data:`SLICE_SECONDS`."""
+    """Play ``rounds`` rounds at every table of ``state`` in slices: a block
+    of tables for a number of rounds (the kernel continues a table from its
+    state and adds to its aggregates, so the numbers equal one call's
+    exactly), each slice sized to take about :data:`SLICE_SECONDS`."""
     import time
 
     n = state.shape[0]
-    done, step = 0, 1
-    part_agg = np.zeros_like(agg)
     rec_n = np.zeros(n, dtype=np.int64)
-    while done < rounds:
-        s = min(step, rounds - done)
-        part_agg[:] = 0
-        buf = (np.zeros((n * s, L.REC_LEN), dtype=np.int64) if recs is not None
-               else np.zeros((1, L.REC_LEN), dtype=np.int64))
-        t0 = time.perf_counter()
-        _kernel(threads, pids, fns, rules_arr, state, s, 0, part_agg, buf, rec_n,
-                int(recs is not None))
-        took = time.perf_counter() - t0
-        agg += part_agg
-        if recs is not None:
-            recs.reshape(n, rounds, L.REC_LEN)[:, done:done + s] = buf.reshape(n, s, L.REC_LEN)
-        done += s
-        if took < SLICE_SECONDS / 2:  # grow (at most x8 a time) towards the target
-            step = max(1, min(step * 8, int(s * SLICE_SECONDS / max(took, 1e-6))))
-        elif took > SLICE_SECONDS * 2:
-            step = max(1, int(s * SLICE_SECONDS / took))
+    least = BLOCK_TABLES * max(1, min(int(threads or numba.config.NUMBA_NUM_THREADS),
+                                      numba.config.NUMBA_NUM_THREADS))
+    work = min(n, least)  # table-rounds per call, grown towards the time target
+    b0 = 0
+    while b0 < n:
+        nb = min(n - b0, max(least, work // rounds))
+        b1 = b0 + nb
+        done = 0
+        while done < rounds:
+            s = min(rounds - done, max(1, work // nb))
+            buf = (np.zeros((nb * s, L.REC_LEN), dtype=np.int64) if recs is not None
+                   else np.zeros((1, L.REC_LEN), dtype=np.int64))
+            t0 = time.perf_counter()
+            _kernel(threads, pids, fns, rules_arr, state[b0:b1], s, 0, agg[b0:b1], buf,
+                    rec_n[b0:b1], int(recs is not None))
+            took = time.perf_counter() - t0
+            if recs is not None:
+                recs.reshape(n, rounds, L.REC_LEN)[b0:b1, done:done + s] = \
+                    buf.reshape(nb, s, L.REC_LEN)
+            done += s
+            if took < SLICE_SECONDS / 2:  # grow (at most x8 a time) towards the target
+                work = max(1, min(work * 8, int(nb * s * SLICE_SECONDS / max(took, 1e-6))))
+            elif took > SLICE_SECONDS * 2:
+                work = max(1, int(nb * s * SLICE_SECONDS / took))
+        b0 = b1
 
 
 @contextmanager

@@ -35,7 +35,7 @@ _PKG = Path(__file__).resolve().parent.parent
 _COMPILED = ("core", "engine", "players", "batch")
 
 #: the aggregate-mode loops of a study (domeng.batch.loop): with built-in players, and random only
-_LOOPS = ("run_fast", "run_random")
+_LOOPS = ("run_fast_players", "run_fast_random")
 
 _LOCK = threading.Lock()
 _PREPARED = False

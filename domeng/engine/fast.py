@@ -23,9 +23,17 @@ How it is fast (``shared/limit/README.md`` measured each idea):
 * only what the aggregates need is counted; the player type is tested
   only when a seat has a choice (two or more legal moves).
 
-Seats whose player is not ``random`` (id 0) call ``choose(pid, obs, hist,
-moves, n, rng)``: the fields of ``obs`` the built-in strategies read
-(ends, hand, seat, table, chain, void numbers) are written just before.
+* a table whose seats are all ``random`` runs a loop compiled without the
+  players' observation (``heur`` is a compile-time constant); indices are
+  ``uint64`` (no negative-index fix-ups); the scratch arrays live in the
+  caller's stack frame (:func:`stack_array`).
+
+Seats whose player is not ``random`` (id 0) call ``choose(pid, obs, mv)``,
+which gives the mask of the player's best moves among the mask ``mv``; a
+tie is broken with one draw from the seat's stream, as
+:func:`domeng.players.scoring.pick_best` does.  The fields of ``obs`` the
+built-in strategies read (ends, hand, seat, table, chain, void numbers;
+with ``full_obs`` also the stones and hand sizes) are written just before.
 """
 
 from __future__ import annotations
@@ -41,7 +49,8 @@ from domeng.core import layout as L
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import mix64
 from domeng.core.observation import (
-    OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
+    OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_STONES, OBS_TABLE,
+    OBS_VOID,
 )
 from domeng.core.rng import GAMMA
 from domeng.core.rules import (
@@ -87,6 +96,13 @@ _M32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
 _EVEN = np.int64(EVEN56)
 
+
+@njit(cache=True, inline="always")
+def _u(i):
+    """An index as ``uint64``: numba then emits no negative-index fix-up
+    (every index here is known to be >= 0)."""
+    return np.uint64(i)
+
 #: pdep is one instruction where the CPU has BMI2 (else a short loop)
 HAS_PDEP = bool(_llvm.get_host_cpu_features().get("bmi2", False))
 
@@ -117,13 +133,60 @@ else:  # pragma: no cover - CPUs without BMI2
         return lowest_bit(m)
 
 
+def stack_array(dtype, size):
+    """An intrinsic ``f()`` giving a zeroed ``dtype[size]`` array in the
+    calling function's stack frame (numba has no stack arrays): addressed
+    from the stack pointer, with no array pointer to keep in a register or
+    reload, and no allocation.  Valid until the caller returns."""
+    arrty = types.Array(dtype, 1, "C")
+
+    @intrinsic
+    def stack_array(typingctx):
+        def codegen(context, builder, signature, args):
+            from numba.np.arrayobj import make_array, populate_array
+
+            item = context.get_value_type(dtype)
+            data = cgutils.alloca_once(builder, item, size=size, zfill=True)
+            ary = make_array(arrty)(context, builder)
+            intp = context.get_value_type(types.intp)
+            width = context.get_abi_sizeof(item)
+            populate_array(ary, data=data, shape=[ir.Constant(intp, size)],
+                           strides=[ir.Constant(intp, width)],
+                           itemsize=ir.Constant(intp, width), meminfo=None)
+            return ary._getvalue()
+
+        return arrty(), codegen
+
+    return stack_array
+
+
+#: the scratch array ``wk`` of :func:`play_rounds` on the caller's stack
+stack_scratch = stack_array(types.int64, WK_LEN)
+
+
+if HAS_PDEP:
+    @njit(cache=True, inline="always")
+    def spread28(h):
+        """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
+        return _pdep(h, _EVEN) * 3
+else:  # pragma: no cover - CPUs without BMI2
+    @njit(cache=True, inline="always")
+    def spread28(h):
+        """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
+        m = np.int64(0)
+        while h:
+            m |= np.int64(3) << (2 * lowest_bit(h))
+            h &= h - 1
+        return m
+
+
 @njit(cache=True, inline="always")
 def pips56(h):
     """Pip sum of a 56-bit hand."""
     s = 0
     m = h & _EVEN
     while m:
-        s += _PIPS[lowest_bit(m) >> 1]
+        s += _PIPS[_u(lowest_bit(m) >> 1)]
         m &= m - 1
     return s
 
@@ -133,7 +196,8 @@ def seat_pick(wk, s, n):
     """The random player's pick among ``n`` moves from seat ``s``'s stream,
     branch-free on ``n == 1`` (no draw then, as the kernel: the stream
     advances only when n > 1); the kernel's ``randbelow_at``."""
-    st = np.uint64(wk[W_PRNG + s])
+    i = _u(W_PRNG + s)
+    st = np.uint64(wk[i])
     x = mix64(st + _G)
     st += _G & np.uint64(-np.int64(n > 1))
     un = np.uint64(n)
@@ -145,7 +209,7 @@ def seat_pick(wk, s, n):
             st += _G
             m = (mix64(st) >> _S32) * un
             low = m & _M32
-    wk[W_PRNG + s] = np.int64(st)
+    wk[i] = np.int64(st)
     return np.int64(m >> _S32)
 
 
@@ -156,13 +220,13 @@ def award(size, dest, payer, reason, tbl, wk, agg):
     skips); returns the table's stones after."""
     take = min(size, tbl)
     rest = size - take
-    have = wk[W_ST + payer]
+    have = wk[_u(W_ST + payer)]
     give = min(rest, have)
-    wk[W_ST + payer] = have - give
-    wk[W_ST + dest] += take + give
-    agg[L.A_FLOW + dest * 7 + reason] += take
-    agg[L.A_FLOW + ((payer + 1) * 5 + dest) * 7 + reason] += give
-    agg[L.A_UNPAID + dest * 7 + reason] += rest - give
+    wk[_u(W_ST + payer)] = have - give
+    wk[_u(W_ST + dest)] += take + give
+    agg[_u(L.A_FLOW + dest * 7 + reason)] += take
+    agg[_u(L.A_FLOW + ((payer + 1) * 5 + dest) * 7 + reason)] += give
+    agg[_u(L.A_UNPAID + dest * 7 + reason)] += rest - give
     return tbl - take
 
 
@@ -170,9 +234,9 @@ def award(size, dest, payer, reason, tbl, wk, agg):
 def from_table(size, dest, reason, tbl, wk, agg):
     """D7 paid by the table only; returns the table's stones after."""
     take = min(size, tbl)
-    wk[W_ST + dest] += take
-    agg[L.A_FLOW + dest * 7 + reason] += take
-    agg[L.A_UNPAID + dest * 7 + reason] += size - take
+    wk[_u(W_ST + dest)] += take
+    agg[_u(L.A_FLOW + dest * 7 + reason)] += take
+    agg[_u(L.A_UNPAID + dest * 7 + reason)] += size - take
     return tbl - take
 
 
@@ -193,62 +257,69 @@ def _below_local(r, n):
 
 
 @njit(cache=True, inline="always")
-def _deal(r, wk):
+def _deal(r, wk, heur):
     """D2, the kernel's deal from the deal stream's state ``r``: Fisher-Yates
     from the identity, i = 27..1; returns the stream's state after."""
     for i in range(28):
-        wk[W_PERM + i] = i
+        wk[_u(W_PERM + i)] = i
     for i in range(27, 0, -1):
         j, r = _below_local(r, i + 1)
-        tmp = wk[W_PERM + i]
-        wk[W_PERM + i] = wk[W_PERM + j]
-        wk[W_PERM + j] = tmp
+        a = _u(W_PERM + i)
+        b = _u(W_PERM + j)
+        tmp = wk[a]
+        wk[a] = wk[b]
+        wk[b] = tmp
     for s in range(5):
-        m = np.int64(0)
         h = np.int64(0)
         for k in range(5):
-            t = wk[W_PERM + 5 * s + k]
-            m |= np.int64(3) << (2 * t)
-            h |= np.int64(1) << t
-        wk[W_H + s] = m
-        wk[W_H28 + s] = h
+            h |= np.int64(1) << wk[_u(W_PERM + 5 * s + k)]
+        wk[_u(W_H + s)] = spread28(h)
+        if heur:
+            wk[_u(W_H28 + s)] = h
     return r
 
 
 @njit(cache=True, inline="always")
-def _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, hist, moves, crng):
-    """The seat's pick among the ``mv`` moves (two or more)."""
-    pid = pids[s]
-    if pid == 0:
-        return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
-    n = 0
-    m = mv
-    while m:
-        moves[n] = lowest_bit(m)
-        m &= m - 1
-        n += 1
-    obs[OBS_SEAT] = s
-    obs[OBS_HAND] = wk[W_H28 + s]
-    obs[OBS_LEFT] = left
-    obs[OBS_RIGHT] = right
-    obs[OBS_TABLE] = tbl
-    obs[OBS_CHAIN] = chain
-    crng[0] = np.uint64(wk[W_PRNG + s])
-    idx = choose(pid, obs, hist, moves, n, crng)
-    wk[W_PRNG + s] = np.int64(crng[0])
-    return moves[idx]
+def no_choice(pid, obs, mv):
+    """The ``choose`` of an all-random table (never called)."""
+    return 0
 
 
 @njit(cache=True, inline="always")
-def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, moves, crng, wk):
+def _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur, full_obs):
+    """The seat's pick among the ``mv`` moves (two or more).  A scoring
+    player's ``choose(pid, obs, mv)`` gives the mask of its best moves; a
+    tie is broken with one draw from the seat's stream (none without a tie),
+    as the random player picks."""
+    if not heur:
+        return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
+    pid = pids[_u(s)]
+    if pid != 0:
+        obs[OBS_SEAT] = s
+        obs[OBS_HAND] = wk[_u(W_H28 + s)]
+        obs[OBS_LEFT] = left
+        obs[OBS_RIGHT] = right
+        obs[OBS_TABLE] = tbl
+        obs[OBS_CHAIN] = chain
+        if full_obs:
+            for p in range(5):
+                obs[OBS_STONES + p] = wk[W_ST + p]
+                obs[OBS_HAND_SIZE + p] = popcount(wk[W_H28 + p])
+        mv = choose(pid, obs, mv)
+        if mv & (mv - 1) == 0:
+            return lowest_bit(mv)
+    return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
+
+
+@njit(cache=True, inline="always")
+def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heur, full_obs):
     """Play up to ``rounds`` rounds of the table whose state is ``st``
     (updated in place), adding to its aggregates ``agg`` (stopping at
-    ``camat_target`` CAMATs if > 0); returns the rounds played.  ``obs``,
-    ``hist``, ``moves``, ``crng`` and ``wk`` (``int64[WK_LEN]``) are scratch."""
-    heur = 0
-    for p in range(5):
-        if pids[p] != 0:
-            heur = 1
+    ``camat_target`` CAMATs if > 0); returns the rounds played.  ``obs``
+    (``int64[OBS_LEN]``) and ``wk`` (``int64[WK_LEN]``) are scratch.
+    ``heur`` (a compile-time constant of the caller) is False when every
+    seat is ``random``: the players' observation is then not kept at all;
+    ``full_obs``: some player also reads the stones and hand sizes."""
     drng = np.uint64(st[L.ST_RNG])
     for p in range(5):
         wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
@@ -271,7 +342,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
     for _ in range(rounds):
         if camat_target > 0 and camats >= camat_target:
             break
-        drng = _deal(drng, wk)
+        drng = _deal(drng, wk, heur)
         rnd += 1
         if heur:
             for p in range(5):
@@ -298,14 +369,15 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
         if must >= 0:
             t = must
         else:
-            t = _choice(pids, choose, s, wk[W_H + s] & _EVEN, -1, -1, tbl, 0, wk, obs, hist, moves,
-                        crng) >> 1
-        wk[W_H + s] &= ~(np.int64(3) << (2 * t))
-        wk[W_H28 + s] &= ~(np.int64(1) << t)
+            t = _choice(pids, choose, s, wk[_u(W_H + s)] & _EVEN, -1, -1, tbl, 0, wk, obs, heur,
+                        full_obs) >> 1
+        wk[_u(W_H + s)] &= ~(np.int64(3) << (2 * t))
+        if heur:
+            wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
         chain = np.int64(1) << t
-        left = _HI[t]
-        right = _LO[t]
-        endmask = _ENDMASK[left * 7 + right]
+        left = _HI[_u(t)]
+        right = _LO[_u(t)]
+        endmask = _ENDMASK[_u(left * 7 + right)]
         last = s
         played = 1 << s
         passed = 0
@@ -319,33 +391,33 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
         s = (s + 1) * (s < 4)
         # ---- the turns (D5..D11)
         while True:
-            hs = wk[W_H + s]
+            hs = wk[_u(W_H + s)]
             mv = hs & endmask
             turns += 1
             if mv:
                 # D5: the seat's choice among the (tile, end) moves
-                if heur == 0:
+                if not heur:
                     # all seats random: branch-free, no draw for a single move
                     code = kth_bit(mv, seat_pick(wk, s, popcount(mv)))
                 elif mv & (mv - 1):
-                    code = _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, hist,
-                                   moves, crng)
+                    code = _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur,
+                                   full_obs)
                 else:
                     code = lowest_bit(mv)
                 t = code >> 1
                 hs &= ~(np.int64(3) << (code & ~1))
-                wk[W_H + s] = hs
+                wk[_u(W_H + s)] = hs
                 if heur:
-                    wk[W_H28 + s] &= ~(np.int64(1) << t)
-                chain |= np.int64(1) << t
+                    wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
+                    chain |= np.int64(1) << t
                 # the tile joins number ``at`` on its end and shows v there
                 end = code & 1
                 at = left + (right - left) * end
-                v = _PIPS[t] - at
+                v = _PIPS[_u(t)] - at
                 left = left + (v - left) * (1 - end)
                 right = right + (v - right) * end
                 mk = 1 if left == right else 0  # D8: MAPPAKULING
-                agg[L.A_MAPPAKULING + s] += mk
+                agg[_u(L.A_MAPPAKULING + s)] += mk
                 played |= 1 << s
                 last = s
                 tiles += 1
@@ -354,7 +426,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
                     kind = L.K_CAPPU
                     size = rules[R_CAPPU]
                     if mk:
-                        if _DBL[t]:
+                        if _DBL[_u(t)]:
                             kind = L.K_POLLO
                             size = rules[R_POLLO]
                         else:
@@ -365,19 +437,19 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
                     first_cappu = s
                     tbl = award(size, cucuq, s, kind + 2, tbl, wk, agg)
                     break
-                endmask = _ENDMASK[left * 7 + right]
+                endmask = _ENDMASK[_u(left * 7 + right)]
             elif s != last:
                 # D6: PASS, a PASSEBUNGE if s has not played yet this round;
                 # D7: paid by the table, then by the LAST MAPPANO
                 bit = 1 << s
                 pb = (played & bit) == 0 and (every_pb != 0 or (pbm & bit) == 0)
                 passed |= bit
-                agg[L.A_PASSES + s] += 1
+                agg[_u(L.A_PASSES + s)] += 1
                 if heur:
-                    obs[OBS_VOID + s] |= (np.int64(1) << left) | (np.int64(1) << right)
+                    obs[_u(OBS_VOID + s)] |= (np.int64(1) << left) | (np.int64(1) << right)
                 if pb:
                     pbm |= bit
-                    agg[L.A_PASSEBUNGE + s] += 1
+                    agg[_u(L.A_PASSEBUNGE + s)] += 1
                     tbl = award(r_pb, s, last, L.REASON_PASSEBUNGE, tbl, wk, agg)
                 else:
                     tbl = award(r_pass, s, last, L.REASON_PASS, tbl, wk, agg)
@@ -389,13 +461,13 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
             s = (s + 1) * (s < 4)  # D1
         # ---- D15: CAMAT and the return of the stones; D4: the next starter
         since += 1
-        if first_cappu >= 0 and tbl == 0 and wk[W_ST + first_cappu] == 0:
+        if first_cappu >= 0 and tbl == 0 and wk[_u(W_ST + first_cappu)] == 0:
             camat = first_cappu
             for p in range(5):
                 wk[W_ST + p] = 0
             tbl = rules[R_STONES]
-            agg[L.A_CAMAT + camat] += 1
-            agg[L.A_CAMAT_GAP_HIST + min(since, L.GAP_BINS - 1)] += 1
+            agg[_u(L.A_CAMAT + camat)] += 1
+            agg[_u(L.A_CAMAT_GAP_HIST + min(since, L.GAP_BINS - 1))] += 1
             gap_sum += since
             camats += 1
             since = 0
@@ -403,20 +475,20 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, hist, m
         # ---- the round's aggregates
         sum_turns += turns
         sum_tiles += tiles
-        agg[L.A_TILES_HIST + tiles] += 1
-        agg[L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1)] += 1
-        agg[L.A_WINS + winner * 5 + kind] += 1
+        agg[_u(L.A_TILES_HIST + tiles)] += 1
+        agg[_u(L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1))] += 1
+        agg[_u(L.A_WINS + winner * 5 + kind)] += 1
         off = winner - starter
         off += 5 if off < 0 else 0
-        agg[L.A_WINS_OFFSET + off * 5 + kind] += 1
-        agg[L.A_STARTS + starter] += 1
+        agg[_u(L.A_WINS_OFFSET + off * 5 + kind)] += 1
+        agg[_u(L.A_STARTS + starter)] += 1
         for p in range(5):
             agg[L.A_PASS_ROUNDS + p] += (passed >> p) & 1
             agg[L.A_PASSEBUNGE_ROUNDS + p] += (pbm >> p) & 1
         any_pass += 1 if passed != 0 else 0
         any_pb += 1 if pbm != 0 else 0
         if cucuq >= 0:
-            agg[L.A_CUCUQ + cucuq] += 1
+            agg[_u(L.A_CUCUQ + cucuq)] += 1
         played_rounds += 1
     agg[L.A_ROUNDS] += played_rounds
     agg[L.A_TURNS] += sum_turns
@@ -443,11 +515,11 @@ def _block(rules, m, wk, tbl, agg):
     play.  Returns ``(kind, winner, cucuq, table stones)``."""
     if rules[R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
-        agg[L.A_PASSES + m] += 1
+        agg[_u(L.A_PASSES + m)] += 1
         tbl = from_table(rules[R_PASS], m, L.REASON_PASS, tbl, wk, agg)
     # D12: MATTIKKENG = the others with sum <= M's; D14: the winner has the
     # lowest sum, ties to the first in turn order after M
-    sm = pips56(wk[W_H + m])
+    sm = pips56(wk[_u(W_H + m)])
     best = -1
     best_sum = 1 << 30
     n_matt = 0
@@ -455,11 +527,11 @@ def _block(rules, m, wk, tbl, agg):
     p = m
     for _ in range(4):
         p = (p + 1) * (p < 4)
-        sp = pips56(wk[W_H + p])
+        sp = pips56(wk[_u(W_H + p)])
         if sp <= sm:
             mask |= p << (3 * n_matt)
             n_matt += 1
-            agg[L.A_MATTIKKENG + p] += 1
+            agg[_u(L.A_MATTIKKENG + p)] += 1
             if sp < best_sum:
                 best_sum = sp
                 best = p
@@ -477,8 +549,8 @@ def _block(rules, m, wk, tbl, agg):
     take = min(due, tbl)
     if take > 0:
         tbl -= take
-        wk[W_ST + m] += take
-        agg[L.A_FLOW + m * 7 + reason] += take
+        wk[_u(W_ST + m)] += take
+        agg[_u(L.A_FLOW + m * 7 + reason)] += take
         due -= take
     for i in range(-1, n_matt):
         if due == 0:
@@ -486,12 +558,12 @@ def _block(rules, m, wk, tbl, agg):
         q = best if i < 0 else (mask >> (3 * i)) & 7
         if i >= 0 and q == best:
             continue
-        give = min(due, wk[W_ST + q])
+        give = min(due, wk[_u(W_ST + q)])
         if give > 0:
-            wk[W_ST + q] -= give
-            wk[W_ST + m] += give
-            agg[L.A_FLOW + ((q + 1) * 5 + m) * 7 + reason] += give
+            wk[_u(W_ST + q)] -= give
+            wk[_u(W_ST + m)] += give
+            agg[_u(L.A_FLOW + ((q + 1) * 5 + m) * 7 + reason)] += give
             due -= give
     if due > 0:
-        agg[L.A_UNPAID + m * 7 + reason] += due
+        agg[_u(L.A_UNPAID + m * 7 + reason)] += due
     return L.K_MATTIKKENG, best, -1, tbl

@@ -51,7 +51,7 @@ from domeng.core.observation import (
 )
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 from domeng.engine.kernel import ends_after
-from domeng.players.scoring import STRATEGY_SIG
+from domeng.players.scoring import STRATEGY_SIG, best_moves, pick_best
 
 FEATURES = ("pips", "options", "finisher", "pass_table", "pass_mine", "next_fits", "double",
             "threat", "race_options", "mappakuling", "numbers")
@@ -129,32 +129,35 @@ def move_score(w, obs, move, hand, possible, void, table, race, one_left):
 
 
 @njit(cache=True, inline="always")
+def _context_score(ctx, move):
+    w, obs, hand, possible, void, table, race, one_left = ctx
+    return move_score(w, obs, move, hand, possible, void, table, race, one_left)
+
+
+@njit(cache=True, inline="always")
+def expert_best(w, obs, mv):
+    """The moves of the mask ``mv`` (two or more) with the highest weighted
+    score under weights ``w``, as a mask (see
+    :func:`domeng.players.scoring.best_moves`)."""
+    hand, possible, void, table, race, one_left = decision_context(obs)
+    return best_moves(_context_score, (w, obs, hand, possible, void, table, race, one_left), mv)
+
+
+@njit(cache=True, inline="always")
+def expert_best_tuned(obs, mv):
+    """:func:`expert_best` with the tuned weights (the ``expert`` player)."""
+    return expert_best(_W, obs, mv)
+
+
+@njit(cache=True, inline="always")
 def expert_pick(w, obs, moves, n_moves, rng):
     """Index of the move with the highest weighted score under weights ``w``;
     ties broken as :func:`domeng.players.scoring.pick_best` does."""
     if n_moves == 1:
         return 0
     hand, possible, void, table, race, one_left = decision_context(obs)
-    best = move_score(w, obs, moves[0], hand, possible, void, table, race, one_left)
-    best_i = 0
-    k = 1
-    for i in range(1, n_moves):
-        sc = move_score(w, obs, moves[i], hand, possible, void, table, race, one_left)
-        if sc > best:
-            best = sc
-            best_i = i
-            k = 1
-        elif sc == best:
-            k += 1
-    if k == 1:
-        return best_i
-    j = randbelow(rng, k)
-    for i in range(best_i, n_moves):
-        if move_score(w, obs, moves[i], hand, possible, void, table, race, one_left) == best:
-            if j == 0:
-                return i
-            j -= 1
-    return best_i
+    return pick_best(_context_score, (w, obs, hand, possible, void, table, race, one_left),
+                     moves, n_moves, rng)
 
 
 @njit(cache=True, inline="always")

@@ -44,9 +44,9 @@ from numba import njit
 
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import randbelow
-from domeng.players.expert import expert_strategy
+from domeng.players.expert import expert_best_tuned, expert_strategy
 from domeng.engine.kernel import ends_after
-from domeng.players.scoring import STRATEGY_SIG, pick_best
+from domeng.players.scoring import STRATEGY_SIG, best_moves, pick_best
 from domeng.core.observation import (
     OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
 )
@@ -146,17 +146,19 @@ def builtin_choose(pid, obs, hist, moves, n_moves, rng):
 
 
 @njit(cache=True, inline="always")
-def builtin_choose_inline(pid, obs, hist, moves, n_moves, rng):
-    """:func:`builtin_choose` for the players of the engine's aggregate-mode
-    loop (``random`` .. ``hunter``), inlined there: no call with a dozen
-    words of array arguments."""
-    if pid == P_RANDOM:
-        return random_strategy(obs, hist, moves, n_moves, rng)
+def builtin_best_inline(pid, obs, mv):
+    """For the engine's aggregate-mode loop (inlined there): the best moves
+    of the mask ``mv`` (two or more) for built-in player ``pid`` (not
+    ``random``), as a mask; the loop breaks a tie with the seat's own
+    stream exactly as :func:`domeng.players.scoring.pick_best` does.  No
+    move list and one scoring pass."""
     if pid == P_HEAVY:
-        return heavy_strategy(obs, hist, moves, n_moves, rng)
+        return best_moves(heavy_score, obs, mv)
     if pid == P_KEEPER:
-        return keeper_strategy(obs, hist, moves, n_moves, rng)
-    return hunter_strategy(obs, hist, moves, n_moves, rng)
+        return best_moves(keeper_score, obs, mv)
+    if pid == P_EXPERT:
+        return expert_best_tuned(obs, mv)
+    return best_moves(hunter_score, obs, mv)
 
 
 P_CUSTOM = N_BUILTIN  #: kernel id of a seat whose player is a compiled function

@@ -9,9 +9,12 @@ The players ask the engine which ends are open after a move
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, types
 
+from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import randbelow
+from domeng.engine.fast import kth_bit
 
 #: The signature every compiled player has: ``(obs, hist, moves, n_moves, rng) -> index``
 #: (see :mod:`domeng.players.heuristics`).
@@ -20,26 +23,36 @@ STRATEGY_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[::
 
 
 @njit(cache=True, inline="always")
-def pick_best(score, obs, moves, n_moves, rng):
-    """Index of the move with the highest ``score(obs, move)``; a tie between
-    k moves is broken uniformly with one draw ``randbelow(k)`` (k > 1 only)."""
-    best = score(obs, moves[0])
-    best_i = 0
-    k = 1
-    for i in range(1, n_moves):
-        sc = score(obs, moves[i])
+def best_moves(score, ctx, mv):
+    """The moves of the mask ``mv`` (bit ``tile*2+end`` per move, two or
+    more) with the highest ``score(ctx, move)``, as a mask of the same
+    kind: one scoring pass, no move list."""
+    m = mv
+    code = lowest_bit(m)
+    best = score(ctx, code)
+    ties = np.int64(1) << code
+    m &= m - 1
+    while m:
+        code = lowest_bit(m)
+        sc = score(ctx, code)
         if sc > best:
             best = sc
-            best_i = i
-            k = 1
+            ties = np.int64(1) << code
         elif sc == best:
-            k += 1
-    if k == 1:
-        return best_i
-    j = randbelow(rng, k)
-    for i in range(best_i, n_moves):
-        if score(obs, moves[i]) == best:
-            if j == 0:
-                return i
-            j -= 1
-    return best_i
+            ties |= np.int64(1) << code
+        m &= m - 1
+    return ties
+
+
+@njit(cache=True, inline="always")
+def pick_best(score, obs, moves, n_moves, rng):
+    """Index of the move with the highest ``score(obs, move)``; a tie between
+    k moves is broken uniformly with one draw ``randbelow(k)`` (k > 1 only),
+    the k-th of the tied moves in ascending order."""
+    mask = np.int64(0)
+    for i in range(n_moves):
+        mask |= np.int64(1) << moves[i]
+    ties = best_moves(score, obs, mask)
+    k = popcount(ties)
+    code = lowest_bit(ties) if k == 1 else kth_bit(ties, randbelow(rng, k))
+    return popcount(mask & ((np.int64(1) << code) - 1))

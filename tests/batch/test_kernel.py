@@ -85,7 +85,7 @@ def test_agreement_with_changed_award_sizes():
     _assert_same_table(["hunter", "random", "keeper", "heavy", "random"], rules, 3, 0, 400)
 
 
-FAST_LINEUPS = LINEUPS + [["heavy"] * 5, ["keeper"] * 5, ["hunter"] * 5]
+FAST_LINEUPS = LINEUPS + [["heavy"] * 5, ["keeper"] * 5, ["hunter"] * 5, ["expert"] * 5]
 
 
 def test_aggregate_mode_equals_the_step_loop():
