@@ -3,9 +3,11 @@
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_envs.py [--seconds 3]
 
 Side by side: the vectorised env (``DomengVectorEnv``, N tables per compiled
-call, ``copy=False``), the single Gymnasium env, the PettingZoo AEC env, and
-OpenSpiel's ``python_block_dominoes`` random play (when ``open_spiel`` is
-installed).  An agent step is one decision of the learner (a pass it must
+call, ``copy=False``), the single Gymnasium env, the PettingZoo AEC env,
+OpenSpiel random play of ``python_domeng`` and of OpenSpiel's own
+``python_block_dominoes`` (when ``open_spiel`` is installed), and the engine
+alone (``run_tables``, one thread: rounds a second, a gauge of how busy the
+machine is).  An agent step is one decision of the learner (a pass it must
 make counts too); the opponents (``random``) play inside the engine.  The
 learner's random legal action is drawn by a small compiled helper for the
 vectorised env and by numpy for the others.
@@ -20,6 +22,10 @@ import numpy as np
 from numba import njit
 
 from domeng.envs.gym import DomengEnv, DomengVectorEnv
+
+#: CPU time of this process: on a machine busy with other work, wall time
+#: mostly measures the wait for a core; every figure is per CPU second
+clock = time.process_time
 from domeng.envs.pettingzoo import env as pz_env
 
 
@@ -47,35 +53,35 @@ def bench_vector(n: int, seconds: float) -> float:
     st = np.array([1], dtype=np.int64)
     random_legal(info["action_mask"], st, acts)
     v.step(acts)
-    steps, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    steps, t0 = 0, clock()
+    while clock() - t0 < seconds:
         for _ in range(10):
             random_legal(v._t.mask, st, acts)
             v.step(acts)
         steps += 10 * n
-    return steps / (time.perf_counter() - t0)
+    return steps / (clock() - t0)
 
 
 def bench_single(seconds: float) -> float:
     env = DomengEnv("random")
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=1)
-    steps, t0 = 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    steps, t0 = 0, clock()
+    while clock() - t0 < seconds:
         for _ in range(100):
             a = int(rng.choice(np.flatnonzero(info["action_mask"])))
             _, _, done, _, info = env.step(a)
             if done:
                 _, info = env.reset()
         steps += 100
-    return steps / (time.perf_counter() - t0)
+    return steps / (clock() - t0)
 
 
 def bench_pettingzoo(seconds: float) -> float:
     e = pz_env()
     rng = np.random.default_rng(0)
-    steps, games, t0 = 0, 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    steps, games, t0 = 0, 0, clock()
+    while clock() - t0 < seconds:
         e.reset(seed=games)
         games += 1
         for agent in e.agent_iter():
@@ -85,19 +91,23 @@ def bench_pettingzoo(seconds: float) -> float:
             else:
                 e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
                 steps += 1
-    return steps / (time.perf_counter() - t0)
+    return steps / (clock() - t0)
 
 
-def bench_open_spiel(seconds: float) -> tuple[float, float] | None:
+def bench_open_spiel(seconds: float, name: str = "python_block_dominoes"
+                     ) -> tuple[float, float] | None:
+    """Random play of an OpenSpiel game: (agent steps/s, games/s)."""
     try:
         import pyspiel
         from open_spiel.python.games import block_dominoes  # noqa: F401 (registers it)
+
+        import domeng.envs.open_spiel  # noqa: F401 (registers python_domeng)
     except ImportError:
         return None
-    game = pyspiel.load_game("python_block_dominoes")
+    game = pyspiel.load_game(name)
     rng = np.random.default_rng(0)
-    steps, games, t0 = 0, 0, time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    steps, games, t0 = 0, 0, clock()
+    while clock() - t0 < seconds:
         s = game.new_initial_state()
         while not s.is_terminal():
             if s.is_chance_node():
@@ -107,7 +117,7 @@ def bench_open_spiel(seconds: float) -> tuple[float, float] | None:
                 s.apply_action(int(rng.choice(s.legal_actions())))
                 steps += 1
         games += 1
-    dt = time.perf_counter() - t0
+    dt = clock() - t0
     return steps / dt, games / dt
 
 
@@ -120,14 +130,22 @@ def main() -> None:
         rows.append((f"DomengVectorEnv, {n} tables", bench_vector(n, args.seconds)))
     rows.append(("DomengEnv (one table)", bench_single(args.seconds)))
     rows.append(("PettingZoo AEC (all five seats)", bench_pettingzoo(args.seconds)))
-    osp = bench_open_spiel(args.seconds)
     for name, rate in rows:
         print(f"{name:40s} {rate:14,.0f} agent steps/s")
-    if osp is None:
-        print("OpenSpiel python_block_dominoes: open_spiel is not installed")
-    else:
-        print(f"{'OpenSpiel python_block_dominoes':40s} {osp[0]:14,.0f} agent steps/s "
-              f"({osp[1]:,.0f} games/s)")
+    for game in ("python_domeng", "python_block_dominoes"):
+        osp = bench_open_spiel(args.seconds, game)
+        if osp is None:
+            print(f"OpenSpiel {game}: open_spiel is not installed")
+        else:
+            print(f"{'OpenSpiel ' + game:40s} {osp[0]:14,.0f} agent steps/s "
+                  f"({osp[1]:,.0f} games/s)")
+    # the engine alone, same run: how busy the machine was (rounds a second, one thread)
+    from domeng.batch.tables import run_tables
+    run_tables("random", n_tables=1000, rounds=20, threads=1)
+    t0 = clock()
+    run_tables("random", n_tables=10_000, rounds=20, threads=1)
+    print(f"{'engine run_tables(random), 1 thread':40s} "
+          f"{200_000 / (clock() - t0):14,.0f} rounds/s")
 
 
 if __name__ == "__main__":

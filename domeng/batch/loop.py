@@ -66,7 +66,7 @@ def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves)
     return fns[s](pobs, phist, pmoves, n, crng)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)
 def player_action(pids, fns, S, crng, pobs, phist, pmoves):
     """The action the seat to move's player takes: a legal move, or ``PASS``
     when it has none.  A compiled player's out-of-range answer is counted in
@@ -161,14 +161,14 @@ def fast_path(pids, do_rec) -> bool:
     return not do_rec and all(0 <= int(p) <= P_HUNTER for p in pids)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
     """:func:`run_kernel` on the aggregate-mode loop, in parallel over tables."""
     for i in prange(state.shape[0]):
         rec_n[i] = play_table_fast(pids, rules, state[i], rounds, camat_target, agg[i])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
     """:func:`run_kernel` through the step API, in parallel over tables."""
     for i in prange(state.shape[0]):
@@ -189,7 +189,7 @@ def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, 
         run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def trace_kernel(pids, fns, rules, st, rounds, agg, tr):
     """Play one table with the full move-by-move trace; returns rows written
     (rows past ``tr``'s length are counted but not written)."""

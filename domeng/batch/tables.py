@@ -34,6 +34,7 @@ from domeng.core.errors import DomengError, PlayerError
 from domeng.players.registry import resolve_players
 from domeng.batch.reference import run_reference
 from domeng.core.rules import Rules
+from domeng.infra.interrupt import interruptible
 from domeng.players.heuristics import unused_strategy
 
 
@@ -122,15 +123,15 @@ def run_tables(
     else:
         recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
     rec_n = np.zeros(n_tables, dtype=np.int64)
-    _set_threads(threads)
     prepare_engine()
     rules_arr = rules.to_array()
     with _quiet_compile():
         if camats > 0 or rounds <= 1 or n_tables == 0:
-            loop.run_kernel(pids, fns, rules_arr, state, rounds, camats, agg, recs, rec_n,
-                            int(records))
+            _kernel(threads, pids, fns, rules_arr, state, rounds, camats, agg, recs, rec_n,
+                    int(records))
         else:
-            _run_in_slices(pids, fns, rules_arr, state, rounds, agg, recs if records else None)
+            _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg,
+                           recs if records else None)
     _check_bad_moves(state, specs)
     out_recs = None
     if records:
@@ -143,12 +144,25 @@ def run_tables(
     return TablesOutput(agg, state, out_recs)
 
 
-#: each kernel call of run_tables aims at about this many seconds, so that
-#: Ctrl-C (handled by Python between calls) acts within a second
+#: each kernel call of run_tables aims at about this many seconds, so that a
+#: call abandoned by Ctrl-C ends soon (and a long table returns to Python often)
 SLICE_SECONDS = 0.25
 
 
-def _run_in_slices(pids, fns, rules_arr, state, rounds, agg, recs) -> None:
+def _kernel(threads: int | None, *args) -> None:
+    """``loop.run_kernel(*args)`` on ``threads`` numba threads, interruptible
+    by Ctrl-C (:func:`domeng.infra.interrupt.interruptible`: the compiled
+    call runs in a worker thread without the GIL; Ctrl-C leaves it at once
+    even if a compiled player never returns)."""
+
+    def call() -> None:
+        _set_threads(threads)  # numba's thread count is per calling thread
+        loop.run_kernel(*args)
+
+    interruptible(call)
+
+
+def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> None:
     """Play ``rounds`` rounds at every table of ``state`` in slices of rounds
     (the kernel continues a table from its state, so the numbers equal one
     call's exactly), each slice sized to take about :data:`SLICE_SECONDS`."""
@@ -164,8 +178,8 @@ def _run_in_slices(pids, fns, rules_arr, state, rounds, agg, recs) -> None:
         buf = (np.zeros((n * s, L.REC_LEN), dtype=np.int64) if recs is not None
                else np.zeros((1, L.REC_LEN), dtype=np.int64))
         t0 = time.perf_counter()
-        loop.run_kernel(pids, fns, rules_arr, state, s, 0, part_agg, buf, rec_n,
-                        int(recs is not None))
+        _kernel(threads, pids, fns, rules_arr, state, s, 0, part_agg, buf, rec_n,
+                int(recs is not None))
         took = time.perf_counter() - t0
         agg += part_agg
         if recs is not None:
@@ -215,7 +229,7 @@ def trace_table(
     agg = np.zeros(L.AGG_LEN, dtype=np.int64)
     tr = np.zeros((rounds * K.TR_ROWS_PER_ROUND, K.TR_WIDTH), dtype=np.int64)
     with _quiet_compile():
-        n = loop.trace_kernel(pids, fns, rules.to_array(), st, rounds, agg, tr)
+        n = interruptible(loop.trace_kernel, pids, fns, rules.to_array(), st, rounds, agg, tr)
     _check_bad_moves(st[None, :], resolve_players(players))
     if n > tr.shape[0]:  # pragma: no cover - the buffer is sized for the worst case
         raise RuntimeError("trace buffer overflow")

@@ -11,19 +11,25 @@ from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLE
 
 def add_study_options(s, what: str) -> None:
     """Options shared by compare and sweep (tables, rounds, players, seed, output)."""
-    s.add_argument("--tables", "-t", type=whole(1), default=DEFAULT_TABLES, metavar="T",
+    s.add_argument("--tables", "-t", type=whole(1), default=None, metavar="T",
                    help=f"tables per {what} (default {DEFAULT_TABLES})")
-    s.add_argument("--rounds", "-r", type=whole(1), default=DEFAULT_ROUNDS, metavar="R",
+    s.add_argument("--rounds", "-r", type=whole(1), default=None, metavar="R",
                    help=f"rounds per table (default {DEFAULT_ROUNDS})")
-    s.add_argument("--players", "-p", default=",".join(DEFAULT_PLAYERS), metavar="P[,P,P,P,P]",
+    s.add_argument("--players", "-p", default=None, metavar="P[,P,P,P,P]",
                    help=f"the lineup, seat 0..4 (default {','.join(DEFAULT_PLAYERS)})")
-    s.add_argument("--seed", "-s", type=seed, default=0, metavar="S",
+    s.add_argument("--seed", "-s", type=seed, default=None, metavar="S",
                    help="study seed (default 0): every arm plays the same tables")
     s.add_argument("--workers", "-w", type=whole(1), default=None, metavar="N",
                    help="threads of the batch engine (results do not depend on it)")
     s.add_argument("--out", "-o", default=None, metavar="DIR",
-                   help="write tables (Parquet, CSV), plots and report.html to DIR (an existing "
-                        "folder of the same kind is replaced; anything else is refused)")
+                   help="write tables (Parquet, CSV), plots and report.html to DIR; each arm's "
+                        "chunks are saved there as they finish, so an interrupted run can be "
+                        "finished with --resume DIR (finished results of the same command "
+                        "are replaced; anything else is refused)")
+    s.add_argument("--resume", default=None, metavar="DIR",
+                   help="finish the interrupted run in DIR (written by --out "
+                        "DIR): only missing chunks are played; its parameters come from DIR "
+                        "(any given must match)")
     add_plot_options(s)
     s.add_argument("--json", action="store_true", help="print only the JSON object on stdout")
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -63,24 +69,64 @@ def add_target_options(s) -> None:
     s.add_argument("--target-ci", action="append", default=[], metavar="METRIC=HALF_WIDTH",
                    help="play blocks of tables until the 95%% half-width of METRIC is at most "
                         "HALF_WIDTH (repeatable; a confidence sequence, valid when stopping on "
-                        "the data: see docs/study.md); --tables is then not used")
+                        "the data: see docs/study.md); --tables is then not used; with --out "
+                        "DIR each chunk is saved, and --resume DIR stops at the same point")
     s.add_argument("--max-rounds", type=whole(1, maximum=10**13), default=None, metavar="N",
                    help="with --target-ci: stop after at most N rounds (per arm) "
                         "(default 100,000,000)")
 
 
-def check_out(out: str | None, marker: str) -> None:
-    """Refuse an output folder before anything is played (one line, exit 2)."""
+def check_output(out: str | None, kind: str) -> None:
+    """Refuse, before anything is played, an --out folder this command may
+    not use (the folder policy of :func:`domeng.infra.fs.check_output`)."""
     if out is None:
         return
-    from domeng.results.results import ResultsError
+    from domeng.infra.fs import check_output as check
+    from domeng.results.compare_report import KINDS
 
-    p = Path(out)
-    if p.exists() and not p.is_dir():
-        raise ResultsError(f"cannot write results to {out!r}: it is a file")
-    if p.is_dir() and any(p.iterdir()) and not (p / marker).exists():
-        raise ResultsError(f"refusing to write to {out!r}: the folder exists and holds something "
-                           f"other than the output of this command (no {marker})")
+    finished, manifest, _ = KINDS[kind]
+    check(out, finished, manifest, f"{kind} study", f"domeng {kind} --resume {out}")
+
+
+def study_arguments(args) -> dict:
+    """tables, rounds, players, seed of compare and sweep, defaults applied."""
+    return dict(tables=DEFAULT_TABLES if args.tables is None else args.tables,
+                rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+                players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
+                seed=0 if args.seed is None else args.seed)
+
+
+def resume_arms(args, kind: str, study_flags: dict):
+    """``--resume DIR`` of compare and sweep: the study's parameters come from
+    DIR; ``study_flags`` (flag -> value) that define the arms may not be given."""
+    from domeng.study.compare import resume_study
+    from domeng.study.names import modules_named, resolve_names_safely
+
+    if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
+        raise UsageError(f"domeng {kind}: error: --resume DIR writes its results into DIR; "
+                         "do not give another --out")
+    for flag, value in study_flags.items():
+        if value:
+            raise UsageError(f"domeng {kind}: error: {flag} cannot be used with --resume (the "
+                             "study's arms come from DIR)")
+    allow = modules_named(resolve_names_safely(args.players)) if args.players else False
+    return resume_study(args.resume, kind, workers=args.workers, progress=not args.no_progress,
+                        allow_import=allow, fmt=args.format, dpi=args.dpi,
+                        metrics=getattr(args, "metric", None) or None,
+                        expect=dict(tables=args.tables, rounds=args.rounds, seed=args.seed,
+                                    target_ci=getattr(args, "target_ci", None) or None,
+                                    max_rounds=getattr(args, "max_rounds", None)))
+
+
+def print_result(result, args, out, text) -> int:
+    """What compare and sweep print: the JSON, or the text and where the files are."""
+    if args.json:
+        print(result.to_json())
+    else:
+        sys.stdout.write(text)
+        if out is not None:
+            print(f"results: {out}  (report: {Path(out) / 'report.html'})")
+    return 0
 
 
 def cmd_compare(args) -> int:
@@ -88,30 +134,25 @@ def cmd_compare(args) -> int:
     from domeng.study.compare import _arms, compare
     from domeng.study.sequential import known_metrics
 
+    study = study_arguments(args)
     if args.list_metrics:
-        arms = _arms(args.variant or ["pollo=4"], args.baseline, args.players, args.rule)
+        arms = _arms(args.variant or ["pollo=4"], args.baseline, study["players"], args.rule)
         print("\n".join(known_metrics(arms)))
         return 0
+    if args.resume is not None:
+        cmp = resume_arms(args, "compare", {"--variant": args.variant,
+                                            "--baseline": args.baseline, "--rule": args.rule})
+        return print_result(cmp, args, args.resume, cmp.to_text())
     if not args.variant:
         raise UsageError("domeng compare: error: give at least one --variant, e.g. --variant "
                          "pollo=4 (see domeng compare --help)")
     if args.max_rounds is not None and not args.target_ci:
         raise UsageError("domeng compare: error: --max-rounds caps a study that stops on the "
                          "data; give --target-ci too")
-    check_out(args.out, "compare.json")
-    cmp = compare(args.variant, baseline=args.baseline, tables=args.tables, rounds=args.rounds,
-                  players=args.players, rules=args.rule, seed=args.seed,
+    check_output(args.out, "compare")
+    cmp = compare(args.variant, baseline=args.baseline, rules=args.rule,
                   target_ci=args.target_ci or None, max_rounds=args.max_rounds,
                   workers=args.workers, progress=not args.no_progress,
-                  command=command_line(args.argv))
-    if args.out is not None:
-        from domeng.results.compare_report import save_comparison
-
-        save_comparison(cmp, args.out, args.format, args.dpi)
-    if args.json:
-        print(cmp.to_json())
-    else:
-        sys.stdout.write(cmp.to_text())
-        if args.out is not None:
-            print(f"results: {args.out}  (report: {Path(args.out) / 'report.html'})")
-    return 0
+                  command=command_line(args.argv), out=args.out, fmt=args.format, dpi=args.dpi,
+                  **study)
+    return print_result(cmp, args, args.out, cmp.to_text())

@@ -40,7 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``domeng`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    """Run the ``domeng`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    After Ctrl-C stopped a compiled call that does not return (a player that
+    loops), the process ends here at once with that status, its output
+    flushed (:func:`domeng.infra.interrupt.leave`)."""
+    from domeng.infra.interrupt import leave
+
+    return leave(_main(argv))
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     try:
         try:

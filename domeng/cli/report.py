@@ -3,36 +3,77 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+
+from domeng.cli.compare import add_plot_options
 
 
 def add_parser(sub) -> None:
     r = sub.add_parser("report", help="render tables, plots and report.html again from a results folder",
-                       description="Load a results folder written by `domeng simulate --out DIR` and "
-                                   "write its tables, plots and report.html again.")
+                       description="Load a results folder written by `domeng simulate --out DIR`, "
+                                   "`domeng compare --out DIR` or `domeng sweep --out DIR` (told "
+                                   "apart by their files and schemas) and write its tables, plots "
+                                   "and report.html again.")
     r.add_argument("dir", metavar="DIR", help="results folder")
     r.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
+    add_plot_options(r)
     r.set_defaults(func=cmd_report)
 
 
 def cmd_report(args) -> int:
-    from domeng.core.errors import DomengError, ResultsWriteError
+    from domeng.core.errors import DomengError, ResultsError, ResultsWriteError
     from domeng.infra.fs import FolderLock
-    from domeng.results.report import render
-    from domeng.results.results import Results
+    from domeng.results import compare_report as C
 
-    res = Results.load(args.dir)  # reads only; runs nothing named in the folder
+    kind = C.folder_kind(args.dir)
+    if kind is None or kind == "tournament":
+        raise ResultsError(_not_rendered(args.dir, kind))
+    # reads only; runs nothing named in the folder
+    if kind == "results":
+        from domeng.results.results import Results
+
+        obj = Results.load(args.dir)
+    else:
+        obj = C.load_comparison(args.dir) if kind == "compare" else C.load_sweep(args.dir)
     try:
         with FolderLock(args.dir):  # files it does not replace are kept; links are not followed
-            res.write_files(args.dir)
-            paths = render(res, args.dir)
+            if kind == "results":
+                from domeng.results.report import render
+
+                obj.write_files(args.dir)
+                report = render(obj, args.dir, args.format, args.dpi)["report"]
+            else:
+                write = C.write_comparison if kind == "compare" else C.write_sweep
+                report = write(obj, args.dir, args.format, args.dpi) / "report.html"
     except DomengError:
         raise
     except OSError as e:
         raise ResultsWriteError(f"cannot write the report into {args.dir!r}: "
                                 f"{e.strerror or e}") from None
     if args.json:
-        print(res.to_json())
+        print(obj.to_json())
     else:
-        sys.stdout.write(res.to_text())
-        print(f"\nreport: {paths['report']}")
+        sys.stdout.write(obj.to_text())
+        print(f"\nreport: {report}")
     return 0
+
+
+def _not_rendered(folder: str, kind: str | None) -> str:
+    """The one line for a folder ``domeng report`` does not render."""
+    from domeng.results.compare_report import KINDS
+
+    d = Path(folder)
+    if d.is_symlink() or not d.is_dir():
+        return f"no results folder {folder!r}"
+    if kind == "tournament":
+        return (f"{folder!r} holds a tournament: its report is written by `domeng tournament "
+                "--out DIR` (run it again to render it anew)")
+    for k, (_, manifest, _) in KINDS.items():
+        if (d / manifest).is_file():
+            return (f"{folder!r} holds an unfinished {k} study: finish it with `domeng {k} "
+                    f"--resume {folder}`")
+    if (d / "manifest.json").is_file():
+        return (f"{folder!r} holds an unfinished study: finish it with `domeng simulate "
+                f"--resume {folder}`")
+    return (f"{folder!r} is not a domeng results folder that domeng report can render: it "
+            "holds no results.npz (simulate), compare.json (compare) or sweep.json (sweep)")

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from domeng.cli.args import UsageError, seed, whole
-from domeng.cli.compare import add_plot_options, add_target_options, check_out as _check_kind
+from domeng.cli.compare import add_plot_options, add_target_options
 from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -80,11 +80,9 @@ def cmd_simulate(args) -> int:
     if args.workers is not None and (args.scheduler or args.cluster):
         raise UsageError("domeng simulate: error: --workers sets local engine threads; with "
                          "--scheduler or --cluster each task uses its worker's threads")
-    if args.max_rounds is not None and not args.target_ci:
+    if args.max_rounds is not None and not args.target_ci and args.resume is None:
         raise UsageError("domeng simulate: error: --max-rounds caps a study that stops on the "
                          "data; give --target-ci too")
-    if args.target_ci:
-        return _sequential(args)
     if args.resume is not None:
         if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
             raise UsageError("domeng simulate: error: --resume DIR writes its results into DIR; "
@@ -95,7 +93,10 @@ def cmd_simulate(args) -> int:
         # refuse a folder it cannot resume before any cluster starts; a player module named
         # in its manifest is imported only if the user names the players again
         allow = modules_named(resolve_names_safely(args.players)) if args.players else False
-        Checkpoint.open(args.resume, allow_import=allow)
+        with Checkpoint.open(args.resume, allow_import=allow) as ck:
+            sequential = bool(ck.manifest.get("sequential"))
+        if sequential or args.target_ci or args.max_rounds is not None:
+            return _sequential(args, allow)
         expect = dict(tables=args.tables, rounds=args.rounds, seed=args.seed, players=args.players,
                       chunk_tables=args.chunk_tables,
                       rules=Rules.parse(args.rule) if args.rule else None,
@@ -106,6 +107,8 @@ def cmd_simulate(args) -> int:
                          **expect)
         out = args.resume
         render(res, out, args.format, args.dpi)
+    elif args.target_ci:
+        return _sequential(args)
     else:
         if args.records and args.out is None:
             raise UsageError("domeng simulate: error: --records needs --out DIR")
@@ -147,35 +150,46 @@ def _print(res, args, out) -> int:
     return 0
 
 
-def _sequential(args) -> int:
-    """--target-ci: play blocks of tables until the targets are met (no checkpoint)."""
+def _sequential(args, allow_import=None) -> int:
+    """--target-ci: play blocks of tables until the targets are met; with
+    --out DIR each chunk is saved there, and --resume DIR (``allow_import``
+    given) goes on to the same stopping point."""
     from domeng.core.rules import Rules
     from domeng.results.report import render
     from domeng.results.html import command_line
-    from domeng.study.sequential import simulate_until
+    from domeng.study.sequential import resume_until, simulate_until
 
-    for flag, v in (("--resume", args.resume), ("--records", args.records or None),
-                    ("--scheduler", args.scheduler), ("--cluster", args.cluster),
-                    ("--tables", args.tables), ("--chunk-tables", args.chunk_tables)):
+    for flag, v in (("--records", args.records or None), ("--scheduler", args.scheduler),
+                    ("--cluster", args.cluster), ("--tables", args.tables),
+                    ("--chunk-tables", args.chunk_tables)):
         if v is not None:
-            raise UsageError(f"domeng simulate: error: {flag} cannot be used with --target-ci "
-                             "(a study that stops on the data sets its own size; cap it with "
+            raise UsageError(f"domeng simulate: error: {flag} cannot be used with a study that "
+                             "stops on the data (--target-ci sets its own size; cap it with "
                              "--max-rounds)")
-    if args.out is not None:
-        _check_kind(args.out, "results.npz")
-    res = simulate_until(args.target_ci, rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
-                   players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
-                   rules=Rules.parse(args.rule), seed=0 if args.seed is None else args.seed,
-                   workers=args.workers, progress=not args.no_progress,
-                   max_rounds=args.max_rounds)
-    if args.out is not None:  # a new folder, replacing a finished one whole (nothing stale)
-        from domeng.results.results import atomic_directory
-
-        res.meta["command"] = command_line(args.argv)
-        with atomic_directory(args.out) as tmp:
-            res.write_files(tmp)
-            render(res, tmp, args.format, args.dpi)
-    return _print(res, args, args.out)
+    rules = Rules.parse(args.rule) if args.rule else None
+    if allow_import is not None:
+        out = args.resume
+        res = resume_until(out, dict(rounds=args.rounds, seed=args.seed, players=args.players,
+                                     rules=rules, target_ci=args.target_ci or None,
+                                     max_rounds=args.max_rounds),
+                           workers=args.workers, progress=not args.no_progress,
+                           allow_import=allow_import)
+    else:
+        out = args.out
+        if out is not None:
+            _check_out(out)
+        res = simulate_until(args.target_ci,
+                             rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+                             players=",".join(DEFAULT_PLAYERS) if args.players is None
+                             else args.players, rules=rules,
+                             seed=0 if args.seed is None else args.seed, workers=args.workers,
+                             progress=not args.no_progress, max_rounds=args.max_rounds,
+                             checkpoint=out)
+        if out is not None:
+            res.meta["command"] = command_line(args.argv)
+    if out is not None:
+        render(res, out, args.format, args.dpi)
+    return _print(res, args, out)
 
 
 def _check_out(out: str) -> None:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from domeng.cli.args import UsageError
-from domeng.cli.compare import add_study_options, check_out
+from domeng.cli.compare import (add_study_options, check_output, print_result, resume_arms,
+                                study_arguments)
 
 
 def add_parser(sub) -> None:
@@ -33,33 +31,27 @@ def cmd_sweep(args) -> int:
     from domeng.results.html import command_line
     from domeng.study.compare import parse_grid, sweep
 
+    if args.resume is not None:
+        sw = resume_arms(args, "sweep", {"--rule": args.rule, "--fixed": args.fixed})
+        return print_result(sw, args, args.resume, sw.to_text(args.metric or None))
     if not args.rule:
         raise UsageError("domeng sweep: error: empty sweep: give at least one --rule "
                          "NAME=V1,V2,... (see domeng sweep --help)")
     parse_grid(args.rule)  # refuse a malformed grid before anything is written
     Rules.parse(args.fixed)
-    check_out(args.out, "sweep.json")
+    study = study_arguments(args)
+    check_output(args.out, "sweep")
     if args.metric:
         from domeng.players.registry import parse_players
         from domeng.study.sequential import known_metrics as _known_metrics
 
         known = set(_known_metrics({"b": (Rules.parse(args.fixed),
-                                          tuple(parse_players(args.players)))}))
+                                          tuple(parse_players(study["players"])))}))
         bad = [m for m in args.metric if m not in known]
         if bad:
             raise UsageError(f"domeng sweep: error: unknown metric {bad[0]!r} (see domeng "
                              "compare --list-metrics)")
-    sw = sweep(args.rule, tables=args.tables, rounds=args.rounds, players=args.players,
-               rules=args.fixed, seed=args.seed, workers=args.workers,
-               progress=not args.no_progress, command=command_line(args.argv))
-    if args.out is not None:
-        from domeng.results.compare_report import save_sweep
-
-        save_sweep(sw, args.out, args.format, args.dpi, args.metric or None)
-    if args.json:
-        print(sw.to_json())
-    else:
-        sys.stdout.write(sw.to_text(args.metric or None))
-        if args.out is not None:
-            print(f"results: {args.out}  (report: {Path(args.out) / 'report.html'})")
-    return 0
+    sw = sweep(args.rule, rules=args.fixed, workers=args.workers, progress=not args.no_progress,
+               command=command_line(args.argv), out=args.out, fmt=args.format, dpi=args.dpi,
+               metrics=args.metric or None, **study)
+    return print_result(sw, args, args.out, sw.to_text(args.metric or None))

@@ -119,7 +119,7 @@ __all__ = [
     "PlayerError", "UsageError", "StudyError", "CheckpointError", "ResultsError",
     "OutputFolderError", "UnsafePathError", "ResultsWriteError", "FolderBusyError",
     "ClusterError", "ClusterFailure", "SaveFileError", "UnreachableTarget", "InputError",
-    "WebError", "is_environment_failure",
+    "WebError", "EngineBusyError", "is_environment_failure",
 ]
 
 
@@ -135,3 +135,8 @@ class InputError(DomengError, ValueError):
 
 class WebError(DomengError):
     """A request the browser table refuses; its text is shown on the page as is."""
+
+
+class EngineBusyError(DomengError, RuntimeError):
+    """A compiled call abandoned by Ctrl-C (a player that never returns) is
+    still running in this process: the engine is not used again here."""

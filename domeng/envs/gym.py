@@ -147,17 +147,15 @@ class DomengEnv(gymnasium.Env):
             raise DomengError("the episode is over (or not started): call reset()")
         try:
             self._actions[0] = _check_action(action)
-            bad = self._t.illegal(self._actions)
-            if len(bad):
-                raise IllegalMoveError(_illegal_message(self._t, bad, self._actions))
+            if self._t.step(self._actions, False) < 0:  # checked first: nothing played
+                raise IllegalMoveError(_illegal_message(self._t, np.flatnonzero(self._t.bad),
+                                                        self._actions))
         except IllegalMoveError:
             if self._illegal == "raise":
                 raise
             # nothing is played: the same observation, the penalty, the same mover
             return (self._t.obs[0].copy(), self._penalty, False, False,
                     {**self._info(), "illegal": True})
-        with _quiet_compile():
-            self._t.step(self._actions, False)
         self._done = bool(self._t.terminated[0])
         return (self._t.obs[0].copy(), float(self._t.reward[0]), self._done, False,
                 self._info())
@@ -216,6 +214,7 @@ class DomengVectorEnv(VectorEnv):
         self._copy = bool(copy)
         self._started = False
         self._actions = np.zeros(self.num_envs, dtype=np.int64)
+        self._truncated = np.zeros(self.num_envs, dtype=np.bool_)  # never: episodes end
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start an episode at every table: with ``seed``, tables
@@ -240,18 +239,16 @@ class DomengVectorEnv(VectorEnv):
             raise IllegalMoveError(f"actions must be {self.num_envs} whole numbers "
                                    f"0..{N_ACTIONS - 1}, got shape {a.shape} of {a.dtype}")
         self._actions[:] = a
-        bad = self._t.illegal(self._actions)
-        if len(bad):
-            raise IllegalMoveError(_illegal_message(self._t, bad, self._actions))
-        with _quiet_compile():
-            done = self._t.step(self._actions, True)
         t = self._t
+        done = t.step(self._actions, True)  # checks every action first
+        if done < 0:
+            raise IllegalMoveError(_illegal_message(t, np.flatnonzero(t.bad), self._actions))
         info: dict[str, Any] = {"action_mask": self._out(t.mask)}
         if done:
-            info["final_obs"] = t.final_obs.copy()
-            info["_final_obs"] = t.terminated.copy()
+            info["final_obs"] = self._out(t.final_obs)
+            info["_final_obs"] = self._out(t.terminated)
         return (self._out(t.obs), self._out(t.reward), self._out(t.terminated),
-                np.zeros(self.num_envs, dtype=np.bool_), info)
+                self._out(self._truncated), info)
 
     def action_masks(self) -> np.ndarray:
         """``bool[num_envs, 57]``: the legal actions at each table."""

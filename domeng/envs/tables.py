@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from domeng.batch.loop import player_action
+from domeng.batch.tables import _quiet_compile
 from domeng.core import layout as L
 from domeng.core.nbrng import randbelow_at, seat_state, table_state
 from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT
@@ -169,8 +170,8 @@ def vec_reset(B, seed, next_table, learner, pids, fns, rounds, camats, camat_bon
         write_view(S, learner, scratch_obs, obs_out[i], mask_out[i])
 
 
-@njit(cache=True, _nrt=False)
-def check_actions(B, actions, bad):
+@njit(cache=True, _nrt=False, inline="always")
+def _check(B, actions, bad):
     """``bad[i] = 1`` where ``actions[i]`` is not legal at table ``i``; returns how many."""
     n = 0
     for i in range(B.ctl.shape[0]):
@@ -184,12 +185,17 @@ def check_actions(B, actions, bad):
 @njit(cache=True, _nrt=False, inline="always")
 def vec_step(B, actions, seed, next_table, learner, pids, fns, rounds, camats, camat_bonus,
              autoreset, obs_out, mask_out, rew_out, term_out, final_obs, pending, scratch_obs,
-             crng, pobs, phist, pmoves, rew):
-    """The learner plays ``actions[i]`` (legal: see :func:`check_actions`) at
-    every table, then the opponents play until it is to move again or the
-    episode ends.  With ``autoreset`` a finished table's last observation goes
-    to ``final_obs[i]`` and the next episode starts at once (its observation
-    in ``obs_out[i]``).  Returns the number of episodes that ended."""
+             crng, pobs, phist, pmoves, rew, bad):
+    """The learner plays ``actions[i]`` at every table, then the opponents
+    play until it is to move again or the episode ends.  With ``autoreset``
+    a finished table's last observation goes to ``final_obs[i]`` and the
+    next episode starts at once (its observation in ``obs_out[i]``).
+    Returns the number of episodes that ended; but first every action is
+    checked, and if any is illegal nothing is played: ``bad[i] = 1`` marks
+    them and the return is minus their number."""
+    n_bad = _check(B, actions, bad)
+    if n_bad:
+        return -n_bad
     done = 0
     for i in range(B.ctl.shape[0]):
         S = table_at(B, i)
@@ -225,10 +231,10 @@ def reset_builtin(B, seed, next_table, learner, pids, rounds, camats, camat_bonu
 @njit(cache=True, _nrt=False)
 def step_builtin(B, actions, seed, next_table, learner, pids, rounds, camats, camat_bonus,
                  autoreset, obs_out, mask_out, rew_out, term_out, final_obs, pending,
-                 scratch_obs, crng, pobs, phist, pmoves, rew):
+                 scratch_obs, crng, pobs, phist, pmoves, rew, bad):
     return vec_step(B, actions, seed, next_table, learner, pids, None, rounds,
                     camats, camat_bonus, autoreset, obs_out, mask_out, rew_out, term_out,
-                    final_obs, pending, scratch_obs, crng, pobs, phist, pmoves, rew)
+                    final_obs, pending, scratch_obs, crng, pobs, phist, pmoves, rew, bad)
 
 
 @njit(cache=True, _nrt=False)
@@ -241,10 +247,10 @@ def reset_custom(B, seed, next_table, learner, pids, fns, rounds, camats, camat_
 @njit(cache=True, _nrt=False)
 def step_custom(B, actions, seed, next_table, learner, pids, fns, rounds, camats, camat_bonus,
                 autoreset, obs_out, mask_out, rew_out, term_out, final_obs, pending,
-                scratch_obs, crng, pobs, phist, pmoves, rew):
+                scratch_obs, crng, pobs, phist, pmoves, rew, bad):
     return vec_step(B, actions, seed, next_table, learner, pids, fns, rounds, camats,
                     camat_bonus, autoreset, obs_out, mask_out, rew_out, term_out, final_obs,
-                    pending, scratch_obs, crng, pobs, phist, pmoves, rew)
+                    pending, scratch_obs, crng, pobs, phist, pmoves, rew, bad)
 
 
 class Tables:
@@ -285,7 +291,6 @@ class Tables:
         """Table ``i``'s state record (views; read-only for callers)."""
         return State(*[f[i] for f in self.B])
 
-
     def reset(self, seed: int, table_start: int) -> None:
         self.seed = np.uint64(seed)
         self.next_table[0] = table_start
@@ -294,15 +299,19 @@ class Tables:
           self.rounds, self.camats, self.camat_bonus, self.obs, self.mask, self.pending,
           self._scratch, self._crng, self._pobs, self._phist, self._pmoves, self._rew)
 
-    def illegal(self, actions: np.ndarray) -> np.ndarray:
-        """Indices of the tables where ``actions`` is not legal."""
-        check_actions(self.B, actions, self.bad)
-        return np.flatnonzero(self.bad)
-
     def step(self, actions: np.ndarray, autoreset: bool) -> int:
-        f = step_builtin if self.builtin else step_custom
-        return f(self.B, actions, self.seed, self.next_table, self.seat, self.pids, *self._fns,
-                 self.rounds, self.camats, self.camat_bonus, autoreset,
-                        self.obs, self.mask, self.reward, self.terminated, self.final_obs,
-                        self.pending, self._scratch, self._crng, self._pobs, self._phist,
-                        self._pmoves, self._rew)
+        """One compiled call (:func:`vec_step`): the number of episodes that
+        ended, or minus the number of illegal actions (then nothing was
+        played; :attr:`bad` marks them)."""
+        if self.builtin:
+            return step_builtin(self.B, actions, self.seed, self.next_table, self.seat, self.pids,
+                                self.rounds, self.camats, self.camat_bonus, autoreset, self.obs,
+                                self.mask, self.reward, self.terminated, self.final_obs,
+                                self.pending, self._scratch, self._crng, self._pobs,
+                                self._phist, self._pmoves, self._rew, self.bad)
+        with _quiet_compile():
+            return step_custom(self.B, actions, self.seed, self.next_table, self.seat, self.pids,
+                               self.fns, self.rounds, self.camats, self.camat_bonus, autoreset,
+                               self.obs, self.mask, self.reward, self.terminated, self.final_obs,
+                               self.pending, self._scratch, self._crng, self._pobs,
+                               self._phist, self._pmoves, self._rew, self.bad)

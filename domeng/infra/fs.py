@@ -14,6 +14,10 @@
   :func:`move_aside` keeps finished results as ``DIR.previous`` until the
   new run ends; :func:`clean_temporaries` removes the temporaries a crash
   left behind.  Files a write does not replace are kept.
+  :func:`check_output` (before any work) and :func:`prepare_output` /
+  :func:`drop_previous` (around the run) put these together: THE policy of
+  every command that writes a results folder in place (``simulate``,
+  ``compare``, ``sweep`` with ``--out DIR``).
 * :class:`FolderLock` -- one writer per folder; a second is refused with one line.
 * :func:`resolve_inside` -- a path read from a file must stay inside its folder.
 """
@@ -28,13 +32,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from domeng.core.errors import (FolderBusyError, OutputFolderError,
+from domeng.core.errors import (CheckpointError, FolderBusyError, OutputFolderError,
                                 ResultsWriteError, UnsafePathError, is_environment_failure)
 
 #: every temporary this module creates ends with this
 TEMP_SUFFIX = ".partial"
 #: the lock file of a folder being written
 LOCK_NAME = ".domeng.lock"
+#: in a folder being written again: names the ``DIR.previous*`` results it replaces
+PREVIOUS = "previous-results.txt"
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -241,6 +247,88 @@ def is_previous_of(folder: str | os.PathLike, candidate: str | os.PathLike) -> b
     name, base = cand.name, folder.name + ".previous"
     return name == base or (name.startswith(base) and name[len(base):].isdigit()
                             and name[len(base):].isascii())
+
+
+def _unfinished(folder: Path, what: str, resume_hint: str | None) -> CheckpointError:
+    hint = f"continue it with `{resume_hint}`" if resume_hint else "it cannot be continued"
+    return CheckpointError(f"{str(folder)!r} holds an unfinished {what}: {hint}, or delete "
+                           "the folder")
+
+
+def check_output(folder: str | os.PathLike, finished: str, unfinished: str | None = None,
+                 what: str = "domeng results", resume_hint: str | None = None) -> str:
+    """Refuse, before anything runs, an output folder a new run may not use
+    (see :func:`prepare_output`); returns its state (:func:`inspect_output`)."""
+    state = inspect_output(folder, finished, unfinished, what)
+    if state == "unfinished":
+        raise _unfinished(Path(folder), what, resume_hint)
+    check_writable(folder)
+    return state
+
+
+def prepare_output(folder: str | os.PathLike, finished: str, unfinished: str | None = None,
+                   what: str = "domeng results", resume_hint: str | None = None) -> Path | None:
+    """Make ``folder`` ready for a new run that writes it in place: create it
+    (or use it if empty); move a finished results folder (holding
+    ``finished``) aside to ``DIR.previous`` and name it in ``DIR/PREVIOUS``,
+    so that a failed or killed run loses nothing (:func:`drop_previous`
+    deletes it when the new run has finished); refuse a file, a link, an
+    unfinished run (holding ``unfinished``: ``resume_hint`` says how to
+    continue it) and a folder holding anything else.  Returns where the
+    previous results went, if anywhere."""
+    folder = Path(folder)
+    state = inspect_output(folder, finished, unfinished, what)
+    if state == "unfinished":
+        raise _unfinished(folder, what, resume_hint)
+    previous = move_aside(folder) if state == "finished" else None
+    try:
+        folder.mkdir(parents=True, exist_ok=state == "empty")
+        if previous is not None:
+            atomic_write(folder / PREVIOUS, previous.name + "\n")
+    except OSError as e:
+        raise write_failure(folder, e) from None
+    return previous
+
+
+def drop_previous(folder: str | os.PathLike) -> None:
+    """The run writing ``folder`` has finished: delete the results it replaced
+    (only a ``DIR.previous*`` sibling, whatever ``DIR/PREVIOUS`` says) and the marker."""
+    folder = Path(folder)
+    marker = folder / PREVIOUS
+    try:
+        if marker.is_symlink():
+            raise OSError
+        text = marker.read_text()[:4096].strip()
+    except (OSError, UnicodeDecodeError):
+        marker.unlink(missing_ok=True)
+        return
+    previous = folder.parent / Path(text).name if text else None
+    if previous is not None and is_previous_of(folder, previous) and previous.is_dir():
+        shutil.rmtree(previous, ignore_errors=True)
+    marker.unlink(missing_ok=True)
+
+
+@contextmanager
+def writing_output(folder: str | os.PathLike, finished: str, unfinished: str | None = None,
+                   what: str = "domeng results", resume_hint: str | None = None,
+                   resume: bool = False) -> Iterator[Path]:
+    """THE policy around a run that writes ``folder`` in place: a new run
+    prepares it (:func:`prepare_output`), a resumed one (``resume``) accepts
+    only an unfinished (or finished) folder of its kind; the folder is locked
+    (:class:`FolderLock`) while the ``with`` block runs, and when it ends
+    without error the results it replaced are deleted (:func:`drop_previous`).
+    On error, the folder (unfinished: it lacks ``finished``) and
+    ``DIR.previous`` are left as they are, each file in them complete."""
+    folder = Path(folder)
+    if resume:
+        if inspect_output(folder, finished, unfinished, what) not in ("finished", "unfinished"):
+            raise CheckpointError(f"no {what} to resume in {str(folder)!r}")
+    else:
+        prepare_output(folder, finished, unfinished, what, resume_hint)
+    with FolderLock(folder):
+        clean_temporaries(folder, ("tables", "plots", "arms"))
+        yield folder
+        drop_previous(folder)
 
 
 @contextmanager

@@ -32,7 +32,8 @@ from domeng.core.events import END_NAMES
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
-from domeng.players.heuristics import PLAYER_IDS
+from domeng.infra.interrupt import interruptible
+from domeng.players.heuristics import N_BUILTIN, PLAYER_IDS
 
 HUMAN = "human"
 DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
@@ -175,6 +176,9 @@ class Session:
         self.actions: list[list[int]] = []  # per round, every action taken
         self.finished: list[list[dict[str, Any]]] = []  # each finished round's events
         self.modified = False  # loaded from an edited save (--allow-modified)
+        #: a computer decision was interrupted (Ctrl-C): the engine's state may
+        #: have been touched by it, so the game only saves from now on
+        self.interrupted = False
 
     # -- who is where ---------------------------------------------------------
     @property
@@ -249,10 +253,31 @@ class Session:
             raise IllegalMoveError("no round is in progress")
         if self.human_to_move():
             raise IllegalMoveError(f"seat {s} is a person's: they choose their move")
-        a = PASS if self.is_human(s) else self.computers.action(self.game)
+        a = PASS if self.is_human(s) else self._decide()
         return self._step(a)
 
+    def _decide(self) -> int:
+        """The computer to move's action; a search player's is interruptible
+        by Ctrl-C however long it thinks (:func:`domeng.infra.interrupt.interruptible`).  An
+        interrupted decision is not in the record (a save replays to the
+        position before it); the session then refuses to go on."""
+        self._check_not_interrupted()
+        pids = getattr(self.computers, "pids", None)
+        if pids is not None and 0 <= int(pids[self.to_move]) < N_BUILTIN:
+            return self.computers.action(self.game)  # a heuristic: microseconds, no thread
+        try:
+            return interruptible(self.computers.action, self.game)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            raise
+
+    def _check_not_interrupted(self) -> None:
+        if self.interrupted:
+            raise DomengError("a computer player's move was interrupted: save the game and load "
+                              "it again to go on")
+
     def _step(self, action: int) -> list[dict[str, Any]]:
+        self._check_not_interrupted()
         events = self.game.step(action)
         self.actions[-1].append(int(action))
         if self.round_over:

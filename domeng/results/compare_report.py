@@ -1,13 +1,20 @@
 """Files of a comparison or a sweep: tables, plots (PNG, SVG or PDF, any
 dpi, every axis labelled) and an HTML report (:mod:`domeng.results.html`).
 
-A comparison folder holds ``compare.json`` (schema ``domeng.compare/1``),
-``tables/differences.{csv,parquet}``, ``tables/values.{csv,parquet}``,
-``plots/forest.{FORMAT}``, ``report.html`` and ``arms/K/`` (each arm's
-results, :meth:`domeng.Results.load`).  A sweep folder holds ``sweep.json``,
-``tables/sweep.{csv,parquet}`` (the tidy DataFrame), ``plots/sweep-OPTION.{FORMAT}``
-and ``report.html``.  Everything is written into a temporary folder that
-replaces the target in one rename.
+A comparison folder holds ``compare-manifest.json`` (what the study is:
+its arms and parameters, written first), ``arms/K/`` (each arm's results,
+:meth:`domeng.Results.load`; while the study runs, its checkpoint),
+``arms/arms.json`` (the arms' names), ``tables/differences.{csv,parquet}``,
+``tables/values.{csv,parquet}``, ``plots/forest.{FORMAT}``, ``report.html``
+and, written last, ``compare.json`` (schema ``domeng.compare/1``): a folder
+without it is an unfinished study (``domeng compare --resume DIR``).  A
+sweep folder is the same with ``sweep-manifest.json``, ``sweep.json``,
+``tables/sweep.{csv,parquet}`` (the tidy DataFrame) and
+``plots/sweep-OPTION.{FORMAT}``.  Folders are written in place under the
+folder policy of :func:`domeng.infra.fs.writing_output` (each file
+atomically; finished results replaced are kept as ``DIR.previous`` until the
+new run has finished; a folder holding anything else is refused; the
+folder is locked).
 """
 
 from __future__ import annotations
@@ -18,10 +25,21 @@ from pathlib import Path
 
 import numpy as np
 
+from domeng.core.errors import CheckpointError, ResultsError
+from domeng.infra import fs
+from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results import html as H
-from domeng.results.comparison import KEY_METRICS, Comparison, stopping_text
-from domeng.results.results import atomic_directory
-from domeng.results.sweep import PLOT_METRICS, Sweep
+from domeng.results.comparison import COMPARE_SCHEMA, KEY_METRICS, Comparison, stopping_text
+from domeng.results.results import Results
+from domeng.results.sweep import PLOT_METRICS, SWEEP_SCHEMA, Sweep
+
+#: kind -> (the finished marker, the manifest (the unfinished marker), its schema)
+KINDS = {"compare": ("compare.json", "compare-manifest.json", COMPARE_SCHEMA),
+         "sweep": ("sweep.json", "sweep-manifest.json", SWEEP_SCHEMA)}
+MANIFEST_FORMAT = "domeng.arms/1"
+ARMS = "arms"
+#: a manifest larger than this is not one
+MAX_MANIFEST_BYTES = 1 << 22
 
 FORMATS = ("png", "svg", "pdf")
 
@@ -130,8 +148,9 @@ def sweep_plots(sw: Sweep, metrics: list[str] | None = None) -> dict:
 
 
 def _write_table(folder: Path, name: str, df) -> None:
-    df.to_csv(folder / "tables" / f"{name}.csv", index=False)
-    df.to_parquet(folder / "tables" / f"{name}.parquet", index=False)
+    tables = fixed_subfolder(folder, "tables")
+    atomic_write(tables / f"{name}.csv", df.to_csv(index=False))
+    atomic_write(tables / f"{name}.parquet", lambda f: df.to_parquet(f, index=False))
 
 
 def figure_files(fig, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
@@ -148,32 +167,182 @@ def figure_files(fig, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
 
 def _plots(folder: Path, figs: dict, fmt: str, dpi: int) -> dict[str, bytes]:
     """Write each figure as FORMAT (and PNG for the report); returns the PNGs."""
-    (folder / "plots").mkdir()
+    plots = fixed_subfolder(folder, "plots")
     pngs = {}
     for name, fig in figs.items():
         files = figure_files(fig, fmt, dpi)
         for f, data in files.items():
-            (folder / "plots" / f"{name}.{f}").write_bytes(data)
+            atomic_write(plots / f"{name}.{f}", data)
         pngs[name] = files["png"]
     return pngs
 
 
+# ---------------------------------------------------------------- folders
+def arms_manifest(kind: str, arms: dict[str, tuple[dict, list]], study: dict) -> dict:
+    """What a comparison (or sweep) folder's manifest says: its arms (name ->
+    rules, players) and ``study`` (``tables``, ``rounds``, ``seed``,
+    ``target_ci``, ``max_rounds``, ``command``; a sweep's ``grid``, ``points``)."""
+    from domeng.results.meta import package_version
+
+    return {"format": MANIFEST_FORMAT, "kind": kind, "version": package_version(),
+            "arms": [{"name": k, "rules": r, "players": list(p)} for k, (r, p) in arms.items()],
+            **study}
+
+
+def write_manifest(folder: Path, manifest: dict) -> None:
+    """The manifest of a comparison or sweep folder (written first)."""
+    atomic_write(folder / KINDS[manifest["kind"]][1], json.dumps(manifest, indent=2) + "\n")
+
+
+def read_manifest(folder, kind: str) -> dict:
+    """A comparison's (or sweep's) manifest; refuses one that is not."""
+    path = Path(folder) / KINDS[kind][1]
+    try:
+        if path.is_symlink() or path.stat().st_size > MAX_MANIFEST_BYTES:
+            raise ValueError("not a manifest")
+        m = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT or m.get("kind") != kind:
+            raise ValueError(f"not a {MANIFEST_FORMAT} manifest of a {kind}")
+        if not (isinstance(m.get("arms"), list) and len(m["arms"]) >= 2 and all(
+                isinstance(a, dict) and isinstance(a.get("name"), str)
+                and isinstance(a.get("rules"), dict) and isinstance(a.get("players"), list)
+                for a in m["arms"])):
+            raise ValueError("bad arms")
+        if len({a["name"] for a in m["arms"]}) != len(m["arms"]):
+            raise ValueError("an arm is named twice")
+        for key in ("tables", "rounds", "seed", "max_rounds"):
+            v = m.get(key)
+            if (key != "max_rounds" or v is not None) and (
+                    isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise ValueError(f"bad {key}")
+        if m.get("target_ci") is not None and not isinstance(m["target_ci"], dict):
+            raise ValueError("bad target_ci")
+        if kind == "sweep" and not (
+                isinstance(m.get("grid"), dict) and isinstance(m.get("points"), list)
+                and len(m["points"]) == len(m["arms"])
+                and all(isinstance(v, list) for v in m["grid"].values())
+                and all(isinstance(p, dict) and set(p) == set(m["grid"]) for p in m["points"])):
+            raise ValueError("bad grid or points")
+    except FileNotFoundError:
+        raise CheckpointError(f"{str(folder)!r} holds no {kind} study (no {path.name})") from None
+    except (OSError, ValueError, RecursionError) as e:
+        raise CheckpointError(f"corrupt manifest {str(path)!r}: "
+                              f"{' '.join(str(e).split())[:200]}") from None
+    return m
+
+
+def arm_folder(folder, k: int) -> Path:
+    """``folder/arms/K`` (``arms`` created; either being a link is refused)."""
+    return fixed_subfolder(fixed_subfolder(folder, ARMS), str(k), create=False)
+
+
+def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) -> Path:
+    """Write a comparison's tables, plots, report and, last, ``compare.json``
+    into ``folder`` (an existing folder, locked by the caller; each file
+    atomically; the arms' results are already in ``arms/K``)."""
+    folder = Path(folder)
+    _write_table(folder, "differences", cmp.differences())
+    _write_table(folder, "values", cmp.values())
+    atomic_write(fixed_subfolder(folder, ARMS) / "arms.json",
+                 json.dumps(list(cmp.arms), indent=2) + "\n")
+    pngs = _plots(folder, {"forest": forest_plot(cmp)}, fmt, dpi)
+    atomic_write(folder / "report.html", comparison_html(cmp, pngs))
+    atomic_write(folder / "compare.json", cmp.to_json() + "\n")
+    return folder
+
+
+def write_sweep(sw: Sweep, folder, fmt: str = "png", dpi: int = 110,
+                metrics: list[str] | None = None) -> Path:
+    """Write a sweep's table, plots, report and, last, ``sweep.json`` (as
+    :func:`write_comparison`)."""
+    folder = Path(folder)
+    _write_table(folder, "sweep", sw.frame())
+    atomic_write(fixed_subfolder(folder, ARMS) / "arms.json",
+                 json.dumps(list(sw.comparison.arms), indent=2) + "\n")
+    pngs = _plots(folder, sweep_plots(sw, metrics), fmt, dpi)
+    atomic_write(folder / "report.html", sweep_html(sw, pngs, metrics))
+    atomic_write(folder / "sweep.json", sw.to_json() + "\n")
+    return folder
+
+
+def _save(kind: str, cmp: Comparison, folder, write) -> Path:
+    """An in-memory comparison or sweep into ``folder`` (the folder policy)."""
+    folder = Path(folder)
+    finished, manifest, _ = KINDS[kind]
+    with fs.writing_output(folder, finished, manifest, f"{kind} study",
+                           f"domeng {kind} --resume {folder}"):
+        arms = {k: (r.meta["rules"], r.players) for k, r in cmp.arms.items()}
+        write_manifest(folder, arms_manifest(kind, arms, cmp.meta.get("study") or {
+            "tables": cmp.baseline.tables, "rounds": cmp.baseline.rounds,
+            "seed": cmp.baseline.seed, "command": cmp.meta.get("command")}))
+        for k, r in enumerate(cmp.arms.values()):
+            d = arm_folder(folder, k)
+            d.mkdir(exist_ok=True)
+            r.write_files(d)
+        write(folder)
+    return folder
+
+
 def save_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) -> Path:
     """Write a comparison folder (module docstring)."""
+    return _save("compare", cmp, folder, lambda d: write_comparison(cmp, d, fmt, dpi))
+
+
+def save_sweep(sw: Sweep, folder, fmt: str = "png", dpi: int = 110,
+               metrics: list[str] | None = None) -> Path:
+    """Write a sweep folder (module docstring)."""
+    return _save("sweep", sw.comparison, folder,
+                 lambda d: write_sweep(sw, d, fmt, dpi, metrics))
+
+
+def folder_kind(folder) -> str | None:
+    """What ``folder`` holds, by its files: ``"compare"`` or ``"sweep"``
+    (finished: its JSON has the kind's schema), ``"results"`` (a study:
+    ``results.npz``), ``"tournament"`` (``per_deal.npz``), or None."""
     folder = Path(folder)
-    with atomic_directory(folder) as tmp:
-        (tmp / "tables").mkdir()
-        (tmp / "compare.json").write_text(cmp.to_json() + "\n")
-        diffs, vals = cmp.differences(), cmp.values()
-        _write_table(tmp, "differences", diffs)
-        _write_table(tmp, "values", vals)
-        for i, (name, r) in enumerate(cmp.arms.items()):
-            (tmp / "arms" / str(i)).mkdir(parents=True)
-            r.write_files(tmp / "arms" / str(i))
-        (tmp / "arms" / "arms.json").write_text(json.dumps(list(cmp.arms), indent=2) + "\n")
-        pngs = _plots(tmp, {"forest": forest_plot(cmp)}, fmt, dpi)
-        (tmp / "report.html").write_text(comparison_html(cmp, pngs))
-    return folder
+    for kind, (finished, _, schema) in KINDS.items():
+        p = folder / finished
+        if p.is_file() and not p.is_symlink():
+            try:
+                if json.loads(p.read_text(encoding="utf-8")).get("schema") == schema:
+                    return kind
+            except (OSError, ValueError, AttributeError, RecursionError):
+                pass
+    for name, kind in (("results.npz", "results"), ("per_deal.npz", "tournament")):
+        if (folder / name).is_file():
+            return kind
+    return None
+
+
+def load_comparison(folder) -> Comparison:
+    """The comparison of a finished comparison folder (its arms' results and
+    the command and stopping record of ``compare.json``)."""
+    return _load_arms(folder, "compare")
+
+
+def load_sweep(folder) -> Sweep:
+    """The sweep of a finished sweep folder."""
+    m = read_manifest(folder, "sweep")
+    return Sweep(m["grid"], m["points"], _load_arms(folder, "sweep"))
+
+
+def _load_arms(folder, kind: str) -> Comparison:
+    folder = Path(folder)
+    finished = folder / KINDS[kind][0]
+    try:
+        done = json.loads(finished.read_text(encoding="utf-8"))
+        names = json.loads((folder / ARMS / "arms.json").read_text(encoding="utf-8"))
+        if not (isinstance(done, dict) and isinstance(names, list)
+                and all(isinstance(n, str) for n in names)):
+            raise ValueError("not a list of arm names")
+    except (OSError, ValueError, RecursionError) as e:
+        raise ResultsError(f"{str(folder)!r} is not a finished {kind} folder: "
+                           f"{' '.join(str(e).split())[:200]}") from None
+    arms = {n: Results.load(arm_folder(folder, k)) for k, n in enumerate(names)}
+    try:
+        return Comparison(arms, {k: done.get(k) for k in ("command", "stopping")})
+    except ValueError as e:
+        raise ResultsError(f"{str(folder)!r}: {e}") from None
 
 
 def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
@@ -208,32 +377,25 @@ def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
     return page.render()
 
 
-def save_sweep(sw: Sweep, folder, fmt: str = "png", dpi: int = 110,
-               metrics: list[str] | None = None) -> Path:
-    """Write a sweep folder (module docstring)."""
-    folder = Path(folder)
-    with atomic_directory(folder) as tmp:
-        (tmp / "tables").mkdir()
-        (tmp / "sweep.json").write_text(sw.to_json() + "\n")
-        df = sw.frame()
-        _write_table(tmp, "sweep", df)
-        pngs = _plots(tmp, sweep_plots(sw, metrics), fmt, dpi)
-        b = sw.comparison.baseline
-        page = H.Page(f"Domeng sweep: {len(sw.points)} grid points x {b.tables:,} tables x "
-                      f"{b.rounds:,} rounds")
-        page.intro.append("<p>Every grid point is played with the same seed on the same tables; "
-                          "the paired differences are from the first point.</p>")
-        for name, png in pngs.items():
-            page.add(f"Plot: {name[len('sweep-'):]}", H.figure(name, png, "95% CI across "
-                                                               f"{b.groups} groups of tables."))
-        key = df[df.metric.isin(metrics or PLOT_METRICS)]
-        page.add("Plotted metrics", H.table(key))
-        page.add("Rules", H.rules_table(b.meta["rules"]))
-        page.add("Glossary", H.glossary())
-        page.add("Reproduce", H.reproduce(sw.meta.get("command") or "domeng sweep ..."))
-        (tmp / "report.html").write_text(page.render())
-    return folder
+def sweep_html(sw: Sweep, pngs: dict[str, bytes], metrics: list[str] | None = None) -> str:
+    df = sw.frame()
+    b = sw.comparison.baseline
+    page = H.Page(f"Domeng sweep: {len(sw.points)} grid points x {b.tables:,} tables x "
+                  f"{b.rounds:,} rounds")
+    page.intro.append("<p>Every grid point is played with the same seed on the same tables; "
+                      "the paired differences are from the first point.</p>")
+    for name, png in pngs.items():
+        page.add(f"Plot: {name[len('sweep-'):]}", H.figure(name, png, "95% CI across "
+                                                           f"{b.groups} groups of tables."))
+    key = df[df.metric.isin(metrics or PLOT_METRICS)]
+    page.add("Plotted metrics", H.table(key))
+    page.add("Rules", H.rules_table(b.meta["rules"]))
+    page.add("Glossary", H.glossary())
+    page.add("Reproduce", H.reproduce(sw.meta.get("command") or "domeng sweep ..."))
+    return page.render()
 
 
-__all__ = ["FORMATS", "figure_bytes", "forest_plot", "sweep_plots", "save_comparison",
-           "save_sweep", "comparison_html", "stopping_text"]
+__all__ = ["FORMATS", "KINDS", "figure_bytes", "forest_plot", "sweep_plots", "save_comparison",
+           "save_sweep", "write_comparison", "write_sweep", "load_comparison", "load_sweep",
+           "folder_kind", "arms_manifest", "read_manifest", "comparison_html", "sweep_html",
+           "stopping_text"]

@@ -423,7 +423,8 @@ class Results:
         """The study as one JSON-friendly dict (schema in ``docs/study.md``).
 
         Every estimated quantity is ``{"value": v, "se": s}`` (``se`` is
-        null with a single table)."""
+        null with a single table); a share also has its Wilson 95% bounds
+        ``ci_low``, ``ci_high``, within [0, 1]."""
         from domeng.results.metrics import metric_parts, nest
 
         out: dict = {
@@ -436,7 +437,7 @@ class Results:
         for p in metric_parts(self).values():
             if p.path == ("rounds_between_camats", "mean"):  # the count goes first
                 flat[("rounds_between_camats", "camats")] = int(self.field("A_CAMAT").sum())
-            flat[p.path] = estimate(*ratio(p.x, p.n))
+            flat[p.path] = estimate(*ratio(p.x, p.n), share=p.share)
         out.update(nest(flat))
         if self.meta.get("stopping"):  # a study that stopped on the data: why, and the precision
             out["stopping"] = self.meta["stopping"]

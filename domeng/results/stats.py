@@ -152,6 +152,12 @@ def num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def estimate(value, se) -> dict:
-    """A JSON estimate ``{"value": v, "se": s}`` (None for a missing value)."""
-    return {"value": num(value), "se": num(se)}
+def estimate(value, se, share: bool = False) -> dict:
+    """A JSON estimate ``{"value": v, "se": s}`` (None for a missing value);
+    a share (``share=True``) also gets its Wilson 95% bounds ``ci_low``,
+    ``ci_high`` (within [0, 1]; None where the SE is undefined)."""
+    out = {"value": num(value), "se": num(se)}
+    if share:
+        lo, hi = wilson(value, se)
+        out["ci_low"], out["ci_high"] = num(lo), num(hi)
+    return out

@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import time
 import warnings
 from pathlib import Path
@@ -107,39 +106,27 @@ def _plan_of(m: dict) -> Plan:
                 records=m.get("records") is not None)
 
 
-PREVIOUS = "previous-results.txt"  #: names the finished study this one replaces, until it ends
+PREVIOUS = fs.PREVIOUS  #: names the finished study this one replaces, until it ends
+#: what the folder policy calls a study folder (:func:`domeng.infra.fs.prepare_output`)
+_WHAT = "study"
+
+
+def _resume_hint(folder) -> str:
+    return f"domeng simulate --resume {folder}"
 
 
 def _prepare_folder(folder: Path) -> Path | None:
-    """Make ``folder`` ready for a new study (the folder policy of
-    :mod:`domeng.infra.fs`): create it, use it if empty; move a finished
-    results folder aside to ``FOLDER.previous`` (deleted when the new study
-    has finished, so a failed or interrupted run loses no results); refuse a
-    file, a link, an unfinished study and a folder holding anything else.
-    Returns where the previous results went, if anywhere."""
-    shown = str(folder)
-    state = fs.inspect_output(folder, "results.npz", MANIFEST)
-    if state == "unfinished":
-        raise CheckpointError(
-            f"{shown!r} holds an unfinished study: continue it with "
-            f"`domeng simulate --resume {shown}` (domeng.resume), or delete the folder")
-    previous = fs.move_aside(folder) if state == "finished" else None
-    try:
-        folder.mkdir(parents=True, exist_ok=state == "empty")
-        if previous is not None:
-            durable_write(folder / PREVIOUS, previous.name + "\n")
-    except OSError as e:
-        raise ResultsWriteError(f"cannot write results to {shown!r}: {e.strerror or e}") from None
-    return previous
+    """Make ``folder`` ready for a new study: the folder policy of
+    :func:`domeng.infra.fs.prepare_output` (a finished results folder is
+    moved aside to ``FOLDER.previous`` until the new study has finished; an
+    unfinished study, a file, a link and a folder holding anything else are
+    refused).  Returns where the previous results went, if anywhere."""
+    return fs.prepare_output(folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder))
 
 
 def check_new_output(folder: str | os.PathLike) -> None:
     """Refuse, before anything runs, an output folder a new study may not use."""
-    state = fs.inspect_output(folder, "results.npz", MANIFEST)
-    if state == "unfinished":
-        raise CheckpointError(f"{str(folder)!r} holds an unfinished study: continue it with "
-                              f"`domeng simulate --resume {folder}`, or delete the folder")
-    fs.check_writable(folder)
+    fs.check_output(folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder))
 
 
 class Checkpoint:
@@ -177,9 +164,12 @@ class Checkpoint:
     # ------------------------------------------------------------ create / open
     @classmethod
     def create(cls, folder: str | os.PathLike, plan: Plan,
-               records: str | os.PathLike | None = None, lock: bool = False) -> "Checkpoint":
+               records: str | os.PathLike | None = None, lock: bool = False,
+               extra: dict | None = None) -> "Checkpoint":
         """Start a new study in ``folder`` (see :func:`_prepare_folder`);
-        ``records`` must be a path inside ``folder``."""
+        ``records`` must be a path inside ``folder``.  ``extra``: more keys
+        for the manifest (``sequential``: the stopping rule of a study that
+        stops on the data, :mod:`domeng.study.sequential`)."""
         from domeng.players.registry import parse_players
 
         folder = Path(folder)
@@ -204,7 +194,7 @@ class Checkpoint:
                 raise CheckpointError(f"records path {str(rpath)!r}: with a study folder, the "
                                       f"records are written inside it ({str(folder)!r})") from None
         _prepare_folder(folder)
-        m = _manifest(plan, rec)
+        m = {**_manifest(plan, rec), **(extra or {})}
         ck = cls(folder, m)
         if lock:
             ck.lock()
@@ -220,20 +210,8 @@ class Checkpoint:
 
     def drop_previous(self) -> None:
         """The study has finished: delete the results it replaced, if any
-        (only a ``FOLDER.previous*`` sibling, whatever the marker says)."""
-        marker = self.folder / PREVIOUS
-        try:
-            if marker.is_symlink():
-                raise OSError
-            text = marker.read_text()[:4096].strip()
-        except (OSError, UnicodeDecodeError):
-            marker.unlink(missing_ok=True)
-            return
-        previous = self.folder.parent / Path(text).name if text else None
-        if (previous is not None and fs.is_previous_of(self.folder, previous)
-                and previous.is_dir()):
-            shutil.rmtree(previous, ignore_errors=True)
-        marker.unlink(missing_ok=True)
+        (:func:`domeng.infra.fs.drop_previous`)."""
+        fs.drop_previous(self.folder)
 
     def prune(self) -> None:
         """The study has finished (``results.npz`` is written): remove the
@@ -251,8 +229,10 @@ class Checkpoint:
             return None
         res = Results.load(self.folder)
         p = self.plan
+        # a study that stopped on the data (``sequential``) played fewer tables than planned
+        tables = res.tables if self.manifest.get("sequential") else p.tables
         if (res.tables, res.rounds, res.seed, tuple(res.players), res.meta["rules"]) != (
-                p.tables, p.rounds, p.seed, tuple(p.players), p.rules.to_dict()):
+                tables, p.rounds, p.seed, tuple(p.players), p.rules.to_dict()):
             raise CheckpointError(f"{str(self.folder)!r}: results.npz does not match "
                                   f"{MANIFEST}; run the study again")
         return res
@@ -493,6 +473,10 @@ def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None
             list(allow_import or ()) + modules_named(resolve_names_safely(players)))
     ck = Checkpoint.open(folder, lock=True, allow_import=allow_import)
     try:
+        if ck.manifest.get("sequential"):
+            raise CheckpointError(f"{str(folder)!r} holds a study that stops on the data: "
+                                  f"continue it with `domeng simulate --resume {folder}` "
+                                  "(domeng.study.sequential.resume_until)")
         ck.check(tables=tables, rounds=rounds, seed=seed, players=players, rules=rules,
                  chunk_tables=chunk_tables, records=records)
         if workers is not None:

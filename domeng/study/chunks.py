@@ -21,32 +21,35 @@ a checkpoint exact.
 * with a :class:`~domeng.study.checkpoint.Checkpoint`: chunks already on disk are
   loaded instead of played, and each finished chunk is written durably
   before it counts.
+
+With per-round records, no piece of records is larger than
+:data:`RECORD_PIECE_ROUNDS` table-rounds (:func:`record_pieces`: blocks of
+tables, or one long table in slices of rounds continued from its state):
+locally they stream to their file piece by piece; on a cluster a longer
+chunk is a chain of piece tasks (:func:`piece_task`), each continuing from
+the state the one before returned, its records written as they arrive.
+The numbers are those of one call either way.
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
-import hashlib
-import json
 import math
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
+from domeng.batch.tables import TablesOutput
 from domeng.batch.tables import run_tables  # noqa: F401  (looked up here: tests replace it)
 from domeng.core import layout as L
 from domeng.core.errors import ClusterError, ClusterFailure, DomengError, PlayerError
-from domeng.core.rules import Rules
 from domeng.results.results import Results, package_version
-from domeng.results.results import study_digest as _results_study_digest
 from domeng.study.cluster import fingerprint
+from domeng.study.plan import ChunkResult, Plan, Sums, Todo, study_digest  # noqa: F401
 from domeng.study.records import RecordWriter
-from domeng.study.summary import (CHUNK_ROUNDS_RECORDS, MAX_GROUPS, S_LEN, check_chunk, group_of,
-                                  summarize_state)
+from domeng.study.summary import CHUNK_ROUNDS_RECORDS, check_chunk, group_of, summarize_state
 from domeng.study.summary import default_chunk_tables as local_default_chunk_tables
 
 #: a task failing with an exception is retried this many times (a worker
@@ -67,152 +70,10 @@ STALL_SECONDS = 600.0
 _ENGINE_LOCK = threading.Lock()
 
 
-@dataclass(frozen=True)
-class Plan:
-    """What a study computes and how it is cut into chunks."""
-
-    tables: int
-    rounds: int
-    seed: int
-    players: tuple  #: the five players' names
-    rules: Rules
-    chunk_tables: int
-    records: bool = False
-    #: what run_tables gets when the players are not all given by name
-    #: (compiled functions or objects); None: the names
-    engine_players: Any = field(default=None, compare=False)
-
-    def players_arg(self):
-        return list(self.players) if self.engine_players is None else self.engine_players
-
-    @property
-    def groups(self) -> int:
-        return min(self.tables, MAX_GROUPS)
-
-    @property
-    def n_chunks(self) -> int:
-        return -(-self.tables // self.chunk_tables)
-
-    def chunk(self, index: int) -> tuple[int, int]:
-        """``(first table, number of tables)`` of chunk ``index``."""
-        if not 0 <= index < self.n_chunks:
-            raise IndexError(f"chunk {index} out of range 0..{self.n_chunks - 1}")
-        start = index * self.chunk_tables
-        return start, min(self.chunk_tables, self.tables - start)
-
-    def group_tables(self) -> np.ndarray:
-        """Tables in each group (group g holds tables ceil(g*T/G) .. ceil((g+1)*T/G)-1)."""
-        G = self.groups
-        bounds = -((-np.arange(G + 1, dtype=np.int64) * self.tables) // G)
-        return np.diff(bounds)
-
-    def token(self) -> str:
-        """A short hash of everything the chunks' numbers depend on (Dask keys)."""
-        nonce = None
-        if self.engine_players is not None:  # players given as objects: never share keys
-            import uuid
-
-            nonce = uuid.uuid4().hex
-        text = json.dumps([self.tables, self.rounds, self.seed, list(self.players),
-                           self.rules.to_dict(), self.chunk_tables, self.records,
-                           fingerprint(), nonce], sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-    def study_digest(self) -> str:
-        """A hash of what the study's numbers depend on (see :func:`study_digest`)."""
-        return study_digest(self.tables, self.rounds, self.seed, list(self.players),
-                            self.rules.to_dict(), fingerprint()[1])
-
-    def chunk_digest(self, index: int) -> str:
-        """What produced chunk ``index``: the study (seed, rules, players,
-        counts, engine) and the chunk's table range.  Stored in each chunk
-        file and checked when a checkpoint is resumed."""
-        start, n = self.chunk(index)
-        text = json.dumps([self.study_digest(), self.chunk_tables, index, start, n, self.groups])
-        return hashlib.sha256(text.encode()).hexdigest()
-
-
-def study_digest(tables: int, rounds: int, seed: int, players: list, rules: dict,
-                 engine: str) -> str:
-    """A hash of a study's seed, counts, players, every rule option and the
-    engine's source hash (stored in its results and chunks; a change to
-    any of them is detected on resume and report)."""
-    return _results_study_digest(tables, rounds, seed, players, rules, engine)
-
-
-class Todo(Sequence):
-    """The chunk indices ``0 .. n-1`` not in ``done``, in order, computed
-    lazily (a study of 10^9 chunks needs no list of them)."""
-
-    def __init__(self, n: int, done: set[int]) -> None:
-        self.n = n
-        self.done = sorted(d for d in done if 0 <= d < n)
-
-    def __len__(self) -> int:
-        return self.n - len(self.done)
-
-    def __getitem__(self, k):  # the k-th index not done
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError(k)
-        lo, hi = k, k + len(self.done)
-        while lo < hi:  # smallest i with i + 1 - #done<=i >= k + 1
-            mid = (lo + hi) // 2
-            if mid + 1 - bisect.bisect_right(self.done, mid) >= k + 1:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
-    def __iter__(self) -> Iterator[int]:
-        j = 0
-        for i in range(self.n):
-            if j < len(self.done) and self.done[j] == i:
-                j += 1
-                continue
-            yield i
-
-
-@dataclass
-class ChunkResult:
-    """One chunk reduced into the study's groups: ``groups`` (the distinct
-    group ids of its tables, ascending), per-group sums ``agg[k, AGG_LEN]``
-    and ``state[k, S_LEN]``, ``counts[k]`` (its tables in each group), and
-    the per-round records when asked for."""
-
-    index: int
-    start: int
-    n: int
-    groups: np.ndarray
-    agg: np.ndarray
-    state: np.ndarray
-    counts: np.ndarray
-    records: np.ndarray | None = field(default=None, repr=False)
-    digest: str = ""  #: Plan.chunk_digest(index) of the study that played it
-
-    def validate(self, plan: Plan) -> None:
-        """Raise ValueError unless this is a well-formed result of chunk ``index`` of ``plan``."""
-        start, n = plan.chunk(self.index)
-        k = len(self.groups)
-        G = plan.groups
-        ok = (self.start == start and self.n == n and 1 <= k
-              and self.agg.shape == (k, L.AGG_LEN) and self.state.shape == (k, S_LEN)
-              and self.counts.shape == (k,) and int(self.counts.sum()) == n
-              and np.all(np.diff(self.groups) > 0) and self.groups[0] >= 0
-              and self.groups[-1] < G
-              and np.array_equal(self.groups, np.unique(
-                  (np.arange(start, start + n, dtype=np.int64) * G) // plan.tables))
-              and int(self.agg[:, L.A_ROUNDS].sum()) == n * plan.rounds)
-        if not ok:
-            raise ValueError(f"chunk {self.index} does not fit the study's chunking")
-
-
 def chunk_task(plan: Plan, index: int, threads: int | None = None,
                expect: tuple | None = None,
-               sink: Callable[[np.ndarray], None] | None = None) -> ChunkResult:
+               sink: Callable[[np.ndarray], None] | None = None,
+               piece_rounds: int | None = None) -> ChunkResult:
     """Play chunk ``index`` of ``plan`` and reduce it into groups.
 
     A pure function of its arguments (the Dask task).  ``threads``: numba
@@ -221,26 +82,37 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
     :func:`~domeng.study.cluster.fingerprint`; a worker running another domeng
     refuses the task (its numbers could differ).  ``sink``: with records,
     called with each piece of records in table order (then the result holds
-    none), so that records memory stays bounded."""
+    none), so that records memory stays bounded (pieces of at most
+    ``piece_rounds`` table-rounds: :func:`record_pieces`)."""
+    _check_engine(expect)
+    if threads is None:
+        threads = _worker_threads()
+    start, n = plan.chunk(index)
+    with _ENGINE_LOCK, _players_fail_as_one_line(plan, start, n):
+        if plan.records:
+            out = _play_in_pieces(plan, start, n, threads, sink, piece_rounds)
+        else:
+            out = run_tables(plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds,
+                             False, threads)
+    if plan.records and sink is None and (out.records is None
+                                          or len(out.records) != n * plan.rounds):
+        raise RuntimeError("run_tables did not return the records asked for")
+    return _reduce(plan, index, out, out.records if plan.records and sink is None else None)
+
+
+def _check_engine(expect: tuple | None) -> None:
     if expect is not None:
         mine = fingerprint()
         if tuple(mine) != tuple(expect):
             raise ClusterError(f"a worker runs domeng {mine[0]} (engine {mine[1]}) but the client "
                                f"runs domeng {expect[0]} (engine {expect[1]}): install the same "
                                "version everywhere")
-    if threads is None:
-        threads = _worker_threads()
+
+
+def _reduce(plan: Plan, index: int, out: TablesOutput, records) -> ChunkResult:
+    """Chunk ``index``'s per-table arrays ``out``, checked and reduced into groups."""
     start, n = plan.chunk(index)
-    with _ENGINE_LOCK, _players_fail_as_one_line(plan, start, n):
-        if plan.records:
-            out = _play_in_pieces(plan, start, n, threads, sink)
-        else:
-            out = run_tables(plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds,
-                             False, threads)
     check_chunk(out, n, plan.rounds, plan.rules, start)
-    if plan.records and sink is None and (out.records is None
-                                          or len(out.records) != n * plan.rounds):
-        raise RuntimeError("run_tables did not return the records asked for")
     gid = group_of(np.arange(start, start + n), plan.tables, plan.groups)
     uniq, first = np.unique(gid, return_index=True)
     return ChunkResult(
@@ -248,8 +120,7 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
         agg=np.add.reduceat(out.agg, first, axis=0),
         state=np.add.reduceat(summarize_state(out.state), first, axis=0),
         counts=np.diff(np.append(first, n)).astype(np.int64),
-        records=out.records if plan.records and sink is None else None,
-        digest=plan.chunk_digest(index),
+        records=records, digest=plan.chunk_digest(index),
     )
 
 
@@ -271,38 +142,82 @@ def _players_fail_as_one_line(plan: Plan, start: int, n: int):
                           f"{start}..{start + n - 1}: {type(e).__name__}: {text}") from None
 
 
-def _play_in_pieces(plan: Plan, start: int, n: int, threads, sink):
-    """Play tables ``start .. start+n-1`` with records, in pieces of at most
-    :data:`RECORD_PIECE_ROUNDS` table-rounds (blocks of tables; one long
-    table in slices of rounds, continued from its state), giving each
-    piece's records to ``sink`` in table order (or collecting them)."""
-    from domeng.batch.tables import TablesOutput
-
-    block = max(1, RECORD_PIECE_ROUNDS // plan.rounds)
-    step = plan.rounds if block > 1 else min(plan.rounds, RECORD_PIECE_ROUNDS)
-    aggs, states, kept = [], [], []
+# ----------------------------------------------------------- record pieces
+def record_pieces(plan: Plan, start: int, n: int,
+                  piece_rounds: int | None = None) -> Iterator[tuple[int, int, int, int]]:
+    """The pieces tables ``start .. start+n-1`` of a study with records are
+    played in, in table order: ``(first table, tables, first round, rounds)``,
+    each at most ``piece_rounds`` table-rounds (default
+    :data:`RECORD_PIECE_ROUNDS`): blocks of whole tables, or one long table
+    in slices of rounds (a slice with first round > 0 continues from the
+    state the slice before left: the same numbers as one call)."""
+    cap = RECORD_PIECE_ROUNDS if piece_rounds is None else piece_rounds
+    block = max(1, cap // plan.rounds)
+    step = plan.rounds if block > 1 else max(1, min(plan.rounds, cap))
     for b0 in range(start, start + n, block):
         nb = min(block, start + n - b0)
-        agg = np.zeros((nb, L.AGG_LEN), dtype=np.int64)
-        st = None
         for r0 in range(0, plan.rounds, step):
-            s = min(step, plan.rounds - r0)
-            out = run_tables(plan.players_arg(), plan.rules, plan.seed, b0, nb, s, True,
-                             threads, state=st)
-            if out.records is None or len(out.records) != nb * s:
-                raise RuntimeError("run_tables did not return the records asked for")
-            agg += out.agg
-            st = out.state
-            if sink is not None:
-                sink(out.records)
-            else:
-                kept.append(out.records)
-        aggs.append(agg)
-        states.append(st)
+            yield b0, nb, r0, min(step, plan.rounds - r0)
+
+
+def _play_piece(plan: Plan, piece: tuple[int, int, int, int], state, threads) -> TablesOutput:
+    b0, nb, _, s = piece
+    out = run_tables(plan.players_arg(), plan.rules, plan.seed, b0, nb, s, True, threads,
+                     state=state)
+    if out.records is None or len(out.records) != nb * s:
+        raise RuntimeError("run_tables did not return the records asked for")
+    return out
+
+
+class _Assembly:
+    """A chunk's per-table aggregates and final states, piece by piece."""
+
+    def __init__(self) -> None:
+        self.aggs: list[np.ndarray] = []
+        self.states: list[np.ndarray] = []
+
+    def state_for(self, piece) -> np.ndarray | None:
+        """The state ``piece`` continues from (None: its tables start fresh)."""
+        return self.states[-1] if piece[2] > 0 else None
+
+    def add(self, piece, out: TablesOutput) -> None:
+        if piece[2] == 0:
+            self.aggs.append(np.array(out.agg, copy=True))
+            self.states.append(out.state)
+        else:
+            self.aggs[-1] += out.agg
+            self.states[-1] = out.state
+
+    def output(self, records=None) -> TablesOutput:
+        return TablesOutput(np.concatenate(self.aggs), np.concatenate(self.states), records)
+
+
+def _play_in_pieces(plan: Plan, start: int, n: int, threads, sink, piece_rounds=None):
+    """Play tables ``start .. start+n-1`` with records in :func:`record_pieces`,
+    giving each piece's records to ``sink`` in table order (or collecting them)."""
+    asm, kept = _Assembly(), []
+    for piece in record_pieces(plan, start, n, piece_rounds):
+        out = _play_piece(plan, piece, asm.state_for(piece), threads)
+        asm.add(piece, out)
+        if sink is not None:
+            sink(out.records)
+        else:
+            kept.append(out.records)
     recs = None
     if sink is None:
         recs = kept[0] if len(kept) == 1 else np.concatenate(kept)
-    return TablesOutput(np.concatenate(aggs), np.concatenate(states), recs)
+    return asm.output(recs)
+
+
+def piece_task(plan: Plan, index: int, piece: tuple[int, int, int, int], state,
+               expect: tuple | None = None) -> TablesOutput:
+    """Play one piece (:func:`record_pieces`) of chunk ``index``, continuing
+    from ``state`` (None: fresh tables): the Dask task of a chunk too long
+    to send its records in one piece.  Returns its records, aggregates and
+    final state."""
+    _check_engine(expect)
+    with _ENGINE_LOCK, _players_fail_as_one_line(plan, piece[0], piece[1]):
+        return _play_piece(plan, piece, state, _worker_threads())
 
 
 def _worker_threads() -> int | None:
@@ -318,27 +233,6 @@ def _worker_threads() -> int | None:
         return None  # not in a Dask worker: the engine's default
     n = getattr(getattr(w, "state", None), "nthreads", None) or getattr(w, "nthreads", 1)
     return max(1, int(n))
-
-
-class Sums:
-    """Per-group sums of a study, filled chunk by chunk (in any order)."""
-
-    def __init__(self, plan: Plan) -> None:
-        G = plan.groups
-        self.agg = np.zeros((G, L.AGG_LEN), dtype=np.int64)
-        self.state = np.zeros((G, S_LEN), dtype=np.int64)
-        self.counted = np.zeros(G, dtype=np.int64)
-        self.done: set[int] = set()
-        self.tables_done = 0
-
-    def add(self, r: ChunkResult) -> None:
-        if r.index in self.done:
-            raise RuntimeError(f"internal error: chunk {r.index} counted twice")
-        self.done.add(r.index)
-        self.agg[r.groups] += r.agg
-        self.state[r.groups] += r.state
-        self.counted[r.groups] += r.counts
-        self.tables_done += r.n
 
 
 def default_chunk_tables(tables: int, rounds: int, records: bool, client=None) -> int:
@@ -362,19 +256,42 @@ def _cluster_threads(client) -> int:
 
 class _OrderedRecords:
     """Writes records to a RecordWriter in table order whatever order the
-    chunks finish in (out-of-order chunks wait in memory)."""
+    chunks (or the pieces of a long chunk) finish in: records that arrive
+    before their turn wait in memory (``buffered`` arrays)."""
 
-    def __init__(self, writer, order: list[int]) -> None:
+    def __init__(self, writer, order: Sequence[int]) -> None:
         self.writer = writer
         self.order = order  # a Sequence (Todo): indexed in increasing positions only
         self.pos = 0
-        self.waiting: dict[int, np.ndarray] = {}
+        self.waiting: dict[int, list[np.ndarray]] = {}
+        self.complete: set[int] = set()
+        self.buffered = 0
 
-    def put(self, index: int, recs: np.ndarray) -> None:
-        self.waiting[index] = recs
-        while self.pos < len(self.order) and self.order[self.pos] in self.waiting:
-            self.writer.write(self.waiting.pop(self.order[self.pos]))
+    def put(self, index: int, recs: np.ndarray | None, complete: bool = True) -> None:
+        """Chunk ``index``'s next records (in its table order); ``complete``: its last."""
+        got = self.waiting.setdefault(index, [])
+        if recs is not None:
+            got.append(recs)
+            self.buffered += 1
+        if complete:
+            self.complete.add(index)
+        while self.pos < len(self.order):
+            head = self.order[self.pos]
+            ready = self.waiting.get(head)
+            if ready is None:
+                break
+            while ready:
+                self.writer.write(ready.pop(0))
+                self.buffered -= 1
+            if head not in self.complete:
+                break
+            del self.waiting[head]
+            self.complete.discard(head)
             self.pos += 1
+
+    def is_head(self, index: int) -> bool:
+        """Are chunk ``index``'s records the next to be written?"""
+        return self.pos < len(self.order) and self.order[self.pos] == index
 
     def lag_ok(self, index_pos: int, window: int) -> bool:
         """May the chunk at position ``index_pos`` of the order be submitted?"""
@@ -383,13 +300,15 @@ class _OrderedRecords:
 
 def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None,
              checkpoint=None, progress_fn: Callable[[int, int], None] | None = None,
-             stall_seconds: float | None = None) -> Sums:
+             stall_seconds: float | None = None, piece_rounds: int | None = None) -> Sums:
     """Play every chunk of ``plan`` not yet in ``checkpoint`` and return the group sums.
 
     ``writer``: a :class:`~domeng.study.records.RecordWriter` (records in table
-    order; not with a checkpoint, which keeps records per chunk).  Locally,
-    records stream to their file in bounded pieces.  ``stall_seconds``: a
-    cluster that finishes no chunk for this long fails with
+    order; not with a checkpoint, which keeps records per chunk).  Records
+    stream to their file in pieces of at most ``piece_rounds`` table-rounds
+    (default :data:`RECORD_PIECE_ROUNDS`), locally and on a cluster (where a
+    longer chunk is a chain of piece tasks).  ``stall_seconds``: a cluster
+    that finishes no task for this long fails with
     :class:`~domeng.core.errors.ClusterFailure` (default :data:`STALL_SECONDS`)."""
     sums = Sums(plan)
     if checkpoint is not None:
@@ -416,23 +335,54 @@ def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None
             if plan.records and checkpoint is not None:
                 part = checkpoint.records_writer(i)
                 try:
-                    r = chunk_task(plan, i, threads, sink=part.write)
+                    r = chunk_task(plan, i, threads, sink=part.write, piece_rounds=piece_rounds)
                     part.close()
                 except BaseException:
                     part.abort()
                     raise
             else:
-                r = chunk_task(plan, i, threads, sink=writer.write if writer is not None else None)
+                r = chunk_task(plan, i, threads, sink=writer.write if writer is not None else None,
+                               piece_rounds=piece_rounds)
             consume(r)
     else:
         ordered = _OrderedRecords(writer, todo) if writer is not None else None
         _run_on_cluster(client, plan, todo, consume, ordered,
-                        STALL_SECONDS if stall_seconds is None else stall_seconds)
+                       STALL_SECONDS if stall_seconds is None else stall_seconds,
+                       checkpoint=checkpoint,
+                       piece_rounds=RECORD_PIECE_ROUNDS if piece_rounds is None else piece_rounds)
     return sums
 
 
+class _Chain:
+    """A chunk played on a cluster as a chain of piece tasks (its records
+    would be too large for one task): each piece continues from the state
+    the one before left, and its records are written as it arrives."""
+
+    def __init__(self, plan: Plan, index: int, piece_rounds: int, part) -> None:
+        self.index = index
+        start, n = plan.chunk(index)
+        self.pieces = record_pieces(plan, start, n, piece_rounds)
+        self.piece = next(self.pieces)
+        self.number = 0
+        self.asm = _Assembly()
+        self.part = part  # the checkpoint's records writer of this chunk, or None
+
+    def advance(self) -> bool:
+        """Move to the next piece; False when the chunk is done."""
+        self.piece = next(self.pieces, None)
+        self.number += 1
+        return self.piece is not None
+
+
 def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
-                    stall_seconds: float) -> None:
+                    stall_seconds: float, checkpoint=None,
+                    piece_rounds: int = RECORD_PIECE_ROUNDS) -> None:
+    """Each chunk is one task; with records, a chunk of more than
+    ``piece_rounds`` table-rounds is a :class:`_Chain` of piece tasks, so no
+    task returns more records than that (written to the chunk's records part
+    in the checkpoint, or in table order through ``ordered``, as they
+    arrive).  At most a window of tasks is in flight, and records waiting
+    for their turn in ``ordered`` hold back the chains they belong to."""
     from concurrent.futures import CancelledError
 
     from distributed import as_completed
@@ -456,21 +406,65 @@ def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
         return window
 
     ac = as_completed()
-    pending: dict[str, int] = {}
+    pending: dict[str, tuple[int, _Chain | None]] = {}
     futures = {}
+    chains: dict[int, _Chain] = {}  # chunks being played piece by piece
+    held: list[_Chain] = []  # chains whose records wait for their turn
     nxt = 0  # position in todo of the next chunk to submit
+
+    def track(f, i: int, chain: _Chain | None) -> None:
+        pending[f.key] = (i, chain)
+        futures[f.key] = f
+        ac.add(f)
+
+    def may_go_on(ch: _Chain) -> bool:
+        return ordered is None or ordered.is_head(ch.index) or ordered.buffered < window
+
+    def submit_piece(ch: _Chain) -> None:
+        f = client.submit(piece_task, plan, ch.index, ch.piece, ch.asm.state_for(ch.piece),
+                          expect, key=f"domeng-piece-{token}-{ch.index}-{ch.number}", pure=True,
+                          retries=TASK_RETRIES)
+        track(f, ch.index, ch)
 
     def fill() -> None:
         nonlocal nxt
         w = refresh_window()
-        while nxt < len(todo) and len(pending) < w and (ordered is None or ordered.lag_ok(nxt, w)):
+        for ch in [c for c in held if may_go_on(c)]:
+            held.remove(ch)
+            submit_piece(ch)
+        while nxt < len(todo) and len(pending) + len(held) < w and (
+                ordered is None or ordered.lag_ok(nxt, w)):
             i = todo[nxt]
-            f = client.submit(chunk_task, plan, i, None, expect,
-                              key=f"domeng-chunk-{token}-{i}", pure=True, retries=TASK_RETRIES)
-            pending[f.key] = i
-            futures[f.key] = f
-            ac.add(f)
+            start, n = plan.chunk(i)
+            if plan.records and n * plan.rounds > piece_rounds:
+                part = checkpoint.records_writer(i) if checkpoint is not None else None
+                chains[i] = _Chain(plan, i, piece_rounds, part)
+                submit_piece(chains[i])
+            else:
+                track(client.submit(chunk_task, plan, i, None, expect,
+                                    key=f"domeng-chunk-{token}-{i}", pure=True,
+                                    retries=TASK_RETRIES), i, None)
             nxt += 1
+
+    def piece_done(ch: _Chain, out: TablesOutput) -> None:
+        ch.asm.add(ch.piece, out)
+        if ch.part is not None:
+            ch.part.write(out.records)
+        elif ordered is not None:
+            ordered.put(ch.index, out.records, complete=False)
+        if ch.advance():
+            if may_go_on(ch):
+                submit_piece(ch)
+            else:
+                held.append(ch)
+            return
+        del chains[ch.index]
+        if ch.part is not None:
+            ch.part.close()  # durable before the chunk counts
+            ch.part = None
+        if ordered is not None:
+            ordered.put(ch.index, None, complete=True)
+        consume(_reduce(plan, ch.index, ch.asm.output(), None))
 
     def lost(why: str) -> ClusterFailure:
         return ClusterFailure(f"{why}; the chunks finished so far are kept (with --out DIR, "
@@ -489,7 +483,7 @@ def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
                 time.sleep(0.05)
                 continue
             f = next(ac)
-            i = pending.pop(f.key)
+            i, chain = pending.pop(f.key)
             futures.pop(f.key, None)
             try:
                 r = f.result()
@@ -502,15 +496,23 @@ def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
             except (OSError, TimeoutError) as e:
                 raise lost(f"the cluster failed ({type(e).__name__}: {_first_line(e)})") from None
             f.release()
-            consume(r)
-            progress_at = time.monotonic()
+            if chain is None:
+                consume(r)
+            else:
+                piece_done(chain, r)
+            progress_at = time.monotonic()  # a piece of a chunk is progress too
             fill()
+        if chains or held:
+            raise RuntimeError("internal error: a chunk's pieces were not all played")
     finally:
         if futures:
             try:
                 client.cancel(list(futures.values()))
             except Exception:
                 pass
+        for ch in chains.values():
+            if ch.part is not None:
+                ch.part.abort()
 
 
 def _first_line(e: BaseException) -> str:
@@ -531,12 +533,14 @@ def record_metadata(plan: Plan) -> dict[str, str]:
 
 
 def run_study(plan: Plan, *, client=None, threads: int | None = None, records=None,
-              checkpoint=None, progress_fn=None, stall_seconds: float | None = None):
+              checkpoint=None, progress_fn=None, stall_seconds: float | None = None,
+              piece_rounds: int | None = None):
     """Run (or finish) a study and return its :class:`~domeng.results.results.Results`.
 
     ``records``: a Parquet path (without a checkpoint; with one, the
     checkpoint's records path is used).  With a checkpoint, the results are
-    also written into its folder at the end (``results.npz`` last)."""
+    also written into its folder at the end (``results.npz`` last).
+    ``piece_rounds``: the largest piece of records (see :func:`run_plan`)."""
     from domeng.core.numba_cache import prepare
 
     prepare()
@@ -555,7 +559,7 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
     try:
         sums = run_plan(plan, client=client, threads=threads, writer=writer,
                         checkpoint=checkpoint, progress_fn=progress_fn,
-                        stall_seconds=stall_seconds)
+                        stall_seconds=stall_seconds, piece_rounds=piece_rounds)
         rows = None
         if writer is not None:
             writer.close()

@@ -22,10 +22,16 @@ a lineup ``players=P[,P,P,P,P]``; or a dict of rule values with an optional
 from __future__ import annotations
 
 import itertools
+import os
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from domeng.core.errors import CheckpointError
 from domeng.core.rules import Rules
+from domeng.infra import fs
 from domeng.players.registry import parse_players
+from domeng.results.compare_report import (KINDS, arm_folder, arms_manifest, read_manifest,
+                                           write_comparison, write_manifest, write_sweep)
 from domeng.results.comparison import Comparison, arm_label
 from domeng.results.html import value_text
 from domeng.results.metrics import metric_parts
@@ -122,6 +128,9 @@ def compare(
     workers: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
     command: str | None = None,
+    out: str | os.PathLike | None = None,
+    fmt: str = "png",
+    dpi: int = 110,
 ) -> Comparison:
     """Play the baseline and every variant on the same tables and return the
     paired :class:`~domeng.results.comparison.Comparison`.
@@ -134,31 +143,147 @@ def compare(
     confidence sequence, :mod:`domeng.results.sequential`), or until
     ``max_rounds`` rounds per arm (then ``tables`` is not used).
 
+    ``out``: a folder to write the comparison into (tables, plots as ``fmt``
+    at ``dpi``, report; :mod:`domeng.results.compare_report`): each arm's
+    chunks are saved there as they finish, so :func:`resume_study`
+    (``domeng compare --resume DIR``) finishes an interrupted comparison
+    with the same numbers.
+
     Raises :class:`~domeng.study.simulate.StudyError` (a ``DomengError``) for a
     variant equal to the baseline, an unknown metric or an unreachable target."""
     arms = _arms(variants, baseline, players, rules)
-    names = list(arms)
     rounds = _count("rounds", rounds)
-    meta: dict = {"command": command}
+    study = {"tables": _count("tables", tables), "rounds": rounds, "seed": seed,
+             "target_ci": None, "max_rounds": None, "command": command}
     if target_ci is not None:
-
         tg = parse_targets(target_ci, known_metrics(arms))
-        max_rounds = _count("max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None
-                            else max_rounds)
+        study["target_ci"] = {t.metric: t.half_width for t in tg}
+        study["max_rounds"] = _count("max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None
+                                     else max_rounds)
+    elif max_rounds is not None:
+        raise StudyError("--max-rounds caps a study that stops on the data: give --target-ci too")
+    return _study("compare", arms, study, out, workers=workers, progress=progress,
+                  write=lambda c, d: write_comparison(c, d, fmt, dpi))
 
+
+def _play(arms: dict[str, Arm], study: dict, workers, progress, folders, resume: bool,
+          allow_import) -> Comparison:
+    """Play every arm on the same tables (``study``: see :func:`_study`);
+    ``folders()``: each arm's study folder (checkpoints), or None."""
+    names = list(arms)
+    meta = {"command": study.get("command"), "study": study}
+    rounds, seed = study["rounds"], study["seed"]
+    if study.get("target_ci") is not None:
+        tg = parse_targets(study["target_ci"], known_metrics(arms))
         targets = [Target(f"{v}:{t.metric}", t.half_width) for v in names[1:] for t in tg]
         res, stop = run_until(list(arms.values()), rounds, seed, targets,
-                              _measure_compare(names, {t.metric: t for t in tg}), max_rounds,
-                              threads=workers, progress_fn=make_progress(progress, 1, rounds))
+                              _measure_compare(names, {t.metric: t for t in tg}),
+                              study["max_rounds"], threads=workers,
+                              progress_fn=make_progress(progress, 1, rounds), folders=folders,
+                              resume=resume, allow_import=allow_import)
         meta["stopping"] = stop
         return Comparison(dict(zip(names, res)), meta)
-    if max_rounds is not None:
-        raise StudyError("--max-rounds caps a study that stops on the data: give --target-ci too")
+    dirs = folders() if folders is not None else [None] * len(arms)
     out = {}
-    for name, (r, p) in arms.items():
-        out[name] = simulate(tables=tables, rounds=rounds, players=list(p), rules=r, seed=seed,
-                             workers=workers, progress=progress)
+    for (name, (r, p)), d in zip(arms.items(), dirs):
+        kw = dict(tables=study["tables"], rounds=rounds, seed=seed, rules=r)
+        if d is not None and resume and (d / "manifest.json").exists():
+            from domeng.study.checkpoint import resume as resume_arm
+
+            res = resume_arm(d, workers=workers, progress=progress, allow_import=allow_import,
+                             **kw)
+            if tuple(res.players) != tuple(p):
+                raise CheckpointError(f"{str(d)!r} holds another lineup than its manifest says")
+        elif d is not None and resume and (d / "results.npz").exists():
+            from domeng.results.results import Results
+
+            res = Results.load(d)
+            if (res.tables, res.rounds, res.seed, tuple(res.players), res.rules) != (
+                    kw["tables"], rounds, seed, tuple(p), r):
+                raise CheckpointError(f"{str(d)!r} holds another study than its manifest says")
+        else:
+            res = simulate(players=list(p), workers=workers, progress=progress, checkpoint=d,
+                           **kw)
+        out[name] = res
     return Comparison(out, meta)
+
+
+def _study(kind: str, arms: dict[str, Arm], study: dict, out, *, write, workers=None,
+           progress=None, resume: bool = False, allow_import=False,
+           wrap: Callable[[Comparison], Any] = lambda c: c):
+    """Play a comparison (or a sweep) and, with ``out``, write its folder:
+    the folder policy (:func:`domeng.infra.fs.writing_output`) is applied
+    just before the first chunk is saved (for a study that stops on the
+    data: once its first look found the targets within reach, so that a
+    refused study writes nothing), the manifest first, each arm's
+    checkpoint in ``arms/K``, then ``write(result, folder)``."""
+    if out is None:
+        return wrap(_play(arms, study, workers, progress, None, False, allow_import))
+    from contextlib import ExitStack
+
+    out = Path(out)
+    finished, manifest_name, _ = KINDS[kind]
+    with ExitStack() as stack:
+        entered: list = []
+
+        def folders() -> list[Path]:
+            if not entered:
+                stack.enter_context(fs.writing_output(
+                    out, finished, manifest_name, f"{kind} study",
+                    f"domeng {kind} --resume {out}", resume=resume))
+                if not resume:
+                    write_manifest(out, arms_manifest(
+                        kind, {k: (r.to_dict(), list(p)) for k, (r, p) in arms.items()}, study))
+                entered.append(True)
+            return [arm_folder(out, k) for k in range(len(arms))]
+
+        result = wrap(_play(arms, study, workers, progress, folders, resume, allow_import))
+        folders()
+        write(result, out)
+    return result
+
+
+def resume_study(folder, kind: str = "compare", *, workers: int | None = None, progress=None,
+                 allow_import=False, fmt: str = "png", dpi: int = 110,
+                 metrics: list[str] | None = None, expect: dict | None = None):
+    """Finish the comparison (``kind="compare"``) or sweep in ``folder``
+    after a crash or kill (``domeng compare --resume DIR``): the arms'
+    finished chunks are read, the missing ones played, and the folder's
+    files written; the numbers (and, with a stopping rule, where it stops)
+    equal an uninterrupted run's.  ``expect``: parameters given again
+    (``tables``, ``rounds``, ``seed``, ``target_ci``, ``max_rounds``), each
+    must equal the study's.  Returns the Comparison (or Sweep)."""
+    from domeng.study.names import check_player_names
+
+    m = read_manifest(folder, kind)
+    study = {k: m.get(k) for k in ("tables", "rounds", "seed", "target_ci", "max_rounds",
+                                   "command", "grid", "points") if k in m}
+    for key, value in (expect or {}).items():
+        if key == "target_ci" and value is not None:
+            known = list(study.get("target_ci") or {})
+            value = {t.metric: t.half_width for t in parse_targets(value, known)}
+        if value is not None and value != study.get(key):
+            raise CheckpointError(f"cannot resume {str(folder)!r} with {key}={value}: the "
+                                  f"{kind} there has {key}={study.get(key)}")
+    try:
+        arms = {a["name"]: (Rules.from_mapping(a["rules"]),
+                            tuple(check_player_names(a["players"], source=str(folder),
+                                                     allow_import=allow_import)))
+                for a in m["arms"]}
+    except StudyError:
+        raise
+    except (KeyError, TypeError, ValueError) as e:
+        raise CheckpointError(f"corrupt manifest in {str(folder)!r}: {e}") from None
+    if kind == "sweep":
+        from domeng.results.sweep import Sweep
+
+        return _study(kind, arms, study, folder, workers=workers, progress=progress,
+                      resume=True, allow_import=allow_import,
+                      wrap=lambda c: Sweep(study["grid"], study["points"], c),
+                      write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics))
+    return _study(kind, arms, study, folder, workers=workers, progress=progress, resume=True,
+                  allow_import=allow_import,
+                  write=lambda c, d: write_comparison(c, d, fmt, dpi))
 
 
 # ---------------------------------------------------------------- sweeps
@@ -205,23 +330,29 @@ def sweep(
     workers: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
     command: str | None = None,
+    out: str | os.PathLike | None = None,
+    fmt: str = "png",
+    dpi: int = 110,
+    metrics: list[str] | None = None,
 ):
     """Play every point of the grid on the same tables (paired as in
     :func:`compare`; the reference is the first point) and return a
-    :class:`~domeng.results.sweep.Sweep`."""
+    :class:`~domeng.results.sweep.Sweep`.  ``out``: write the sweep's folder
+    there, checkpointed as in :func:`compare` (``metrics``: those to plot)."""
     from domeng.results.sweep import Sweep
 
     g = parse_grid(grid)
     base_rules = coerce_rules(rules)
-    lineup = list(parse_players(players))
+    lineup = tuple(parse_players(players))
     points = [dict(zip(g, combo)) for combo in itertools.product(*g.values())]
-    arms = {}
-    for point in points:
-        r = base_rules.replace(**point)
-        name = ";".join(f"{k}={value_text(v)}" for k, v in point.items())
-        arms[name] = simulate(tables=tables, rounds=rounds, players=lineup, rules=r, seed=seed,
-                              workers=workers, progress=progress)
-    return Sweep(g, points, Comparison(arms, {"command": command}))
+    arms = {";".join(f"{k}={value_text(v)}" for k, v in point.items()):
+            (base_rules.replace(**point), lineup) for point in points}
+    study = {"tables": _count("tables", tables), "rounds": _count("rounds", rounds),
+             "seed": seed, "target_ci": None, "max_rounds": None, "command": command,
+             "grid": g, "points": points}
+    return _study("sweep", arms, study, out, workers=workers, progress=progress,
+                  wrap=lambda c: Sweep(g, points, c),
+                  write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics))
 
 
-__all__ = ["compare", "sweep", "parse_arm", "parse_grid"]
+__all__ = ["compare", "sweep", "resume_study", "parse_arm", "parse_grid"]

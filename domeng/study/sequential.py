@@ -22,7 +22,9 @@ from typing import Callable
 
 import numpy as np
 
-from domeng.core.errors import DomengError
+from pathlib import Path
+
+from domeng.core.errors import CheckpointError, DomengError
 from domeng.results.metrics import metric_parts
 from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.results.results import Results, package_version
@@ -83,7 +85,7 @@ class BlockRunner:
         # chunks of at most MIN_BLOCKS blocks, so the first look comes early
         per_chunk = max(1, min(default_chunk_tables(tables, rounds) // self.block, MIN_BLOCKS))
         self.step = per_chunk  # blocks per chunk
-        self.rounds, self.seed, self.threads = rounds, seed, threads
+        self.rounds, self.seed, self.threads, self.max_rounds = rounds, seed, threads, max_rounds
         self.plans = [Plan(tables=tables, rounds=rounds, seed=seed, players=tuple(players),
                            rules=rules, chunk_tables=per_chunk * self.block)
                       for rules, players in arms]
@@ -92,16 +94,61 @@ class BlockRunner:
         self.chunks_done = 0
         self.progress_fn = progress_fn
         self.t0 = time.perf_counter()
+        self.checkpoints: list = []  #: one per arm, with :meth:`attach`
+        self._on_disk: list[dict] = []
+        self._unsaved: list[list] = [[] for _ in self.plans]  #: played before :meth:`attach`
+
+    def attach(self, folders: list, sequential: dict, resume: bool = False,
+               allow_import=False) -> None:
+        """Checkpoint each arm's chunks in its folder (``folders[k]``: a study
+        folder, :mod:`domeng.study.checkpoint`, whose manifest also holds
+        ``sequential``, the stopping rule).  ``resume``: the chunks already
+        there are read instead of played again (an arm folder not started
+        yet is created), so an interrupted study goes on to the same
+        stopping point, bit for bit.  Chunks played before are written now.
+        The folders stay locked until :meth:`close`."""
+        from domeng.study.checkpoint import MANIFEST, Checkpoint
+
+        for k, (plan, folder) in enumerate(zip(self.plans, folders)):
+            if resume and (Path(folder) / MANIFEST).exists():
+                ck = Checkpoint.open(folder, lock=True, allow_import=allow_import)
+                self.checkpoints.append(ck)
+                if (ck.plan != plan or ck.plan.study_digest() != plan.study_digest()
+                        or ck.manifest.get("sequential") != sequential):
+                    raise CheckpointError(f"{str(folder)!r} does not hold this study's blocks "
+                                          "(its manifest differs); start a new study")
+            else:
+                ck = Checkpoint.create(folder, plan, lock=True, extra={"sequential": sequential})
+                self.checkpoints.append(ck)
+            for r in self._unsaved[k]:
+                ck.write_chunk(r)
+            self._unsaved[k] = []
+            self._on_disk.append({r.index: r for r in ck.load_done() if r.index >= self.chunks_done})
+
+    def close(self) -> None:
+        """Release the arms' folders."""
+        for ck in self.checkpoints:
+            ck.close()
+
+    def _chunk(self, k: int, plan: Plan, index: int):
+        r = self._on_disk[k].pop(index, None) if self._on_disk else None
+        if r is None:
+            r = chunk_task(plan, index, self.threads)
+            r.validate(plan)
+            r.records = None
+            if self.checkpoints:
+                self.checkpoints[k].write_chunk(r)
+            else:
+                self._unsaved[k].append(r)
+        return r
 
     def play(self, blocks: int) -> None:
-        """Play every chunk needed to hold ``blocks`` blocks, in every arm."""
+        """Play every chunk needed to hold ``blocks`` blocks, in every arm
+        (reading those a checkpoint already holds)."""
         need = -(-blocks // self.step)
         while self.chunks_done < need:
-            for plan, sums in zip(self.plans, self.sums):
-                r = chunk_task(plan, self.chunks_done, self.threads)
-                r.validate(plan)
-                r.records = None
-                sums.add(r)
+            for k, (plan, sums) in enumerate(zip(self.plans, self.sums)):
+                sums.add(self._chunk(k, plan, self.chunks_done))
             self.chunks_done += 1
             if self.progress_fn is not None:
                 self.progress_fn(min(self.chunks_done * self.step, self.blocks) * self.block,
@@ -145,12 +192,19 @@ def known_metrics(arms: dict[str, tuple]) -> list[str]:
 def simulate_until(target_ci: dict | list[str], rounds: int = DEFAULT_ROUNDS,
                    players=DEFAULT_PLAYERS, rules=None, seed: int = 0,
                    max_rounds: int | None = None, workers: int | None = None,
-                   progress=None) -> Results:
+                   progress=None, checkpoint=None, resume: bool = False,
+                   allow_import=False) -> Results:
     """A study that stops on the data: play blocks of tables until each
     target metric's 95% half-width (a confidence sequence) is at most its
     target, or ``max_rounds`` rounds (default 100 million).  The result's
     ``meta["stopping"]`` and summary's ``stopping`` say why it stopped and
-    the precision reached.  (``domeng simulate --target-ci``.)"""
+    the precision reached.  (``domeng simulate --target-ci``.)
+
+    ``checkpoint``: a study folder (the folder policy of
+    :func:`domeng.study.checkpoint.Checkpoint.create`) where each finished
+    chunk is saved and the results are written at the end; after a crash,
+    :func:`resume_until` (``domeng simulate --resume DIR``) goes on to the
+    same stopping point and the same numbers."""
     from domeng.players.registry import parse_players
     from domeng.results.metrics import metric_parts
     from domeng.results.stats import ratio
@@ -167,20 +221,92 @@ def simulate_until(target_ci: dict | list[str], rounds: int = DEFAULT_ROUNDS,
                 for t in targets}
 
     res, _ = run_until([arm], rounds, seed, targets, measure, max_rounds, threads=workers,
-                       progress_fn=make_progress(progress, 1, rounds))
+                       progress_fn=make_progress(progress, 1, rounds),
+                       folders=None if checkpoint is None else [checkpoint],
+                       resume=resume, allow_import=allow_import)
     return res[0]
+
+
+def sequential_record(targets: list[Target], max_rounds: int) -> dict:
+    """The stopping rule as a checkpoint's manifest keeps it (``sequential``)."""
+    return {"targets": {t.metric: t.half_width for t in targets}, "max_rounds": max_rounds}
+
+
+def resume_until(folder, expect: dict | None = None, workers: int | None = None,
+                 progress=None, allow_import=False) -> Results:
+    """Continue a study that stops on the data (``domeng simulate --target-ci
+    ... --out DIR``) after a crash or kill: the chunks in ``folder`` are read,
+    the missing ones played, and the study stops where an uninterrupted run
+    stops (the same looks on the same numbers).  ``expect``: parameters the
+    user gave again (``rounds``, ``seed``, ``players``, ``rules``,
+    ``target_ci``, ``max_rounds``), each must equal the study's."""
+    from domeng.study.checkpoint import Checkpoint
+
+    with Checkpoint.open(folder, allow_import=allow_import) as ck:
+        m, plan = ck.manifest, ck.plan
+    seq = m.get("sequential")
+    if not isinstance(seq, dict) or not isinstance(seq.get("targets"), dict):
+        raise CheckpointError(f"{str(folder)!r} does not hold a study that stops on the data")
+    expect = dict(expect or {})
+    given = {k: expect.pop(k) for k in ("target_ci", "max_rounds") if k in expect}
+    ck.check(**expect)
+    if given.get("target_ci"):
+        tg = parse_targets(given["target_ci"], known_metrics({"s": (plan.rules, plan.players)}))
+        if {t.metric: t.half_width for t in tg} != seq["targets"]:
+            raise CheckpointError(f"cannot resume {str(folder)!r} with other --target-ci: the "
+                                  "study there has " + ", ".join(
+                                      f"{k}={v:g}" for k, v in seq["targets"].items()))
+    if given.get("max_rounds") not in (None, seq["max_rounds"]):
+        raise CheckpointError(f"cannot resume {str(folder)!r} with --max-rounds "
+                              f"{given['max_rounds']}: the study there has {seq['max_rounds']}")
+    return simulate_until(seq["targets"], rounds=plan.rounds, players=list(plan.players),
+                          rules=plan.rules, seed=plan.seed, max_rounds=seq["max_rounds"],
+                          workers=workers, progress=progress, checkpoint=folder, resume=True,
+                          allow_import=allow_import)
 
 
 def run_until(arms: list[tuple], rounds: int, seed: int, targets: list[Target],
               measure: Callable[[list[Results]], dict], max_rounds: int,
-              threads: int | None = None, progress_fn=None) -> tuple[list[Results], dict]:
+              threads: int | None = None, progress_fn=None, folders: list | None = None,
+              resume: bool = False, allow_import=False) -> tuple[list[Results], dict]:
     """Play blocks for every arm until ``measure(results)`` (metric ->
     ``(estimate, se)``) meets every target, or the cap; returns the arms'
     results and the stopping record (also stored in each result's
-    ``meta["stopping"]``)."""
+    ``meta["stopping"]``).  ``folders``: one study folder per arm, where each
+    finished chunk is saved and, at the end, the arm's results are written
+    (``resume``: continue from the chunks there; :meth:`BlockRunner.attach`)."""
     runner = BlockRunner(arms, rounds, seed, max_rounds, threads, progress_fn)
+    record = sequential_record(targets, max_rounds)
+
+    def attach() -> None:  # resumed: at once; new: once the first look found the targets reachable
+        if folders is not None and not runner.checkpoints:
+            runner.attach(folders() if callable(folders) else folders, record, resume,
+                          allow_import)
+
+    try:
+        if resume:
+            attach()
+            finished = [ck.pruned_results() for ck in runner.checkpoints]
+            if all(r is not None for r in finished):  # a finished study: nothing to play
+                return finished, finished[0].meta["stopping"]
+        res, stopping = _stop(runner, targets, measure, attach)
+        attach()
+        for r, ck in zip(res, runner.checkpoints):
+            r.write_files(ck.folder)
+            ck.prune()
+            ck.drop_previous()
+        return res, stopping
+    finally:
+        runner.close()
+
+
+def _stop(runner: BlockRunner, targets, measure, attach: Callable[[], None]):
+    looks = []
 
     def look(blocks: int) -> dict:
+        if looks:
+            attach()
+        looks.append(blocks)
         runner.play(blocks)
         return measure(runner.results(blocks))
 
@@ -193,12 +319,14 @@ def run_until(arms: list[tuple], rounds: int, seed: int, targets: list[Target],
                         "2024), 95%, across blocks of tables",
               "reason": stop.reason, "looks": stop.looks, "blocks": stop.units,
               "block_tables": runner.block, "tables": stop.units * runner.block,
-              "rounds_played": stop.units * runner.block * rounds * len(arms),
-              "max_rounds": max_rounds, "arms": len(arms), "targets": stop.reached}
+              "rounds_played": stop.units * runner.block * runner.rounds * len(runner.plans),
+              "max_rounds": runner.max_rounds, "arms": len(runner.plans),
+              "targets": stop.reached}
     for r in res:
         r.meta["stopping"] = record
     return res, record
 
 
-__all__ = ["parse_targets", "BlockRunner", "run_until", "simulate_until", "known_metrics",
+__all__ = ["parse_targets", "BlockRunner", "run_until", "simulate_until", "resume_until",
+           "known_metrics",
            "DEFAULT_MAX_ROUNDS", "DomengError"]

@@ -40,6 +40,16 @@ def test_gymnasium_check_env():
     check_env(e.unwrapped, skip_render_check=False)
 
 
+def test_check_env_steps_an_action_drawn_before_a_seeded_reset():
+    """Why ``check_env`` needs ``illegal="penalize"``: its step-determinism
+    check draws ``action_space.sample()`` *before* ``reset(seed=123)`` and
+    then steps it in the new deal, where it is usually illegal; the default
+    (``illegal="raise"``) refuses it, as it refuses any illegal action."""
+    e = gymnasium.make("domeng/Domeng-v0", opponents="hunter", seat=2)
+    with pytest.raises(IllegalMoveError, match="nothing was played"):
+        check_env(e.unwrapped, skip_render_check=True)
+
+
 def test_pettingzoo_api_test_and_seed_test():
     api_test(pz_env(rounds=2), num_cycles=200)
     seed_test(lambda render_mode=None: pz_env(rounds=2, render_mode=render_mode))
@@ -204,8 +214,10 @@ def test_invalid_actions_raise_and_change_nothing():
     assert all((a == b).all() for a, b in zip(before, env.unwrapped._t.table(0)))
     soft = DomengEnv(opponents="hunter", illegal="penalize")
     soft.reset(seed=8)
+    snap = [f.copy() for f in soft._t.table(0)]
     o2, r, term, _, info2 = soft.step(illegal)
     assert r == -1.0 and info2["illegal"] and not term and (o2 == obs).all()
+    assert all((a == b).all() for a, b in zip(snap, soft._t.table(0)))  # nothing played
 
     v = DomengVectorEnv(2, opponents="random")
     _, vinfo = v.reset(seed=3)

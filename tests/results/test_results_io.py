@@ -105,14 +105,60 @@ def test_summary_json_schema(res):
                                     "MATTIKKENG"}
     leaves = list(_estimates(s))
     assert len(leaves) > 100
+    shares = _share_paths(res)
     for path, est in leaves:
-        assert set(est) == {"value", "se"}, path
+        if path in shares:  # a share also carries its Wilson bounds (issue 12)
+            assert set(est) == {"value", "se", "ci_low", "ci_high"}, path
+        else:
+            assert set(est) == {"value", "se"}, path
         assert isinstance(est["value"], float) and isinstance(est["se"], float), path
         assert est["se"] >= 0, path
     # the scalar quantities that the issue names are estimates
-    for key in ("passes_per_round", "passebunge_per_round", "passebunge_round_share",
-                "tiles_per_round", "turns_per_round"):
+    for key in ("passes_per_round", "passebunge_per_round", "tiles_per_round",
+                "turns_per_round"):
         assert set(s[key]) == {"value", "se"}
+    assert set(s["passebunge_round_share"]) == {"value", "se", "ci_low", "ci_high"}
+
+
+def _share_paths(res) -> set[str]:
+    from domeng.results.metrics import metric_parts
+
+    return {"." + ".".join(p.path) for p in metric_parts(res).values() if p.share}
+
+
+def _check_share_bounds(summary: dict, shares: set[str]) -> int:
+    """Every share of a summary has Wilson bounds within [0, 1] around its value."""
+    n = 0
+    for path, est in _estimates(summary):
+        if path not in shares:
+            continue
+        lo, hi, v = est["ci_low"], est["ci_high"], est["value"]
+        assert lo is not None and hi is not None, path
+        assert 0.0 <= lo <= v <= hi <= 1.0, (path, est)
+        n += 1
+    return n
+
+
+def test_every_share_in_the_summary_json_has_wilson_bounds(tmp_path, capsys):
+    """--json and summary.json: each share (end kinds, win rates, round shares,
+    final CAMAT shares ...) has ci_low/ci_high in [0, 1], even with 3 tables
+    (the defect of issue 12 was 0.200 ± 0.261 with 10 tables)."""
+    from domeng.cli.main import main
+
+    out = tmp_path / "s"
+    assert main(["simulate", "-t", "3", "-r", "6", "-s", "4", "--json", "--no-progress",
+                 "--out", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    res = Results.load(out)
+    shares = _share_paths(res)
+    assert len(shares) > 30
+    for summary in (printed, json.loads((out / "summary.json").read_text())):
+        assert _check_share_bounds(summary, shares) == len(shares)
+    # the bounds are the DataFrames' Wilson bounds
+    ek = res.end_kinds().set_index("kind")
+    for kind, est in printed["end_kind"].items():
+        assert est["ci_low"] == pytest.approx(ek.loc[kind, "ci_low"])
+        assert est["ci_high"] == pytest.approx(ek.loc[kind, "ci_high"])
 
 
 def test_save_load_round_trip(res, tmp_path):

@@ -191,3 +191,99 @@ def test_bad_cluster_options(capsys, tmp_path):
     assert parse_local(" local : 3 ") == 3
     with pytest.raises(domeng.DomengError, match="workers"):
         simulate(tables=2, rounds=2, workers=2, client=object(), progress=False)
+
+
+# ---------------------------------------------- records of long chunks in pieces
+LONG = dict(tables=3, rounds=40, players=MIXED, seed=5)
+
+
+@pytest.fixture(scope="module")
+def long_local(tmp_path_factory):
+    """The local, unsplit numbers and records of LONG (one chunk of 3 tables)."""
+    path = tmp_path_factory.mktemp("long") / "local.parquet"
+    from domeng.study import chunks as C
+
+    plan = Plan(tables=3, rounds=40, seed=5, players=tuple(MIXED.split(",")), rules=Rules(),
+                chunk_tables=3, records=True)
+    res = C.run_study(plan, records=path, piece_rounds=10**9)  # one piece: nothing cut
+    return res, pd.read_parquet(path)
+
+
+def _sizes(monkeypatch):
+    """The size of every piece of records this process writes."""
+    from domeng.study import records as R
+
+    sizes = []
+    real = R.RecordWriter.write
+
+    def spy(self, recs):
+        sizes.append(len(recs))
+        return real(self, recs)
+
+    monkeypatch.setattr(R.RecordWriter, "write", spy)
+    return sizes
+
+
+@pytest.mark.parametrize("chunk_tables", [1, 2, 3])
+def test_a_long_chunk_travels_in_bounded_pieces_on_a_cluster(client, tmp_path, monkeypatch,
+                                                             long_local, chunk_tables):
+    """Pieces of at most 7 table-rounds (a table of 40 rounds in 6 slices,
+    each continued from the state the one before returned on whichever
+    worker): the records and numbers of the unsplit local run."""
+    from domeng.study import chunks as C
+
+    ref, ref_recs = long_local
+    plan = Plan(tables=3, rounds=40, seed=5, players=tuple(MIXED.split(",")), rules=Rules(),
+                chunk_tables=chunk_tables, records=True)
+    sizes = _sizes(monkeypatch)
+    res = C.run_study(plan, client=client, records=tmp_path / "r.parquet", piece_rounds=7)
+    same(res, ref)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "r.parquet"), ref_recs)
+    assert max(sizes) <= 7 and sum(sizes) == 3 * 40 and len(sizes) == 3 * 6
+    log = client.run_on_scheduler(lambda dask_scheduler: sorted(
+        {str(t[0]) for t in dask_scheduler.transition_log
+         if str(t[0]).startswith(f"domeng-piece-{plan.token()}")}))
+    assert len(log) == 3 * 6  # one task per piece, none for a whole chunk
+
+
+def test_pieces_are_written_to_the_checkpoint_and_a_cut_chain_resumes(client, tmp_path,
+                                                                      monkeypatch, long_local):
+    """With --out: each piece goes to its chunk's records part as it arrives;
+    a study stopped in the middle of a chain keeps the finished chunks only
+    (the cut chunk's part is dropped) and resumes to the same records."""
+    from domeng.study import chunks as C
+
+    ref, ref_recs = long_local
+    monkeypatch.setattr(C, "RECORD_PIECE_ROUNDS", 7)  # the client cuts the chunks
+    sizes = _sizes(monkeypatch)
+    kw = dict(LONG, chunk_tables=1, progress=False)
+    done = tmp_path / "done"
+    res = simulate(client=client, checkpoint=done, records=done / "records.parquet", **kw)
+    same(res, ref)
+    pd.testing.assert_frame_equal(pd.read_parquet(done / "records.parquet"), ref_recs)
+    assert max(sizes) <= 7 and sum(sizes) == 3 * 40
+
+    class Stop(Exception):
+        pass
+
+    from domeng.study import records as R
+
+    real = R.RecordWriter.write
+    seen = []
+
+    def stop_in_chunk_1(self, recs):
+        seen.append(len(recs))
+        if len(seen) == 9:  # the 3rd piece of the 2nd chunk to arrive
+            raise Stop
+        return real(self, recs)
+
+    monkeypatch.setattr(R.RecordWriter, "write", stop_in_chunk_1)
+    cut = tmp_path / "cut"
+    with pytest.raises(Stop):
+        simulate(client=client, checkpoint=cut, records=cut / "records.parquet", **kw)
+    parts = sorted(p.name for p in (cut / "chunks").glob("records-*.parquet"))
+    chunk_files = sorted(p.name for p in (cut / "chunks").glob("chunk-*.npz"))
+    assert len(parts) == len(chunk_files) <= 2  # a part only beside its finished chunk
+    monkeypatch.setattr(R.RecordWriter, "write", real)
+    same(domeng.resume(cut, client=client, progress=False), ref)
+    pd.testing.assert_frame_equal(pd.read_parquet(cut / "records.parquet"), ref_recs)
