@@ -16,6 +16,20 @@
 * **decision time**: mean and p99 over every decision with 2+ legal moves of
   the searching seat in ``--games`` first rounds (reference engine).
 
+``--vs-search LINEUP`` (issue 13's search target) instead runs one duplicate
+match of five players, ``search`` among them, in batches of
+``--batch-deals`` deals (seeds ``--seed``, ``--seed + 1``, ...; every deal is
+played under the ``--orders`` seatings: ``balanced`` puts every player at
+every distance from every other once per rotation), appends each batch's
+per-deal statistics to ``--log`` (an ``.npz``, so a long run can be stopped
+and resumed: batches already in the log are not played again), and prints
+after every batch each player's margin over ``search`` (net stones per
+round, paired by deal, 95% interval) until ``--max-deals`` deals or
+``--minutes`` minutes; then the decision times (wall and CPU, p50/p99) of
+each search player.  A name ``ismcts-N:model`` or ``ismcts-N:heavy`` (or
+both) is ``ismcts`` with the other seats playing the rollout player inside
+the tree, or with ``heavy`` rollouts (:func:`make_ismcts_strategy`).
+
 Stones are penalties: a negative margin means fewer net stones (better).
 """
 
@@ -33,7 +47,8 @@ import numpy as np
 
 from domeng.batch.tables import run_tables
 from domeng.engine.reference import Table
-from domeng.players.registry import make_player
+from domeng.players.ismcts import make_ismcts_strategy
+from domeng.players.registry import CompiledPlayer, make_player, resolve_player
 from domeng.study.tournament import STATS, Z95, tournament
 
 
@@ -66,8 +81,33 @@ def margin(lineup: str, deals: int, rounds: int, seed: int, orders: str, a: int 
             "seconds": time.time() - t0}
 
 
-def decision_times(name: str, games: int) -> np.ndarray:
-    player = make_player(name)
+def bench_player(name: str):
+    """A registered player name, or ``ismcts-N:opt:opt`` (options ``model``,
+    ``heavy``, ``cX`` for the exploration constant X): the compiled strategy
+    or the name."""
+    if not name.startswith("ismcts") or ":" not in name:
+        return name
+    base, *opts = name.split(":")
+    n = int(base.split("-", 1)[1]) if "-" in base else None
+    c = [float(o[1:]) for o in opts if o.startswith("c")]
+    kw = {"model": "model" in opts, "rollout": "heavy" if "heavy" in opts else "expert"}
+    if c:
+        kw["c_uct"] = c[0]
+    return make_ismcts_strategy(n, **kw)
+
+
+def _reference_player(name: str):
+    p = bench_player(name)
+    return make_player(p) if isinstance(p, str) else CompiledPlayer(name, p)
+
+
+def decision_times(name: str, games: int, cpu: bool = False) -> np.ndarray:
+    """Seconds per decision (2+ legal moves) of ``name`` in seat 0 of
+    ``games`` first rounds against hunter, keeper, heavy, random (wall
+    time; with ``cpu``, the process's CPU time: the figure for one core when
+    the machine is shared)."""
+    player = _reference_player(name)
+    clock = time.process_time if cpu else time.perf_counter
     others = [make_player(n) for n in ("hunter", "keeper", "heavy", "random")]
     Table(seed=0).play_round([player] + others)  # compile
     times = []
@@ -82,12 +122,83 @@ def decision_times(name: str, games: int) -> np.ndarray:
                 continue
             seat = rnd.to_move
             obs = rnd.observation(seat)
-            t0 = time.perf_counter()
+            t0 = clock()
             move = players[seat].choose(obs, moves, t.seat_rngs[seat])
             if seat == 0 and len(moves) > 1:
-                times.append(time.perf_counter() - t0)
+                times.append(clock() - t0)
             rnd.play(move)
     return np.array(times)
+
+
+def _ci(d: np.ndarray) -> tuple[float, float, float, float]:
+    m = float(d.mean())
+    se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+    return m, se, m - Z95 * se, m + Z95 * se
+
+
+def vs_search(lineup: list[str], rounds: int, orders: str, seed: int, batch: int,
+              max_deals: int, minutes: float, log: Path | None, say=print) -> dict:
+    """The duplicate match of ``lineup`` (five names, ``search`` among them),
+    in batches of ``batch`` deals, logged to ``log``; each player's paired
+    margin over ``search`` (see the module docstring)."""
+    if "search" not in lineup:
+        raise SystemExit("--vs-search: the lineup must include search")
+    specs = [resolve_player(bench_player(n)) for n in lineup]
+    per: list[np.ndarray] = []
+    seeds: list[int] = []
+    if log is not None and log.exists():
+        z = np.load(log)
+        if list(z["lineup"]) != lineup or int(z["rounds"]) != rounds or str(z["orders"]) != orders:
+            raise SystemExit(f"{log} holds another match: give another --log")
+        per, seeds = list(z["per_deal"]), [int(x) for x in z["seeds"]]
+    t_end = time.time() + 60 * minutes
+    k = 0
+    s_idx = lineup.index("search")
+    out: dict = {}
+    while len(per) < max_deals and time.time() < t_end:
+        bseed = seed + k
+        k += 1
+        if bseed in seeds:
+            continue
+        t0 = time.time()
+        res = tournament(specs, deals=batch, rounds=rounds, seed=bseed, orders=orders,
+                         progress=False)
+        per.extend(res.per_deal)
+        seeds.extend([bseed] * batch)
+        if log is not None:
+            np.savez(log, per_deal=np.array(per), seeds=np.array(seeds), lineup=np.array(lineup),
+                     rounds=rounds, orders=orders)
+        arr = np.array(per)
+        net = arr[:, :, STATS.index("net")] / arr[:, :, STATS.index("rounds")]
+        line = []
+        for i, name in enumerate(lineup):
+            if i == s_idx or lineup.index(name) != i:
+                continue
+            m, se, lo, hi = _ci(net[:, i] - net[:, s_idx])
+            out[f"{name}_minus_search"] = {"margin": m, "se": se, "ci95": [lo, hi]}
+            line.append(f"{name} {m:+.4f} [{lo:+.4f}, {hi:+.4f}]")
+        say(f"{len(per)} deals ({time.time() - t0:.0f} s for the last {batch}): minus search: "
+            + "; ".join(line), flush=True)
+    out.update({"lineup": lineup, "deals": len(per), "rounds": rounds, "orders": orders,
+                "seeds": sorted(set(seeds))})
+    return out
+
+
+def _time_report(names: list[str], games: int, say=print) -> dict:
+    out = {}
+    for name in names:
+        wall = 1e3 * decision_times(name, games)
+        cpu = 1e3 * decision_times(name, games, cpu=True)
+        out[name] = {"n": int(len(wall)),
+                     "wall_ms": {"mean": float(wall.mean()), "p50": float(np.median(wall)),
+                                 "p99": float(np.quantile(wall, 0.99)), "max": float(wall.max())},
+                     "cpu_ms": {"mean": float(cpu.mean()), "p50": float(np.median(cpu)),
+                                "p99": float(np.quantile(cpu, 0.99)), "max": float(cpu.max())}}
+        w, c = out[name]["wall_ms"], out[name]["cpu_ms"]
+        say(f"{name}: decision time over {len(wall)} decisions: wall p50 {w['p50']:.1f} ms, "
+            f"p99 {w['p99']:.1f} ms (max {w['max']:.1f}); CPU p50 {c['p50']:.1f} ms, "
+            f"p99 {c['p99']:.1f} ms (max {c['max']:.1f})", flush=True)
+    return out
 
 
 def main(argv=None) -> int:
@@ -102,9 +213,30 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--speed-only", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--vs-search", metavar="LINEUP",
+                    help="five players, search among them: the head-to-head match alone")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds per deal (--vs-search)")
+    ap.add_argument("--orders", default="balanced", help="seating design (--vs-search)")
+    ap.add_argument("--batch-deals", type=int, default=4)
+    ap.add_argument("--max-deals", type=int, default=400)
+    ap.add_argument("--minutes", type=float, default=60.0)
+    ap.add_argument("--log", type=Path, help="per-deal statistics (.npz), resumable")
+    ap.add_argument("--times-only", action="store_true",
+                    help="with --vs-search: only the decision times")
     args = ap.parse_args(argv)
     out: dict = {}
-    log = (lambda *a: print(*a, file=sys.stderr)) if args.json else print
+    log = (lambda *a, **k: print(*a, file=sys.stderr, **k)) if args.json else print
+    if args.vs_search:
+        lineup = [x.strip() for x in args.vs_search.split(",")]
+        if not args.times_only:
+            out["match"] = vs_search(lineup, args.rounds, args.orders, args.seed,
+                                     args.batch_deals, args.max_deals, args.minutes, args.log,
+                                     say=log)
+        searchers = [n for n in dict.fromkeys(lineup) if "search" in n or "ismcts" in n]
+        out["decision_times"] = _time_report(searchers, args.games, say=log)
+        if args.json:
+            print(json.dumps(out, indent=2))
+        return 0
     for name in ("expert", "hunter"):
         wall, cpu = speed(name)
         out[f"{name}_x5_rounds_per_s"] = wall

@@ -76,15 +76,23 @@ def _builtin(pid: int) -> Callable:
     return fn
 
 
-#: the search players, each with an optional budget ``NAME-N`` (samples per decision)
-SEARCH_PLAYERS = ("search", "esearch", "isearch")
+#: the search players, each with an optional budget ``NAME-N`` (samples per decision;
+#: for ``ismcts``, iterations per decision)
+SEARCH_PLAYERS = ("search", "esearch", "isearch", "ismcts")
 BUILTIN_PLAYERS = tuple(PLAYER_IDS) + SEARCH_PLAYERS
+#: the largest ``ismcts-N`` budget (its tree holds one node per iteration;
+#: the twin of ``domeng.players.ismcts.MAX_ITERATIONS``, kept here so that
+#: resolving a name does not import the search)
+MAX_ISMCTS = 200_000
 
 
 def _search_strategy(kind: str, samples: int | None) -> Callable:
     if kind == "search":
         from domeng.players.search import make_search_strategy
         return make_search_strategy(samples)
+    if kind == "ismcts":  # N: iterations per decision
+        from domeng.players.ismcts import make_ismcts_strategy
+        return make_ismcts_strategy(samples)
     from domeng.players.isearch import make_isearch_strategy
     return make_isearch_strategy(kind, samples)
 
@@ -144,8 +152,9 @@ _SPEC_CACHE: dict[str, PlayerSpec] = {}
 
 def resolve_player(p: Any) -> PlayerSpec:
     """Resolve a player given by name (``random``, ``heavy``, ``keeper``,
-    ``hunter``, ``expert``, ``search``, ``esearch``, ``isearch``, each search
-    player also as ``NAME-N`` for N samples per move,
+    ``hunter``, ``expert``, ``search``, ``esearch``, ``isearch``, ``ismcts``,
+    each search player also as ``NAME-N`` for N samples per move (``ismcts``:
+    N iterations per decision),
     ``module:function``), a compiled function, or an object with ``choose``."""
     if isinstance(p, PlayerSpec):
         return p
@@ -165,9 +174,13 @@ def resolve_player(p: Any) -> PlayerSpec:
             if low != kind:
                 try:
                     samples = int(low.split("-", 1)[1])
-                    if samples < 1:
+                    if samples < 1 or (kind == "ismcts" and samples > MAX_ISMCTS):
                         raise ValueError
                 except ValueError:
+                    if kind == "ismcts":
+                        raise PlayerError(f"bad search budget in {p!r}: write ismcts-N with N "
+                                          f"from 1 to {MAX_ISMCTS:,} iterations per decision"
+                                          ) from None
                     raise PlayerError(f"bad search budget in {p!r}: write {kind}-N with N >= 1 "
                                       "samples per move") from None
             spec = PlayerSpec(low, "compiled", P_CUSTOM, fn=_search_strategy(kind, samples))

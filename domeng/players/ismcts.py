@@ -1,0 +1,268 @@
+"""The ``ismcts`` player: information-set Monte Carlo tree search (issue 13).
+
+Single-observer IS-MCTS (Cowling, Powley and Whitehouse, 2012).  In Domeng
+every move is public (D17: only the hands and the 3 tiles out of play are
+hidden), so the searching seat's information sets after its decision are
+exactly the sequences of public actions that follow it: one tree whose
+nodes are action histories (a play ``tile * 2 + end`` or a pass) serves as
+the tree of the seat's information sets, for every seat's moves.
+
+Each of the ``N`` iterations of ``ismcts-N``:
+
+1. **Determinize.** Deal the tiles the seat cannot see, exactly consistent
+   with what it knows (D17): every other seat gets its hand size and never a
+   tile showing a number it has shown it lacks by passing
+   (:func:`domeng.players.isearch.determinize`, the exact determinizer of
+   ``esearch``).  A fresh deal every iteration.
+2. **Select** down the tree with the determinized hands: at a node, only the
+   actions legal in this determinization are candidates (a pass when no
+   play is); each legal child's *availability* count goes up, and UCB1 picks
+   ``mean + c * sd * sqrt(ln(availability) / visits)``, the mean taken from
+   the point of view of the seat that moves there (every seat minimises its
+   own stones).  ``sd`` is the running standard deviation of the rewards
+   seen in this decision, so ``c`` (:data:`C_UCT`) does not depend on the
+   rules' award sizes.
+3. **Expand** one untried legal action (drawn at random) as a new node.
+4. **Roll out** the rest of the round with ``expert`` (or ``heavy``)
+   players at every seat, through the step API (:mod:`domeng.engine.step`),
+   so every rule in force applies.
+5. **Back up** each seat's reward on the path: minus the stones it gained
+   by the end of the round (stones are penalties), plus ``CAMAT_BONUS`` if
+   the engine makes it CAMAT (D15): the score ``search`` uses.
+
+The move played is the root's most visited child (ties: the higher mean,
+then the engine's order).  Every random number comes from the seat's
+generator (deals and rollouts), so games are reproducible from the seed; the
+player reads only its observation and the round's public history.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from domeng.core.nbrng import next64, randbelow
+from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_RULES, OBS_SEAT, OBS_STONES
+from domeng.core.rules import R_LEN
+from domeng.engine import kernel as K
+from domeng.engine import step as E
+from domeng.players.heuristics import P_EXPERT, P_HEAVY, builtin_choose
+from domeng.players.isearch import determinize
+from domeng.players.scoring import STRATEGY_SIG
+from domeng.players.search import CAMAT_BONUS, rollout_choice
+
+#: iterations per decision when the name gives no budget
+DEFAULT_ITERATIONS = 1000
+#: the largest budget a name may ask for (the tree holds one node per iteration)
+MAX_ITERATIONS = 200_000
+#: the exploration constant, in units of the rewards' standard deviation
+C_UCT = 0.7
+#: the other seats' moves inside the tree: True, the rollout player's move
+#: (an opponent model); False, UCB1 on their own rewards (plain SO-ISMCTS)
+MODEL_OTHERS = False
+#: the rollout players by name: ``expert`` (tuned, reads hand sizes and voids) or ``heavy``
+ROLLOUT_POLICIES = {"expert": P_EXPERT, "heavy": P_HEAVY}
+
+
+@njit(cache=True, inline="always")
+def _policy_move(S, n, policy, s_rng):
+    """The rollout player's action in ``S`` (``n`` legal moves in ``S.moves``)."""
+    if n == 0:
+        return E.PASS
+    if n == 1:
+        return S.moves[0]
+    if policy == P_HEAVY:
+        return S.moves[rollout_choice(S.moves, n, s_rng)]
+    s = S.ctl[E.C_SEAT]
+    S.obs[OBS_SEAT] = s
+    S.obs[OBS_HAND] = S.hands[s]
+    return S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)]
+
+
+@njit(cache=True, inline="always")
+def _new_node(action, seat, first, sibling, avail, c, parent, a, s):
+    """Node ``c``: action ``a`` taken by seat ``s`` at node ``parent``."""
+    action[c] = a
+    seat[c] = s
+    sibling[c] = first[parent]
+    first[parent] = c
+    avail[c] = 1
+    return c
+
+
+@njit(cache=True)
+def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model):
+    """The decision of ``ismcts``: an index into ``moves`` (see the module
+    docstring).  ``policy``: the rollout player's built-in id; ``model``:
+    True for the other seats to play the rollout player's move in the tree
+    too (an opponent model), False for UCB1 at every seat's node."""
+    if n_moves == 1:
+        return 0
+    me = obs[OBS_SEAT]
+    size = iterations + 1
+    # the tree: node 0 is the root (the seat to move is ``me``); a node is the
+    # action that leads to it from its parent, taken by ``seat``
+    action = np.full(size, -1, dtype=np.int64)
+    seat = np.full(size, -1, dtype=np.int64)
+    first = np.full(size, -1, dtype=np.int64)
+    sibling = np.full(size, -1, dtype=np.int64)
+    visits = np.zeros(size, dtype=np.int64)
+    avail = np.zeros(size, dtype=np.int64)
+    total = np.zeros(size, dtype=np.float64)
+    n_nodes = 1
+    path = np.zeros(MAX_TURNS + 2, dtype=np.int64)
+    legal = np.zeros(64, dtype=np.int64)
+    kids = np.zeros(64, dtype=np.int64)
+    reward = np.zeros(5, dtype=np.float64)
+    hands = np.zeros(5, dtype=np.int64)
+    tiles = np.zeros(28, dtype=np.int64)
+    cap = np.zeros(6, dtype=np.int64)
+    choice = np.zeros(28, dtype=np.int64)
+    w0 = np.zeros(K.W_LEN, dtype=np.int64)
+    s_rng = np.zeros(1, dtype=np.uint64)
+    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
+    K.counters_from_history(obs, hist, w0)
+    full = 1 if policy != P_HEAVY else 0
+    # running moments of the rewards, for the scale of exploration
+    r_n = 0.0
+    r_sum = 0.0
+    r_sq = 0.0
+    for it in range(iterations):
+        determinize(obs, rng, hands, tiles, cap, choice)
+        E.set_position(S, obs, w0, hands)
+        S.ctl[E.C_FULL] = full
+        s_rng[0] = next64(rng)
+        sd = 1.0
+        if r_n > 1.0:
+            var = (r_sq - r_sum * r_sum / r_n) / (r_n - 1.0)
+            sd = math.sqrt(var) if var > 1e-9 else 1e-3
+        node = 0
+        depth = 0
+        path[0] = 0
+        in_tree = True
+        ended = 0
+        while not ended:
+            n = E.legal_moves(S)
+            if not in_tree:
+                ended = E.step(S, _policy_move(S, n, policy, s_rng))
+                continue
+            s = S.ctl[E.C_SEAT]
+            if n == 0:
+                legal[0] = E.PASS
+                n = 1
+            else:
+                for i in range(n):
+                    legal[i] = S.moves[i]
+            # the children of this node legal in this determinization
+            n_untried = 0
+            for i in range(n):
+                c = first[node]
+                while c >= 0 and action[c] != legal[i]:
+                    c = sibling[c]
+                kids[i] = c
+                if c < 0:
+                    n_untried += 1
+                else:
+                    avail[c] += 1
+            if model and s != me:  # the other seats play the rollout player's move
+                a = _policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
+                c = -1
+                for i in range(n):
+                    if legal[i] == a:
+                        c = kids[i]
+                if c < 0:
+                    c = _new_node(action, seat, first, sibling, avail, n_nodes, node, a, s)
+                    n_nodes += 1
+                    in_tree = False
+            elif n_untried > 0:
+                j = randbelow(s_rng, n_untried) if n_untried > 1 else 0
+                a = -1
+                for i in range(n):
+                    if kids[i] < 0:
+                        if j == 0:
+                            a = legal[i]
+                            break
+                        j -= 1
+                c = _new_node(action, seat, first, sibling, avail, n_nodes, node, a, s)
+                n_nodes += 1
+                in_tree = False
+            else:
+                best_u = -1e300
+                c = kids[0]
+                for i in range(n):
+                    k = kids[i]
+                    u = (total[k] / visits[k]
+                         + c_uct * sd * math.sqrt(math.log(avail[k]) / visits[k]))
+                    if u > best_u:
+                        best_u = u
+                        c = k
+                a = action[c]
+            depth += 1
+            path[depth] = c
+            node = c
+            ended = E.step(S, a)
+        for p in range(5):
+            reward[p] = float(obs[OBS_STONES + p] - E.held_at_settlement(S, p))
+        camat = S.w[K.W_CAMAT]
+        if camat >= 0:
+            reward[camat] += CAMAT_BONUS
+        for d in range(1, depth + 1):
+            c = path[d]
+            visits[c] += 1
+            total[c] += reward[seat[c]]
+        r = reward[me]
+        r_n += 1.0
+        r_sum += r
+        r_sq += r * r
+    # the most visited root child (ties: the higher mean, then the engine's order)
+    best = 0
+    best_v = -1
+    best_m = -1e300
+    for i in range(n_moves):
+        c = first[0]
+        while c >= 0 and action[c] != moves[i]:
+            c = sibling[c]
+        if c < 0:
+            continue
+        m = total[c] / visits[c]
+        if visits[c] > best_v or (visits[c] == best_v and m > best_m):
+            best = i
+            best_v = visits[c]
+            best_m = m
+    return best
+
+
+_MADE: dict[tuple[int, int, float, bool], object] = {}
+
+
+def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
+                         c_uct: float = C_UCT, model: bool = MODEL_OTHERS):
+    """The ``ismcts`` player with ``iterations`` per decision (default
+    :data:`DEFAULT_ITERATIONS`), ``rollout`` players (``expert`` or
+    ``heavy``), exploration constant ``c_uct`` and, with ``model``, the
+    other seats playing the rollout player's move inside the tree too,
+    compiled for the player signature."""
+    n = DEFAULT_ITERATIONS if iterations is None else int(iterations)
+    if not 1 <= n <= MAX_ITERATIONS:
+        raise ValueError(f"iterations must be from 1 to {MAX_ITERATIONS}")
+    if rollout not in ROLLOUT_POLICIES:
+        raise ValueError(f"unknown rollout player {rollout!r}; choose one of "
+                         f"{', '.join(ROLLOUT_POLICIES)}")
+    policy = ROLLOUT_POLICIES[rollout]
+    c = float(c_uct)
+    m = bool(model)
+    key = (n, policy, c, m)
+    if key not in _MADE:
+        def strategy(obs, hist, moves, n_moves, rng):
+            return ismcts_core(obs, hist, moves, n_moves, rng, n, policy, c, m)
+
+        strategy.__name__ = f"ismcts_{n}" + ("" if (rollout, c, m) == ("expert", C_UCT,
+                                                                      MODEL_OTHERS)
+                                             else f"_{rollout}_c{c:g}_{'model' if m else 'uct'}")
+        _MADE[key] = njit(STRATEGY_SIG)(strategy)
+    return _MADE[key]
+
+
+__all__ = ["make_ismcts_strategy", "ismcts_core", "DEFAULT_ITERATIONS", "MAX_ITERATIONS", "C_UCT"]
