@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
                     "rotation: 120 seatings; the same deals each time), and rank the "
                     "players by net stones per round with 95%% confidence intervals.")
     tn.add_argument("--players", "-p", required=True, metavar="A,B,C,D,E",
-                    help="five players: random, heavy, keeper, hunter, search, search-N "
+                    help="five players: random, heavy, keeper, hunter, expert, search, search-N, ismcts-N "
                          "(N samples per move) or module:function (a compiled player)")
     tn.add_argument("--deals", "-d", type=whole(1, maximum=10**6), default=200, metavar="N",
                     help="games played in every seating (default 200)")

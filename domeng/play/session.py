@@ -27,7 +27,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Sequence
 
 from domeng.batch.computer import Computers
-from domeng.core.defaults import DEFAULT_SEATS, HUMAN, N_BUILTIN, PLAYER_IDS, TABLE_PLAYERS  # noqa: F401
+from domeng.core.defaults import (  # noqa: F401
+    DEFAULT_SEATS, HUMAN, N_BUILTIN, PLAYER_IDS, SEARCH_FAMILY, TABLE_PLAYERS)
 from domeng.core.errors import SaveFileError, DomengError, IllegalMoveError, PlayerError
 from domeng.core.events import END_NAMES
 from domeng.core.observation import N_SEATS
@@ -67,15 +68,15 @@ def check_seat(name: Any) -> str:
     if low in SEEING_PLAYERS or "omniscient" in low:
         raise PlayerError(f"player {low!r} sees hidden tiles: it cannot sit at a table with "
                           "people (D17)")
-    if low in PLAYER_IDS or low == "search":
+    if low in PLAYER_IDS or low in SEARCH_FAMILY:
         return low
-    if low.startswith("search-"):
-        n = low[len("search-"):]
+    kind, dash, n = low.partition("-")
+    if dash and kind in SEARCH_FAMILY:
         if not (n.isascii() and n.isdigit() and 1 <= len(n) <= 6
                 and 1 <= int(n) <= MAX_SEARCH_SAMPLES):
-            raise PlayerError(f"bad search budget in {name.strip()!r}: write search-N with "
+            raise PlayerError(f"bad search budget in {name.strip()!r}: write {kind}-N with "
                               f"1 <= N <= {MAX_SEARCH_SAMPLES} samples per move")
-        return f"search-{int(n)}"
+        return f"{kind}-{int(n)}"
     if ":" in low:
         raise PlayerError(f"only built-in players sit at a table ({', '.join(TABLE_PLAYERS)}); "
                           f"{name.strip()!r} would import code")

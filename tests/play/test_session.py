@@ -84,6 +84,8 @@ def test_the_seed_is_hidden_until_the_game_is_over():
     ("omniscient", "sees hidden tiles"), ("Omniscient-2", "sees hidden tiles"),
     ("mymod:player", "would import code"), ("wizard", "unknown player 'wizard'"),
     ("search-99999999999999999999", "bad search budget"), ("search-0", "bad search budget"),
+    ("ismcts-0", "bad search budget"), ("isearch-20001", "bad search budget"),
+    ("ismcts-x", "bad search budget"), ("mcts-5", "unknown player"),
     ("hu\x1bman", "a seat is human or"), ("", "--seats needs 5"),
 ])
 def test_seats_refused_with_one_line(seat, msg):
@@ -95,6 +97,9 @@ def test_seats_refused_with_one_line(seat, msg):
 def test_seat_names_canonical():
     assert parse_seats("You, HUNTER ,search,search-50,person") == \
         [HUMAN, "hunter", "search", "search-50", HUMAN]
+    # every search player of the registry may sit at a table (issue 13/14), budget capped
+    assert parse_seats("human,ISMCTS,ismcts-050,isearch-20,esearch") == \
+        [HUMAN, "ismcts", "ismcts-50", "isearch-20", "esearch"]
 
 
 def test_ranking_after_a_camat_puts_the_camat_first():
