@@ -115,7 +115,8 @@ def _wait_for(stream, text: bytes, timeout: float) -> bytes:
 # ------------------------------------------------------------------ unit
 def test_the_compiled_entry_points_release_the_gil():
     """Without ``nogil`` the waiting main thread would never run again."""
-    for fn in (loop.run_fast, loop.run_steps, loop.trace_kernel, loop.player_action):
+    for fn in (loop.run_fast_players, loop.run_fast_random, loop.run_steps, loop.trace_kernel,
+               loop.player_action, loop.builtin_action):
         assert fn.targetoptions.get("nogil") is True, fn.__name__
 
 
