@@ -43,6 +43,21 @@ N_ACTIONS = E.N_ACTIONS
 HIGH = float(np.finfo(np.float32).max)
 
 
+
+def _start_tables(env, seed: int | None) -> None:
+    """Reset ``env``'s compiled tables (the single and the vector env share
+    this): with ``seed``, from table ``table_start`` of that seed; without,
+    the next tables of the current seed (a random seed at first)."""
+    if seed is not None:
+        env._seed, start = check_seed(seed), env._table_start
+    elif not env._started:
+        env._seed, start = int(env.np_random.integers(0, 2**63)), env._table_start
+    else:
+        start = int(env._t.next_table[0])
+    env._started = True
+    with _quiet_compile():
+        env._t.reset(env._seed, start)
+
 class LegalActions(spaces.Discrete):
     """The 57 actions; :meth:`sample` without a mask draws a *legal* action
     (the mask of the state at hand), so ``env.action_space.sample()`` is
@@ -128,15 +143,7 @@ class DomengEnv(gymnasium.Env):
         """A new episode: with ``seed``, table ``table_start`` of that seed;
         without, the next table of the current seed (a random seed at first)."""
         super().reset(seed=seed)
-        if seed is not None:
-            self._seed, start = check_seed(seed), self._table_start
-        elif not self._started:
-            self._seed, start = int(self.np_random.integers(0, 2**63)), self._table_start
-        else:
-            start = int(self._t.next_table[0])
-        self._started = True
-        with _quiet_compile():
-            self._t.reset(self._seed, start)
+        _start_tables(self, seed)
         self._done = False
         return self._t.obs[0].copy(), self._info()
 
@@ -220,15 +227,7 @@ class DomengVectorEnv(VectorEnv):
         """Start an episode at every table: with ``seed``, tables
         ``table_start ..`` of that seed; without, the next tables."""
         super().reset(seed=seed)
-        if seed is not None:
-            self._seed, start = check_seed(seed), self._table_start
-        elif not self._started:
-            self._seed, start = int(self.np_random.integers(0, 2**63)), self._table_start
-        else:
-            start = int(self._t.next_table[0])
-        self._started = True
-        with _quiet_compile():
-            self._t.reset(self._seed, start)
+        _start_tables(self, seed)
         return self._out(self._t.obs), {"action_mask": self._out(self._t.mask)}
 
     def step(self, actions):
