@@ -26,9 +26,12 @@ and resumed: batches already in the log are not played again), and prints
 after every batch each player's margin over ``search`` (net stones per
 round, paired by deal, 95% interval) until ``--max-deals`` deals or
 ``--minutes`` minutes; then the decision times (wall and CPU, p50/p99) of
-each search player.  A name ``ismcts-N:model`` or ``ismcts-N:heavy`` (or
-both) is ``ismcts`` with the other seats playing the rollout player inside
-the tree, or with ``heavy`` rollouts (:func:`make_ismcts_strategy`).
+each search player.  ``--omniscient COMPARE`` measures the bound instead:
+what the research player that sees every hand gains over ``COMPARE``
+(paired by deal, seat 0, a field of ``--bound-field``).  A name
+``ismcts-N:model`` or ``ismcts-N:heavy`` (or both) is ``ismcts`` with the
+other seats playing the rollout player inside the tree, or with ``heavy``
+rollouts (:func:`make_ismcts_strategy`).
 
 Stones are penalties: a negative margin means fewer net stones (better).
 """
@@ -136,6 +139,21 @@ def _ci(d: np.ndarray) -> tuple[float, float, float, float]:
     return m, se, m - Z95 * se, m + Z95 * se
 
 
+def _margins(per: np.ndarray, lineup: list[str], out: dict) -> str:
+    """Each player's paired margin over ``search`` (net stones per round,
+    per deal) from the per-deal statistics ``per``, into ``out``; one line."""
+    net = per[:, :, STATS.index("net")] / per[:, :, STATS.index("rounds")]
+    s_idx = lineup.index("search")
+    line = []
+    for i, name in enumerate(lineup):
+        if i == s_idx or lineup.index(name) != i:
+            continue
+        m, se, lo, hi = _ci(net[:, i] - net[:, s_idx])
+        out[f"{name}_minus_search"] = {"margin": m, "se": se, "ci95": [lo, hi]}
+        line.append(f"{name} {m:+.4f} [{lo:+.4f}, {hi:+.4f}]")
+    return "; ".join(line)
+
+
 def vs_search(lineup: list[str], rounds: int, orders: str, seed: int, batch: int,
               max_deals: int, minutes: float, log: Path | None, say=print) -> dict:
     """The duplicate match of ``lineup`` (five names, ``search`` among them),
@@ -153,7 +171,6 @@ def vs_search(lineup: list[str], rounds: int, orders: str, seed: int, batch: int
         per, seeds = list(z["per_deal"]), [int(x) for x in z["seeds"]]
     t_end = time.time() + 60 * minutes
     k = 0
-    s_idx = lineup.index("search")
     out: dict = {}
     while len(per) < max_deals and time.time() < t_end:
         bseed = seed + k
@@ -168,20 +185,34 @@ def vs_search(lineup: list[str], rounds: int, orders: str, seed: int, batch: int
         if log is not None:
             np.savez(log, per_deal=np.array(per), seeds=np.array(seeds), lineup=np.array(lineup),
                      rounds=rounds, orders=orders)
-        arr = np.array(per)
-        net = arr[:, :, STATS.index("net")] / arr[:, :, STATS.index("rounds")]
-        line = []
-        for i, name in enumerate(lineup):
-            if i == s_idx or lineup.index(name) != i:
-                continue
-            m, se, lo, hi = _ci(net[:, i] - net[:, s_idx])
-            out[f"{name}_minus_search"] = {"margin": m, "se": se, "ci95": [lo, hi]}
-            line.append(f"{name} {m:+.4f} [{lo:+.4f}, {hi:+.4f}]")
+        line = _margins(np.array(per), lineup, out)
         say(f"{len(per)} deals ({time.time() - t0:.0f} s for the last {batch}): minus search: "
-            + "; ".join(line), flush=True)
+            + line, flush=True)
+    if per and not out:  # the log already held every deal asked for: report it
+        say(f"{len(per)} deals (from {log}): minus search: "
+            + _margins(np.array(per), lineup, out), flush=True)
     out.update({"lineup": lineup, "deals": len(per), "rounds": rounds, "orders": orders,
                 "seeds": sorted(set(seeds))})
     return out
+
+
+def bound(compare: str, field: str, games: int, rounds: int, seed: int, samples: int,
+          say=print) -> dict:
+    """What seeing every hand is worth: ``omniscient`` (perfect-information
+    Monte Carlo, ``samples`` expert rollouts per move, on the true hands)
+    minus ``compare`` at seat 0 of the same ``games`` deals of ``rounds``
+    rounds, the four ``field`` players around them (reference engine;
+    :func:`domeng.study.omniscient.omniscient_match`)."""
+    from domeng.study.omniscient import omniscient_match
+
+    t0, c0 = time.time(), time.process_time()
+    r = omniscient_match(compare=compare, others=field, games=games, rounds=rounds, seed=seed,
+                         samples=samples)
+    r.update(seconds=time.time() - t0, cpu_seconds=time.process_time() - c0)
+    say(f"omniscient ({samples} rollouts a move) minus {compare} at seat 0 with four {field}s, "
+        f"{games} deals x {rounds} rounds: {r['margin']:+.4f} [{r['ci95'][0]:+.4f}, "
+        f"{r['ci95'][1]:+.4f}] ({r['cpu_seconds']:.0f} CPU-s)", flush=True)
+    return r
 
 
 def _time_report(names: list[str], games: int, say=print) -> dict:
@@ -223,9 +254,23 @@ def main(argv=None) -> int:
     ap.add_argument("--log", type=Path, help="per-deal statistics (.npz), resumable")
     ap.add_argument("--times-only", action="store_true",
                     help="with --vs-search: only the decision times")
+    ap.add_argument("--omniscient", metavar="COMPARE",
+                    help="the bound: omniscient minus each of these players (comma-separated) at "
+                         "seat 0 on the same deals, four --bound-field players around them")
+    ap.add_argument("--bound-games", type=int, default=1000)
+    ap.add_argument("--bound-samples", type=int, default=20,
+                    help="omniscient's rollouts per move")
+    ap.add_argument("--bound-field", default="hunter")
     args = ap.parse_args(argv)
     out: dict = {}
     log = (lambda *a, **k: print(*a, file=sys.stderr, **k)) if args.json else print
+    if args.omniscient:
+        out["omniscient"] = [bound(c.strip(), args.bound_field, args.bound_games, args.rounds,
+                                   args.seed, args.bound_samples, say=log)
+                             for c in args.omniscient.split(",")]
+        if args.json:
+            print(json.dumps(out, indent=2))
+        return 0
     if args.vs_search:
         lineup = [x.strip() for x in args.vs_search.split(",")]
         if not args.times_only:
