@@ -66,7 +66,8 @@ W_H28 = 5  # [5] hands, 28-bit masks (for the players' observation)
 W_ST = 10  # [5] stones held
 W_PRNG = 15  # [5] the seats' generators (uint64 bits)
 W_PERM = 20  # [28] the deal's permutation
-WK_LEN = 48
+W_DRAW = 48  # [27] the deal's draws before the swaps (Lemire's products)
+WK_LEN = 75
 
 
 def _tables():
@@ -77,15 +78,16 @@ def _tables():
             if (int(NUMBER_MASK[n]) >> t) & 1:
                 m |= 1 << (2 * t)
         lmove[n] = m
-    endmask = np.zeros(49, dtype=np.int64)
+    endmask = np.zeros(64, dtype=np.int64)  # at [left * 8 + right]: a shift, not a multiply
     for a in range(7):
         for b in range(7):
-            endmask[a * 7 + b] = lmove[a] | (0 if a == b else lmove[b] << 1)
+            endmask[a * 8 + b] = lmove[a] | (0 if a == b else lmove[b] << 1)
     return lmove, endmask
 
 
 _LMOVE, _ENDMASK = _tables()
 _PIPS = TILE_PIPS.astype(np.int64)
+_PIPS_OF_MOVE = np.repeat(_PIPS, 2)  # the pips of move ``code``'s tile (``code >> 1``)
 _HI = TILE_HIGH.astype(np.int64)
 _LO = TILE_LOW.astype(np.int64)
 _DBL = TILE_IS_DOUBLE.astype(np.int64)
@@ -259,16 +261,37 @@ def _below_local(r, n):
 @njit(cache=True, inline="always")
 def _deal(r, wk, heur):
     """D2, the kernel's deal from the deal stream's state ``r``: Fisher-Yates
-    from the identity, i = 27..1; returns the stream's state after."""
+    from the identity, i = 27..1, ``j = below(i + 1)``; returns the stream's
+    state after.  The 27 draws are independent of the swaps, so they are
+    taken first in one loop the compiler vectorizes (the stream's ``k``-th
+    state is ``r + k*GAMMA``); only when one of them would need Lemire's
+    rejection test (``low < n``: about once in 10^7 deals) is the deal
+    redone draw by draw, so the permutation and the state after are the
+    kernel's exactly."""
     for i in range(28):
         wk[_u(W_PERM + i)] = i
-    for i in range(27, 0, -1):
-        j, r = _below_local(r, i + 1)
-        a = _u(W_PERM + i)
-        b = _u(W_PERM + j)
-        tmp = wk[a]
-        wk[a] = wk[b]
-        wk[b] = tmp
+    rare = 0
+    for k in range(27):
+        un = np.uint64(28 - k)
+        m = (mix64(r + np.uint64(k + 1) * _G) >> _S32) * un
+        wk[_u(W_DRAW + k)] = np.int64(m)
+        rare += (m & _M32) < un
+    if rare == 0:
+        r += np.uint64(27) * _G
+        for k in range(27):
+            a = _u(W_PERM + 27 - k)
+            b = _u(W_PERM + (np.uint64(wk[_u(W_DRAW + k)]) >> _S32))
+            tmp = wk[a]
+            wk[a] = wk[b]
+            wk[b] = tmp
+    else:
+        for i in range(27, 0, -1):
+            j, r = _below_local(r, i + 1)
+            a = _u(W_PERM + i)
+            b = _u(W_PERM + j)
+            tmp = wk[a]
+            wk[a] = wk[b]
+            wk[b] = tmp
     for s in range(5):
         h = np.int64(0)
         for k in range(5):
@@ -377,7 +400,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
         chain = np.int64(1) << t
         left = _HI[_u(t)]
         right = _LO[_u(t)]
-        endmask = _ENDMASK[_u(left * 7 + right)]
+        endmask = _ENDMASK[_u((left << 3) | right)]
         last = s
         played = 1 << s
         passed = 0
@@ -411,11 +434,13 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
                     chain |= np.int64(1) << t
                 # the tile joins number ``at`` on its end and shows v there
-                end = code & 1
-                at = left + (right - left) * end
-                v = _PIPS[_u(t)] - at
-                left = left + (v - left) * (1 - end)
-                right = right + (v - right) * end
+                # (branch-free with masks, not multiplies: the ends are on the
+                # loop's critical path, ends -> legal moves -> pick -> ends)
+                em = -(code & 1)  # 0: the left end, -1: the right end
+                at = (right & em) | (left & ~em)
+                v = _PIPS_OF_MOVE[_u(code)] - at
+                left = (left & em) | (v & ~em)
+                right = (v & em) | (right & ~em)
                 mk = 1 if left == right else 0  # D8: MAPPAKULING
                 agg[_u(L.A_MAPPAKULING + s)] += mk
                 played |= 1 << s
@@ -437,7 +462,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     first_cappu = s
                     tbl = award(size, cucuq, s, kind + 2, tbl, wk, agg)
                     break
-                endmask = _ENDMASK[_u(left * 7 + right)]
+                endmask = _ENDMASK[_u((left << 3) | right)]
             elif s != last:
                 # D6: PASS, a PASSEBUNGE if s has not played yet this round;
                 # D7: paid by the table, then by the LAST MAPPANO
