@@ -32,8 +32,9 @@ Figures (default rules, full aggregation, one core unless said):
    ``expert`` at all seats (issue 13: at least 1 M rounds/s);
 5. two threads against one (random players);
 6. start-up: ``python -m domeng --help``; a tiny study with a warm numba cache;
-   the same with an empty cache (cold compile), and the number of compiled
-   specialisations (numba's dispatchers after the cold run);
+   the same with an empty cache (cold compile), random players and the
+   default players (``domeng simulate`` with no ``--players``), each with the
+   number of compiled specialisations (numba's dispatchers after the cold run);
 7. peak RSS of a ``--workers 1`` aggregate-mode study of 10^7 rounds (10^8 with ``--big``).
 """
 
@@ -199,7 +200,6 @@ def main():
     warm = [child(tiny) for _ in range(ARGS.repeat)]
     F["warm_study_s"] = min(w[1] for w in warm)
     F["warm_study_cpu_s"] = min(w[2] for w in warm)
-    cache = tempfile.mkdtemp(prefix="numba-cold-")
     count = ("import runpy, sys, numba.core.registry as r\n"
              "sys.argv = ['domeng'] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('domeng', run_name='__main__')\n"
@@ -207,13 +207,20 @@ def main():
              "from numba.core.dispatcher import Dispatcher\nimport gc\n"
              "n = sum(len(d.overloads) for d in gc.get_objects() if isinstance(d, Dispatcher))\n"
              "print('SPECIALISATIONS', n)\n")
-    out, cold, cold_cpu, cold_rss = child([sys.executable, "-c", count] + tiny[3:],
-                                   env=dict(ENV, NUMBA_CACHE_DIR=cache))
-    F["cold_study_s"] = cold
-    F["cold_study_cpu_s"] = cold_cpu
-    F["cold_peak_rss_mb"] = cold_rss
-    F["specialisations"] = int(out.split("SPECIALISATIONS")[-1].split()[0])
-    shutil.rmtree(cache, ignore_errors=True)
+    # the random-only study, and the default one (`domeng simulate` with no
+    # --players: random,heavy,keeper,hunter,random, `make run`'s first run)
+    default = [a for a in tiny if a not in ("--players", "random")]
+    for key, cmd in (("cold_study", tiny), ("cold_default", default)):
+        cache = tempfile.mkdtemp(prefix="numba-cold-")
+        out, cold, cold_cpu, cold_rss = child([sys.executable, "-c", count] + cmd[3:],
+                                              env=dict(ENV, NUMBA_CACHE_DIR=cache))
+        F[f"{key}_s"] = cold
+        F[f"{key}_cpu_s"] = cold_cpu
+        F[f"{key}_peak_rss_mb"] = cold_rss
+        F[f"{key}_specialisations"] = int(out.split("SPECIALISATIONS")[-1].split()[0])
+        shutil.rmtree(cache, ignore_errors=True)
+    F["cold_peak_rss_mb"] = F["cold_study_peak_rss_mb"]
+    F["specialisations"] = F["cold_study_specialisations"]
 
     # ------------------------------------------------------------ 7: memory
     MT = 20000 if ARGS.big else 2000
@@ -256,10 +263,14 @@ def main():
         ("python -m domeng --help", f"{F['help_s']:.2f} s wall, {F['help_cpu_s']:.2f} s CPU", "", "< 0.3 s", F["help_s"] < T_HELP),
         ("warm study start (2x2 rounds, whole process)", f"{F['warm_study_s']:.2f} s wall, {F['warm_study_cpu_s']:.2f} s CPU", "",
          "< 0.5 s", F["warm_study_s"] < T_WARM),
-        ("cold compile (empty cache, whole process)",
+        ("cold compile, random 2x2 study (empty cache, whole process)",
          f"{F['cold_study_s']:.1f} s wall, {F['cold_study_cpu_s']:.1f} s CPU, "
          f"{F['specialisations']} specialisations, "
          f"{F['cold_peak_rss_mb']:.0f} MB", "", "< 15 s", F["cold_study_s"] < T_COLD),
+        ("cold compile, default study (random,heavy,keeper,hunter,random; 2x2)",
+         f"{F['cold_default_s']:.1f} s wall, {F['cold_default_cpu_s']:.1f} s CPU, "
+         f"{F['cold_default_specialisations']} specialisations, "
+         f"{F['cold_default_peak_rss_mb']:.0f} MB", "", "< 15 s", F["cold_default_s"] < T_COLD),
         (f"peak RSS, {F['rss']['rounds']:.0e} rounds, aggregate mode", f"{F['rss']['peak_mb']:.0f} MB",
          "", "< 300 MB (10^8)", F["rss"]["peak_mb"] < T_RSS),
     ]

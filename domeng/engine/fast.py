@@ -99,7 +99,7 @@ _TWO32 = np.uint64(1 << 32)
 _EVEN = np.int64(EVEN56)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # a call LLVM inlines (numba's IR inlining costs compile time per call)
 def _u(i):
     """An index as ``uint64``: numba then emits no negative-index fix-up
     (every index here is known to be >= 0)."""
@@ -122,12 +122,12 @@ def _pdep(typingctx, x, m):
 
 
 if HAS_PDEP:
-    @njit(cache=True, inline="always")
+    @njit(cache=True)
     def kth_bit(m, k):
         """Index of the ``k``-th (from 0) set bit of ``m``."""
         return lowest_bit(_pdep(np.int64(1) << k, m))
 else:  # pragma: no cover - CPUs without BMI2
-    @njit(cache=True, inline="always")
+    @njit(cache=True)
     def kth_bit(m, k):
         """Index of the ``k``-th (from 0) set bit of ``m``."""
         for _ in range(k):
@@ -167,12 +167,12 @@ stack_scratch = stack_array(types.int64, WK_LEN)
 
 
 if HAS_PDEP:
-    @njit(cache=True, inline="always")
+    @njit(cache=True)
     def spread28(h):
         """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
         return _pdep(h, _EVEN) * 3
 else:  # pragma: no cover - CPUs without BMI2
-    @njit(cache=True, inline="always")
+    @njit(cache=True)
     def spread28(h):
         """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
         m = np.int64(0)
@@ -182,7 +182,7 @@ else:  # pragma: no cover - CPUs without BMI2
         return m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pips56(h):
     """Pip sum of a 56-bit hand."""
     s = 0
@@ -193,7 +193,7 @@ def pips56(h):
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def seat_pick(wk, s, n):
     """The random player's pick among ``n`` moves from seat ``s``'s stream,
     branch-free on ``n == 1`` (no draw then, as the kernel: the stream
@@ -215,7 +215,7 @@ def seat_pick(wk, s, n):
     return np.int64(m >> _S32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def award(size, dest, payer, reason, tbl, wk, agg):
     """D7, "up to ``size`` to ``dest``": from the table, then from ``payer``;
     the rest unpaid.  Branch-free (the kernel's sums, adding 0 where it
@@ -232,7 +232,7 @@ def award(size, dest, payer, reason, tbl, wk, agg):
     return tbl - take
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def from_table(size, dest, reason, tbl, wk, agg):
     """D7 paid by the table only; returns the table's stones after."""
     take = min(size, tbl)
@@ -242,7 +242,7 @@ def from_table(size, dest, reason, tbl, wk, agg):
     return tbl - take
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _below_local(r, n):
     """Lemire's method on the stream whose state is ``r``: ``(value, state)``."""
     un = np.uint64(n)
@@ -534,7 +534,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
     return played_rounds
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _block(rules, m, wk, tbl, agg):
     """D11..D14: the four others passed and the LAST MAPPANO ``m`` cannot
     play.  Returns ``(kind, winner, cucuq, table stones)``."""
