@@ -30,7 +30,8 @@ Figures (default rules, full aggregation, one core unless said):
    ``full`` on the same 4000 x 5000;
 4. heuristic players ``heavy``, ``keeper``, ``hunter`` at all seats and a mix, 1 thread;
    ``expert`` at all seats (issue 13: at least 1 M rounds/s);
-5. two threads against one (random players);
+5. two threads against one (random players), and two one-thread processes
+   side by side against one (what the machine's two cores allow);
 6. start-up: ``python -m domeng --help``; a tiny study with a warm numba cache;
    the same with an empty cache (cold compile), random players and the
    default players (``domeng simulate`` with no ``--players``), each with the
@@ -115,6 +116,21 @@ def run_engine(players, tables, rounds, threads=1, seed=3):
     return n / dt, (n / dc if threads == 1 else float("nan"))
 
 
+def side_by_side(tables, rounds, n):
+    """Rounds per wall second of ``n`` one-thread engine processes started
+    together, process ``i`` pinned to core ``i`` (the sum of their rates)."""
+    code = ("import sys, time\nfrom domeng.batch.tables import run_tables\n"
+            "run_tables('random', seed=1, n_tables=4, rounds=4, threads=1)\n"
+            "t = time.perf_counter()\n"
+            f"run_tables('random', seed=3, n_tables={tables}, rounds={rounds}, threads=1)\n"
+            "print(time.perf_counter() - t)\n")
+    cores = os.cpu_count() or 1
+    procs = [subprocess.Popen((["taskset", "-c", str(i % cores)] if shutil.which("taskset") else [])
+                              + [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              env=ENV) for i in range(n)]
+    return sum(tables * rounds / float(p.communicate()[0].split()[-1]) for p in procs)
+
+
 def _find_limit():
     for up in ROOT.parents:
         if (up / "shared" / "limit" / "build.sh").exists():
@@ -190,6 +206,13 @@ def main():
         one.append(run_engine("random", T, R, threads=1)[0])
         two.append(run_engine("random", T, R, threads=min(2, numba.config.NUMBA_NUM_THREADS))[0])
     F["threads"] = {"one": med(one), "two": med(two), "ratio": med(two) / med(one)}
+    # the machine's own limit: two one-thread processes side by side (one per
+    # core) against one alone; two threads cannot beat this ratio
+    alone, pair = [], []
+    for _ in range(ARGS.repeat):
+        alone.append(side_by_side(T, R, 1))
+        pair.append(side_by_side(T, R, 2))
+    F["processes"] = {"one": med(alone), "two": med(pair), "ratio": med(pair) / med(alone)}
 
     # ------------------------------------------------------------ 6: start-up
     helps = [child([sys.executable, "-m", "domeng", "--help"]) for _ in range(ARGS.repeat)]
@@ -260,6 +283,9 @@ def main():
     rows += [
         ("two threads / one", f"{th['two'] / 1e6:.2f} / {th['one'] / 1e6:.2f} M/s wall",
          f"{th['ratio']:.2f}x", ">= 1.9x", th["ratio"] >= T_THREADS),
+        ("two processes side by side / one (the machine's limit for two threads)",
+         f"{F['processes']['two'] / 1e6:.2f} / {F['processes']['one'] / 1e6:.2f} M/s wall",
+         f"{F['processes']['ratio']:.2f}x", "", ""),
         ("python -m domeng --help", f"{F['help_s']:.2f} s wall, {F['help_cpu_s']:.2f} s CPU", "", "< 0.3 s", F["help_s"] < T_HELP),
         ("warm study start (2x2 rounds, whole process)", f"{F['warm_study_s']:.2f} s wall, {F['warm_study_cpu_s']:.2f} s CPU", "",
          "< 0.5 s", F["warm_study_s"] < T_WARM),

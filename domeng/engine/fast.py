@@ -280,7 +280,7 @@ def _deal(r, wk, heur):
         r += np.uint64(27) * _G
         for k in range(27):
             a = _u(W_PERM + 27 - k)
-            b = _u(W_PERM + (np.uint64(wk[_u(W_DRAW + k)]) >> _S32))
+            b = _u(W_PERM + np.int64(np.uint64(wk[_u(W_DRAW + k)]) >> _S32))
             tmp = wk[a]
             wk[a] = wk[b]
             wk[b] = tmp
