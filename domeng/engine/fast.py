@@ -26,7 +26,12 @@ How it is fast (``shared/limit/README.md`` measured each idea):
 * a table whose seats are all ``random`` runs a loop compiled without the
   players' observation (``heur`` is a compile-time constant); indices are
   ``uint64`` (no negative-index fix-ups); the scratch arrays live in the
-  caller's stack frame (:func:`stack_array`).
+  caller's stack frame (:func:`stack_array`);
+* the ends after a play are selected with masks, not multiplies (they are
+  the turn loop's critical path); the deal's 27 draws come from one loop
+  the compiler vectorizes (:func:`_deal`);
+* compile time: small helpers are plain compiled functions that LLVM
+  inlines (numba's ``inline="always"`` reruns its front end per call site).
 
 Seats whose player is not ``random`` (id 0) call ``choose(pid, obs, mv)``,
 which gives the mask of the player's best moves among the mask ``mv``; a
@@ -261,13 +266,10 @@ def _below_local(r, n):
 @njit(cache=True, inline="always")
 def _deal(r, wk, heur):
     """D2, the kernel's deal from the deal stream's state ``r``: Fisher-Yates
-    from the identity, i = 27..1, ``j = below(i + 1)``; returns the stream's
-    state after.  The 27 draws are independent of the swaps, so they are
-    taken first in one loop the compiler vectorizes (the stream's ``k``-th
-    state is ``r + k*GAMMA``); only when one of them would need Lemire's
-    rejection test (``low < n``: about once in 10^7 deals) is the deal
-    redone draw by draw, so the permutation and the state after are the
-    kernel's exactly."""
+    from the identity, i = 27..1, ``j = below(i + 1)``; returns the state
+    after.  The 27 draws (states ``r + k*GAMMA``) come first, in one
+    vectorized loop; if one needs Lemire's rejection test (``low < n``,
+    about once in 10^7 deals) the deal is redone draw by draw: the kernel's."""
     for i in range(28):
         wk[_u(W_PERM + i)] = i
     rare = 0
