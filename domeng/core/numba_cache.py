@@ -41,6 +41,7 @@ _LOCK = threading.Lock()
 _PREPARED = False
 _HASH: str | None = None
 _LIGHT: set[str] = set()  # the modules whose compiled functions load light
+_SEEN_MODULES = -1  # len(sys.modules) at the last look for new compiled modules
 
 
 def _source_hash() -> str:
@@ -138,9 +139,14 @@ _LIGHT_CACHE = None
 def _lighten() -> None:
     """Give every compiled function of domeng's imported compiled modules a
     cache that loads light (once per module)."""
-    global _LIGHT_CACHE
+    global _LIGHT_CACHE, _SEEN_MODULES
     import sys
 
+    # prepare() runs before every kernel call: look through sys.modules only
+    # when modules were imported since the last look (a study's chunks import none)
+    if len(sys.modules) == _SEEN_MODULES:
+        return
+    _SEEN_MODULES = len(sys.modules)
     mods = [(n, m) for n, m in list(sys.modules.items())
             if n.startswith("domeng.") and n not in _LIGHT and n.count(".") == 2
             and n.split(".")[1] in _COMPILED and m is not None]
