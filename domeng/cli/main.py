@@ -47,7 +47,40 @@ def main(argv: list[str] | None = None) -> int:
     flushed (:func:`domeng.infra.interrupt.leave`)."""
     from domeng.infra.interrupt import leave
 
-    return leave(_main(argv))
+    status = leave(_main(argv))
+    if argv is None:  # the process's own command (the console script, python -m domeng)
+        _end_process(status)
+    return status
+
+
+def _end_process(status: int) -> None:
+    """End the ``domeng`` process now with ``status``, as a normal exit
+    does (output flushed, the ``atexit`` handlers run) but without the
+    interpreter's teardown of every module and object, which costs about
+    0.1 s of CPU once numba is loaded (issue 11: a study's start and end).
+    Returns (a normal exit follows) when another non-daemon thread still
+    runs, or the output cannot be flushed (a closed pipe: Python's own exit
+    handles it)."""
+    import atexit
+    import threading
+
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if run_exit_handlers is None or any(
+            t is not threading.main_thread() and not t.daemon and t.is_alive()
+            for t in threading.enumerate()):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    run_exit_handlers()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(status if isinstance(status, int) else EXIT_USAGE)
 
 
 def _main(argv: list[str] | None) -> int:

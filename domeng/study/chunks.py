@@ -125,11 +125,12 @@ def _local_batches(plan: Plan, todo: Sequence[int], threads: int | None) -> Iter
             batch.append(nxt)
             nxt = next(it, None)
         start, end = plan.chunk(batch[0])[0], sum(plan.chunk(batch[-1]))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with _ENGINE_LOCK, _players_fail_as_one_line(plan, start, end - start):
             out = run_tables(plan.players_arg(), plan.rules, plan.seed, start, end - start,
                              plan.rounds, False, threads)
-        took = max(time.perf_counter() - t0, 1e-6) / len(batch)  # seconds a chunk
+        # seconds a chunk: the CPU time where other processes share the core
+        took = max(min(time.perf_counter() - t0, time.process_time() - c0), 1e-6) / len(batch)
         size = max(1, min(8 * len(batch), int(BATCH_SECONDS / took),
                           BATCH_TABLES // plan.chunk_tables))
         for i in batch:
