@@ -27,14 +27,16 @@ COMMANDS = ("simulate", "compare", "sweep", "tournament", "ladder", "report", "r
             "trace", "serve")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``domeng``; ``only``: of that command alone (the others'
+    modules are not imported: the parser of a command run is built in a few ms)."""
     p = Parser(prog="domeng", description="Domeng, the five-player domino game of South "
                "Sulawesi: Monte Carlo studies of its rules and strategies.")
     from domeng import __version__
 
     p.add_argument("--version", action="version", version=f"domeng {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"domeng.cli.{name}").add_parser(sub)
     return p
 
@@ -84,7 +86,9 @@ def _end_process(status: int) -> None:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    # `domeng COMMAND ...` needs only that command's parser (its --help and errors are the same)
+    parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
     try:
         try:
             args = parser.parse_args(argv)

@@ -62,21 +62,25 @@ def _stamp() -> Path:
     return _PKG / "__pycache__" / "numba-source.stamp"
 
 
-def compile_pending() -> bool:
+def compile_pending(players=None) -> bool:
     """Will the next use of the compiled engine compile it (no valid cache
     on disk and not compiled in this process yet)?  A guess for the progress
     bar, never an error: when in doubt (one of the two aggregate-mode loops
-    is cached, not the other), it says yes."""
+    is cached, not the other), it says yes.  ``players``: the study's five
+    names; ``random`` at every seat needs only the all-random loop."""
     import sys
 
+    loops = _LOOPS
+    if players is not None and len(players) > 0 and all(p == "random" for p in players):
+        loops = ("run_fast_random",)
     k = sys.modules.get("domeng.batch.loop")
-    if k is not None and all(getattr(getattr(k, f, None), "signatures", None) for f in _LOOPS):
+    if k is not None and all(getattr(getattr(k, f, None), "signatures", None) for f in loops):
         return False
     try:
         if not _stamp().is_file() or _stamp().read_text().strip() != _source_hash():
             return True
         cache = _PKG / "batch" / "__pycache__"
-        return not all(any(cache.glob(f"loop.{f}-*.nbi")) for f in _LOOPS)
+        return not all(any(cache.glob(f"loop.{f}-*.nbi")) for f in loops)
     except OSError:
         return True
 
@@ -162,7 +166,8 @@ def _lighten() -> None:
         for obj in list(vars(mod).values()):
             if (isinstance(obj, Dispatcher) and type(getattr(obj, "_cache", None)) is FunctionCache
                     and obj.__module__ == name):
-                obj._cache = _LIGHT_CACHE(obj.py_func)
+                # the same cache (a subclass that only loads differently): no new object
+                obj._cache.__class__ = _LIGHT_CACHE
 
 
 #: the name the package used before (kept for callers)
