@@ -68,7 +68,7 @@ STALL_SECONDS = 600.0
 
 #: locally, without records or a checkpoint, consecutive chunks are played by
 #: one engine call of about this many seconds (:func:`_local_batches`) ...
-BATCH_SECONDS = 0.5
+BATCH_SECONDS = 1.0
 #: ... and at most this many tables (each table's aggregates take AGG_LEN int64)
 BATCH_TABLES = 2048
 
