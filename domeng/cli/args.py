@@ -12,6 +12,23 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line instead of usage + message
         raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, but an unknown option is reported by the command it
+        was given to (``domeng simulate: error: unrecognized arguments:
+        --foo (see domeng simulate --help)``), not by ``domeng``."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._command_parser(ns).error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns
+
+    def _command_parser(self, ns: argparse.Namespace) -> argparse.ArgumentParser:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                command = getattr(ns, action.dest, None)
+                if command in action.choices:
+                    return action.choices[command]
+        return self
+
 
 def whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):
     def conv(text: str) -> int:
