@@ -25,3 +25,26 @@ def test_unknown_option_before_the_command_is_domengs(capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("domeng: error: unrecognized arguments: --frobnicate")
     assert err.endswith("(see domeng --help)")
+
+
+@pytest.mark.parametrize("fixed", ["pollo=3", "pollo_award=5", "ceki=2,POLLO=4"])
+def test_sweep_refuses_an_option_both_swept_and_fixed(fixed, capsys, tmp_path):
+    out_dir = tmp_path / "sweep"
+    argv = ["sweep", "--rule", "pollo=3,4", "--fixed", fixed, "--tables", "2", "--rounds", "2",
+            "--out", str(out_dir), "--no-progress"]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not out_dir.exists()  # refused before anything is played or written
+    assert err.strip() == ("domeng sweep: error: pollo_award is both swept (--rule) and held "
+                           "fixed (--fixed); give it once")
+
+
+def test_sweep_fixed_other_option_still_runs(capsys):
+    argv = ["sweep", "--rule", "pollo=3,4", "--fixed", "ceki=2", "--tables", "2", "--rounds", "2",
+            "--json", "--no-progress"]
+    assert main(argv) == 0, capsys.readouterr().err
+    import json
+
+    s = json.loads(capsys.readouterr().out)
+    assert s["schema"] == "domeng.sweep/1" and s["grid"] == {"pollo_award": [3, 4]}
+    assert s["rules"]["ceki_award"] == 2  # the fixed value holds at every point
