@@ -6,6 +6,15 @@ from __future__ import annotations
 import argparse
 
 from domeng.core.errors import UsageError  # noqa: F401  (the commands import it from here)
+from domeng.core.defaults import TABLE_PLAYERS
+
+
+def players_help(what: str) -> str:
+    """The ``--players`` help of a command: ``what`` (e.g. "five players"),
+    then every built-in player's name (from :mod:`domeng.core.defaults`, so
+    a new player is listed everywhere; the help is ``%``-formatted)."""
+    return (f"{what}: {', '.join(TABLE_PLAYERS)} (NAME-N: N samples or iterations per move), "
+            "or module:function (your own compiled player)")
 
 
 class Parser(argparse.ArgumentParser):

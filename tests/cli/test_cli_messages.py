@@ -4,6 +4,8 @@ simulate`` and points at its own ``--help``."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from domeng.cli.main import main
@@ -48,3 +50,30 @@ def test_sweep_fixed_other_option_still_runs(capsys):
     s = json.loads(capsys.readouterr().out)
     assert s["schema"] == "domeng.sweep/1" and s["grid"] == {"pollo_award": [3, 4]}
     assert s["rules"]["ceki_award"] == 2  # the fixed value holds at every point
+
+
+def _help(command: str) -> str:
+    import argparse
+
+    from domeng.cli.main import build_parser
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    return " ".join(subs[command].format_help().split())
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare", "sweep", "tournament", "ladder",
+                                     "report", "rules", "play", "trace", "serve"])
+def test_help_shows_no_doubled_percent(command):
+    """argparse %-formats help strings but not descriptions: a description's
+    "95%%" was printed as such (tournament, ladder)."""
+    assert "%%" not in _help(command)
+
+
+@pytest.mark.parametrize("command", ["tournament", "ladder", "play"])
+def test_players_help_lists_every_built_in_player(command):
+    from domeng.core.defaults import TABLE_PLAYERS
+
+    text = _help(command)
+    missing = [n for n in TABLE_PLAYERS if not re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)]
+    assert not missing, missing
