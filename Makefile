@@ -35,11 +35,16 @@ run: install
 serve: $(VENV)/.installed-web
 	$(VENV)/bin/domeng serve
 
+# the suite runs on up to 4 cores (pytest-xdist; tests/conftest.py gives each
+# worker its own numba cache); TEST_JOBS=0 runs it in this process alone
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+PYTEST := $(PY) -m pytest $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
+
 test: install-test
-	$(PY) -m pytest
+	$(PYTEST)
 
 test-fast: install-test
-	$(PY) -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 bench: install
 	$(PY) -m pip install -q -e '.[bench]' || echo "note: the bench extra (dominoes) did not install"

@@ -30,10 +30,12 @@ Figures (default rules, full aggregation, one core unless said):
    ``full`` on the same 4000 x 5000;
 4. heuristic players ``heavy``, ``keeper``, ``hunter`` at all seats and a mix, 1 thread;
    ``expert`` at all seats (issue 13: at least 1 M rounds/s);
-5. two threads against one (random players);
+5. two threads against one (random players), and two one-thread processes
+   side by side against one (what the machine's two cores allow);
 6. start-up: ``python -m domeng --help``; a tiny study with a warm numba cache;
-   the same with an empty cache (cold compile), and the number of compiled
-   specialisations (numba's dispatchers after the cold run);
+   the same with an empty cache (cold compile), random players and the
+   default players (``domeng simulate`` with no ``--players``), each with the
+   number of compiled specialisations (numba's dispatchers after the cold run);
 7. peak RSS of a ``--workers 1`` aggregate-mode study of 10^7 rounds (10^8 with ``--big``).
 """
 
@@ -114,6 +116,21 @@ def run_engine(players, tables, rounds, threads=1, seed=3):
     return n / dt, (n / dc if threads == 1 else float("nan"))
 
 
+def side_by_side(tables, rounds, n):
+    """Rounds per wall second of ``n`` one-thread engine processes started
+    together, process ``i`` pinned to core ``i`` (the sum of their rates)."""
+    code = ("import sys, time\nfrom domeng.batch.tables import run_tables\n"
+            "run_tables('random', seed=1, n_tables=4, rounds=4, threads=1)\n"
+            "t = time.perf_counter()\n"
+            f"run_tables('random', seed=3, n_tables={tables}, rounds={rounds}, threads=1)\n"
+            "print(time.perf_counter() - t)\n")
+    cores = os.cpu_count() or 1
+    procs = [subprocess.Popen((["taskset", "-c", str(i % cores)] if shutil.which("taskset") else [])
+                              + [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              env=ENV) for i in range(n)]
+    return sum(tables * rounds / float(p.communicate()[0].split()[-1]) for p in procs)
+
+
 def _find_limit():
     for up in ROOT.parents:
         if (up / "shared" / "limit" / "build.sh").exists():
@@ -189,6 +206,13 @@ def main():
         one.append(run_engine("random", T, R, threads=1)[0])
         two.append(run_engine("random", T, R, threads=min(2, numba.config.NUMBA_NUM_THREADS))[0])
     F["threads"] = {"one": med(one), "two": med(two), "ratio": med(two) / med(one)}
+    # the machine's own limit: two one-thread processes side by side (one per
+    # core) against one alone; two threads cannot beat this ratio
+    alone, pair = [], []
+    for _ in range(ARGS.repeat):
+        alone.append(side_by_side(T, R, 1))
+        pair.append(side_by_side(T, R, 2))
+    F["processes"] = {"one": med(alone), "two": med(pair), "ratio": med(pair) / med(alone)}
 
     # ------------------------------------------------------------ 6: start-up
     helps = [child([sys.executable, "-m", "domeng", "--help"]) for _ in range(ARGS.repeat)]
@@ -199,7 +223,6 @@ def main():
     warm = [child(tiny) for _ in range(ARGS.repeat)]
     F["warm_study_s"] = min(w[1] for w in warm)
     F["warm_study_cpu_s"] = min(w[2] for w in warm)
-    cache = tempfile.mkdtemp(prefix="numba-cold-")
     count = ("import runpy, sys, numba.core.registry as r\n"
              "sys.argv = ['domeng'] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('domeng', run_name='__main__')\n"
@@ -207,13 +230,20 @@ def main():
              "from numba.core.dispatcher import Dispatcher\nimport gc\n"
              "n = sum(len(d.overloads) for d in gc.get_objects() if isinstance(d, Dispatcher))\n"
              "print('SPECIALISATIONS', n)\n")
-    out, cold, cold_cpu, cold_rss = child([sys.executable, "-c", count] + tiny[3:],
-                                   env=dict(ENV, NUMBA_CACHE_DIR=cache))
-    F["cold_study_s"] = cold
-    F["cold_study_cpu_s"] = cold_cpu
-    F["cold_peak_rss_mb"] = cold_rss
-    F["specialisations"] = int(out.split("SPECIALISATIONS")[-1].split()[0])
-    shutil.rmtree(cache, ignore_errors=True)
+    # the random-only study, and the default one (`domeng simulate` with no
+    # --players: random,heavy,keeper,hunter,random, `make run`'s first run)
+    default = [a for a in tiny if a not in ("--players", "random")]
+    for key, cmd in (("cold_study", tiny), ("cold_default", default)):
+        cache = tempfile.mkdtemp(prefix="numba-cold-")
+        out, cold, cold_cpu, cold_rss = child([sys.executable, "-c", count] + cmd[3:],
+                                              env=dict(ENV, NUMBA_CACHE_DIR=cache))
+        F[f"{key}_s"] = cold
+        F[f"{key}_cpu_s"] = cold_cpu
+        F[f"{key}_peak_rss_mb"] = cold_rss
+        F[f"{key}_specialisations"] = int(out.split("SPECIALISATIONS")[-1].split()[0])
+        shutil.rmtree(cache, ignore_errors=True)
+    F["cold_peak_rss_mb"] = F["cold_study_peak_rss_mb"]
+    F["specialisations"] = F["cold_study_specialisations"]
 
     # ------------------------------------------------------------ 7: memory
     MT = 20000 if ARGS.big else 2000
@@ -253,13 +283,20 @@ def main():
     rows += [
         ("two threads / one", f"{th['two'] / 1e6:.2f} / {th['one'] / 1e6:.2f} M/s wall",
          f"{th['ratio']:.2f}x", ">= 1.9x", th["ratio"] >= T_THREADS),
+        ("two processes side by side / one (the machine's limit for two threads)",
+         f"{F['processes']['two'] / 1e6:.2f} / {F['processes']['one'] / 1e6:.2f} M/s wall",
+         f"{F['processes']['ratio']:.2f}x", "", ""),
         ("python -m domeng --help", f"{F['help_s']:.2f} s wall, {F['help_cpu_s']:.2f} s CPU", "", "< 0.3 s", F["help_s"] < T_HELP),
         ("warm study start (2x2 rounds, whole process)", f"{F['warm_study_s']:.2f} s wall, {F['warm_study_cpu_s']:.2f} s CPU", "",
          "< 0.5 s", F["warm_study_s"] < T_WARM),
-        ("cold compile (empty cache, whole process)",
+        ("cold compile, random 2x2 study (empty cache, whole process)",
          f"{F['cold_study_s']:.1f} s wall, {F['cold_study_cpu_s']:.1f} s CPU, "
          f"{F['specialisations']} specialisations, "
          f"{F['cold_peak_rss_mb']:.0f} MB", "", "< 15 s", F["cold_study_s"] < T_COLD),
+        ("cold compile, default study (random,heavy,keeper,hunter,random; 2x2)",
+         f"{F['cold_default_s']:.1f} s wall, {F['cold_default_cpu_s']:.1f} s CPU, "
+         f"{F['cold_default_specialisations']} specialisations, "
+         f"{F['cold_default_peak_rss_mb']:.0f} MB", "", "< 15 s", F["cold_default_s"] < T_COLD),
         (f"peak RSS, {F['rss']['rounds']:.0e} rounds, aggregate mode", f"{F['rss']['peak_mb']:.0f} MB",
          "", "< 300 MB (10^8)", F["rss"]["peak_mb"] < T_RSS),
     ]

@@ -59,7 +59,15 @@ def kernel_players(players: Any) -> tuple[np.ndarray, tuple]:
                           "reference engine only (use run_tables, which falls back to it)")
     pids = np.array([p.pid for p in specs], dtype=np.int64)
     prepare_engine()
-    unused_strategy.compile(STRATEGY_SIG)  # a tuple of compiled players has one signature
+    # A tuple of compiled players is typed by their one signature (a numba
+    # FunctionType) only if every function in it is compiled for exactly that
+    # signature and no other: otherwise (five placeholders, at a table of
+    # built-ins) numba types it by the function itself, a type naming the
+    # function's address, so the cache of every compiled loop taking the tuple
+    # gained a new entry, and a new compile, in every process.
+    if not unused_strategy.signatures:
+        unused_strategy.compile(STRATEGY_SIG)
+        unused_strategy.disable_compile()
     fns = tuple(p.fn if p.kind == "compiled" else unused_strategy for p in specs)
     return pids, fns
 

@@ -6,11 +6,37 @@ from __future__ import annotations
 import argparse
 
 from domeng.core.errors import UsageError  # noqa: F401  (the commands import it from here)
+from domeng.core.defaults import TABLE_PLAYERS
+
+
+def players_help(what: str) -> str:
+    """The ``--players`` help of a command: ``what`` (e.g. "five players"),
+    then every built-in player's name (from :mod:`domeng.core.defaults`, so
+    a new player is listed everywhere; the help is ``%``-formatted)."""
+    return (f"{what}: {', '.join(TABLE_PLAYERS)} (NAME-N: N samples or iterations per move), "
+            "or module:function (your own compiled player)")
 
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line instead of usage + message
         raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, but an unknown option is reported by the command it
+        was given to (``domeng simulate: error: unrecognized arguments:
+        --foo (see domeng simulate --help)``), not by ``domeng``."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._command_parser(ns).error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns
+
+    def _command_parser(self, ns: argparse.Namespace) -> argparse.ArgumentParser:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                command = getattr(ns, action.dest, None)
+                if command in action.choices:
+                    return action.choices[command]
+        return self
 
 
 def whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):

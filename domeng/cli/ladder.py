@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import seed, whole
+from domeng.cli.args import players_help, seed, whole
 
 
 def add_parser(sub) -> None:
@@ -11,10 +11,9 @@ def add_parser(sub) -> None:
         description="Every lineup of five of the players plays the same DEALS games of ROUNDS "
                     "rounds, each under every seating (by default every cyclic order in every "
                     "rotation), and the players are ranked by net stones per round, with "
-                    "CAMATs per 1000 rounds, 95%% confidence intervals and paired margins.")
+                    "CAMATs per 1000 rounds, 95% confidence intervals and paired margins.")
     ld.add_argument("--players", "-p", required=True, metavar="A,B,C,D,E,...",
-                    help="five to ten players: random, heavy, keeper, hunter, expert, search, "
-                         "search-N or module:function (a compiled player)")
+                    help=players_help("five to ten players"))
     ld.add_argument("--deals", "-d", type=whole(1, maximum=10**6), default=100, metavar="N",
                     help="games played by every lineup in every seating (default 100)")
     ld.add_argument("--rounds", "-r", type=whole(1), default=10, metavar="R",

@@ -27,14 +27,16 @@ COMMANDS = ("simulate", "compare", "sweep", "tournament", "ladder", "report", "r
             "trace", "serve")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``domeng``; ``only``: of that command alone (the others'
+    modules are not imported: the parser of a command run is built in a few ms)."""
     p = Parser(prog="domeng", description="Domeng, the five-player domino game of South "
                "Sulawesi: Monte Carlo studies of its rules and strategies.")
     from domeng import __version__
 
     p.add_argument("--version", action="version", version=f"domeng {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"domeng.cli.{name}").add_parser(sub)
     return p
 
@@ -47,11 +49,46 @@ def main(argv: list[str] | None = None) -> int:
     flushed (:func:`domeng.infra.interrupt.leave`)."""
     from domeng.infra.interrupt import leave
 
-    return leave(_main(argv))
+    status = leave(_main(argv))
+    if argv is None:  # the process's own command (the console script, python -m domeng)
+        _end_process(status)
+    return status
+
+
+def _end_process(status: int) -> None:
+    """End the ``domeng`` process now with ``status``, as a normal exit
+    does (output flushed, the ``atexit`` handlers run) but without the
+    interpreter's teardown of every module and object, which costs about
+    0.1 s of CPU once numba is loaded (issue 11: a study's start and end).
+    Returns (a normal exit follows) when another non-daemon thread still
+    runs, or the output cannot be flushed (a closed pipe: Python's own exit
+    handles it)."""
+    import atexit
+    import threading
+
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if run_exit_handlers is None or any(
+            t is not threading.main_thread() and not t.daemon and t.is_alive()
+            for t in threading.enumerate()):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    run_exit_handlers()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(status if isinstance(status, int) else EXIT_USAGE)
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    # `domeng COMMAND ...` needs only that command's parser (its --help and errors are the same)
+    parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
     try:
         try:
             args = parser.parse_args(argv)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 
 from domeng.cli.args import UsageError
 
@@ -24,6 +25,22 @@ def _port(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"must be a port number 0..65535, got {text!r}")
     return int(text)
+
+
+def _check_address(host: str, port: int, shown: str) -> None:
+    """Refuse, in one line and before announcing anything, an address the
+    server could not listen on (a port in use, a host that is not this
+    machine's): bind it once as uvicorn will (IPv6 when the host has a
+    colon, SO_REUSEADDR), then let it go."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, port))
+    except OSError as e:
+        why = e.strerror or " ".join(str(e).split())
+        raise UsageError(f"domeng serve: error: cannot listen on {shown}:{port}: {why} "
+                         "(see --host and --port)") from None
 
 
 def add_parser(sub) -> None:
@@ -56,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_tables < 1:
         raise UsageError("domeng serve: error: --max-tables must be at least 1")
     shown = f"[{args.host}]" if ":" in args.host else args.host
+    _check_address(args.host, args.port, shown)
     print(f"domeng: the table is at http://{shown}:{args.port}/  (Ctrl-C stops it)")
     serve(args.host, args.port, delay=args.delay, idle=args.idle, max_tables=args.max_tables)
     return 0

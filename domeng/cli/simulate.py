@@ -67,9 +67,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_simulate(args) -> int:
-    from domeng.results.html import command_line
     from domeng.study.cluster import client_for
-    from domeng.results.report import render
     from domeng.core.rules import Rules
     from domeng.study.simulate import simulate
 
@@ -106,7 +104,7 @@ def cmd_simulate(args) -> int:
                          progress=not args.no_progress, stall_seconds=args.stall_timeout,
                          **expect)
         out = args.resume
-        render(res, out, args.format, args.dpi)
+        _render(res, out, args)
     elif args.target_ci:
         return _sequential(args)
     else:
@@ -131,9 +129,20 @@ def cmd_simulate(args) -> int:
                                records=(Path(out) / "records.parquet") if args.records else None,
                                **kwargs)
         if out is not None:
-            res.meta["command"] = command_line(args.argv)
-            render(res, out, args.format, args.dpi)
+            _render(res, out, args, command=True)
     return _print(res, args, out)
+
+
+def _render(res, out, args, command: bool = False) -> None:
+    """Write the reports of ``res`` into ``out`` (their libraries load only
+    here: a study printed with --json needs none of them)."""
+    from domeng.results.report import render
+
+    if command:
+        from domeng.results.html import command_line
+
+        res.meta["command"] = command_line(args.argv)
+    render(res, out, args.format, args.dpi)
 
 
 def _print(res, args, out) -> int:
@@ -155,8 +164,6 @@ def _sequential(args, allow_import=None) -> int:
     --out DIR each chunk is saved there, and --resume DIR (``allow_import``
     given) goes on to the same stopping point."""
     from domeng.core.rules import Rules
-    from domeng.results.report import render
-    from domeng.results.html import command_line
     from domeng.study.sequential import resume_until, simulate_until
 
     for flag, v in (("--records", args.records or None), ("--scheduler", args.scheduler),
@@ -185,10 +192,8 @@ def _sequential(args, allow_import=None) -> int:
                              seed=0 if args.seed is None else args.seed, workers=args.workers,
                              progress=not args.no_progress, max_rounds=args.max_rounds,
                              checkpoint=out)
-        if out is not None:
-            res.meta["command"] = command_line(args.argv)
     if out is not None:
-        render(res, out, args.format, args.dpi)
+        _render(res, out, args, command=allow_import is None)
     return _print(res, args, out)
 
 

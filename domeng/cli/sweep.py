@@ -26,6 +26,16 @@ def add_parser(sub) -> None:
     s.set_defaults(func=cmd_sweep)
 
 
+def _fixed_names(specs: list[str]) -> list[str]:
+    """The option names ``--fixed`` sets (``a=1,b=2`` gives two), canonical
+    (``pollo`` -> ``pollo_award``); the specs were already checked by
+    :meth:`Rules.parse`."""
+    from domeng.core.rules import Rules
+
+    return [Rules._canonical_name(part.split("=", 1)[0])
+            for spec in specs for part in spec.split(",") if part.strip()]
+
+
 def cmd_sweep(args) -> int:
     from domeng.core.rules import Rules
     from domeng.results.html import command_line
@@ -37,8 +47,12 @@ def cmd_sweep(args) -> int:
     if not args.rule:
         raise UsageError("domeng sweep: error: empty sweep: give at least one --rule "
                          "NAME=V1,V2,... (see domeng sweep --help)")
-    parse_grid(args.rule)  # refuse a malformed grid before anything is written
+    grid = parse_grid(args.rule)  # refuse a malformed grid before anything is written
     Rules.parse(args.fixed)
+    both = [k for k in _fixed_names(args.fixed) if k in grid]
+    if both:
+        raise UsageError(f"domeng sweep: error: {both[0]} is both swept (--rule) and held fixed "
+                         "(--fixed); give it once")
     study = study_arguments(args)
     check_output(args.out, "sweep")
     if args.metric:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import seed, whole
+from domeng.cli.args import players_help, seed, whole
 
 
 def add_parser(sub) -> None:
@@ -11,10 +11,9 @@ def add_parser(sub) -> None:
         description="Play DEALS games of ROUNDS rounds, each once for every seating of the "
                     "five players around the table (by default every cyclic order in every "
                     "rotation: 120 seatings; the same deals each time), and rank the "
-                    "players by net stones per round with 95%% confidence intervals.")
+                    "players by net stones per round with 95% confidence intervals.")
     tn.add_argument("--players", "-p", required=True, metavar="A,B,C,D,E",
-                    help="five players: random, heavy, keeper, hunter, expert, search, search-N, ismcts-N "
-                         "(N samples per move) or module:function (a compiled player)")
+                    help=players_help("five players"))
     tn.add_argument("--deals", "-d", type=whole(1, maximum=10**6), default=200, metavar="N",
                     help="games played in every seating (default 200)")
     tn.add_argument("--rounds", "-r", type=whole(1), default=10, metavar="R",

@@ -41,6 +41,7 @@ _LOCK = threading.Lock()
 _PREPARED = False
 _HASH: str | None = None
 _LIGHT: set[str] = set()  # the modules whose compiled functions load light
+_SEEN_MODULES = -1  # len(sys.modules) at the last look for new compiled modules
 
 
 def _source_hash() -> str:
@@ -61,21 +62,25 @@ def _stamp() -> Path:
     return _PKG / "__pycache__" / "numba-source.stamp"
 
 
-def compile_pending() -> bool:
+def compile_pending(players=None) -> bool:
     """Will the next use of the compiled engine compile it (no valid cache
     on disk and not compiled in this process yet)?  A guess for the progress
     bar, never an error: when in doubt (one of the two aggregate-mode loops
-    is cached, not the other), it says yes."""
+    is cached, not the other), it says yes.  ``players``: the study's five
+    names; ``random`` at every seat needs only the all-random loop."""
     import sys
 
+    loops = _LOOPS
+    if players is not None and len(players) > 0 and all(p == "random" for p in players):
+        loops = ("run_fast_random",)
     k = sys.modules.get("domeng.batch.loop")
-    if k is not None and all(getattr(getattr(k, f, None), "signatures", None) for f in _LOOPS):
+    if k is not None and all(getattr(getattr(k, f, None), "signatures", None) for f in loops):
         return False
     try:
         if not _stamp().is_file() or _stamp().read_text().strip() != _source_hash():
             return True
         cache = _PKG / "batch" / "__pycache__"
-        return not all(any(cache.glob(f"loop.{f}-*.nbi")) for f in _LOOPS)
+        return not all(any(cache.glob(f"loop.{f}-*.nbi")) for f in loops)
     except OSError:
         return True
 
@@ -138,9 +143,14 @@ _LIGHT_CACHE = None
 def _lighten() -> None:
     """Give every compiled function of domeng's imported compiled modules a
     cache that loads light (once per module)."""
-    global _LIGHT_CACHE
+    global _LIGHT_CACHE, _SEEN_MODULES
     import sys
 
+    # prepare() runs before every kernel call: look through sys.modules only
+    # when modules were imported since the last look (a study's chunks import none)
+    if len(sys.modules) == _SEEN_MODULES:
+        return
+    _SEEN_MODULES = len(sys.modules)
     mods = [(n, m) for n, m in list(sys.modules.items())
             if n.startswith("domeng.") and n not in _LIGHT and n.count(".") == 2
             and n.split(".")[1] in _COMPILED and m is not None]
@@ -156,7 +166,8 @@ def _lighten() -> None:
         for obj in list(vars(mod).values()):
             if (isinstance(obj, Dispatcher) and type(getattr(obj, "_cache", None)) is FunctionCache
                     and obj.__module__ == name):
-                obj._cache = _LIGHT_CACHE(obj.py_func)
+                # the same cache (a subclass that only loads differently): no new object
+                obj._cache.__class__ = _LIGHT_CACHE
 
 
 #: the name the package used before (kept for callers)

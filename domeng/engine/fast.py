@@ -26,7 +26,12 @@ How it is fast (``shared/limit/README.md`` measured each idea):
 * a table whose seats are all ``random`` runs a loop compiled without the
   players' observation (``heur`` is a compile-time constant); indices are
   ``uint64`` (no negative-index fix-ups); the scratch arrays live in the
-  caller's stack frame (:func:`stack_array`).
+  caller's stack frame (:func:`stack_array`);
+* the ends after a play are selected with masks, not multiplies (they are
+  the turn loop's critical path); the deal's 27 draws come from one loop
+  the compiler vectorizes (:func:`_deal`);
+* compile time: small helpers are plain compiled functions that LLVM
+  inlines (numba's ``inline="always"`` reruns its front end per call site).
 
 Seats whose player is not ``random`` (id 0) call ``choose(pid, obs, mv)``,
 which gives the mask of the player's best moves among the mask ``mv``; a
@@ -66,7 +71,8 @@ W_H28 = 5  # [5] hands, 28-bit masks (for the players' observation)
 W_ST = 10  # [5] stones held
 W_PRNG = 15  # [5] the seats' generators (uint64 bits)
 W_PERM = 20  # [28] the deal's permutation
-WK_LEN = 48
+W_DRAW = 48  # [27] the deal's draws before the swaps (Lemire's products)
+WK_LEN = 75
 
 
 def _tables():
@@ -77,15 +83,16 @@ def _tables():
             if (int(NUMBER_MASK[n]) >> t) & 1:
                 m |= 1 << (2 * t)
         lmove[n] = m
-    endmask = np.zeros(49, dtype=np.int64)
+    endmask = np.zeros(64, dtype=np.int64)  # at [left * 8 + right]: a shift, not a multiply
     for a in range(7):
         for b in range(7):
-            endmask[a * 7 + b] = lmove[a] | (0 if a == b else lmove[b] << 1)
+            endmask[a * 8 + b] = lmove[a] | (0 if a == b else lmove[b] << 1)
     return lmove, endmask
 
 
 _LMOVE, _ENDMASK = _tables()
 _PIPS = TILE_PIPS.astype(np.int64)
+_PIPS_OF_MOVE = np.repeat(_PIPS, 2)  # the pips of move ``code``'s tile (``code >> 1``)
 _HI = TILE_HIGH.astype(np.int64)
 _LO = TILE_LOW.astype(np.int64)
 _DBL = TILE_IS_DOUBLE.astype(np.int64)
@@ -97,7 +104,7 @@ _TWO32 = np.uint64(1 << 32)
 _EVEN = np.int64(EVEN56)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # a call LLVM inlines (numba's IR inlining costs compile time per call)
 def _u(i):
     """An index as ``uint64``: numba then emits no negative-index fix-up
     (every index here is known to be >= 0)."""
@@ -120,12 +127,12 @@ def _pdep(typingctx, x, m):
 
 
 if HAS_PDEP:
-    @njit(cache=True, inline="always")
+    @njit(cache=True)
     def kth_bit(m, k):
         """Index of the ``k``-th (from 0) set bit of ``m``."""
         return lowest_bit(_pdep(np.int64(1) << k, m))
 else:  # pragma: no cover - CPUs without BMI2
-    @njit(cache=True, inline="always")
+    @njit(cache=True)
     def kth_bit(m, k):
         """Index of the ``k``-th (from 0) set bit of ``m``."""
         for _ in range(k):
@@ -165,12 +172,12 @@ stack_scratch = stack_array(types.int64, WK_LEN)
 
 
 if HAS_PDEP:
-    @njit(cache=True, inline="always")
+    @njit(cache=True)
     def spread28(h):
         """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
         return _pdep(h, _EVEN) * 3
 else:  # pragma: no cover - CPUs without BMI2
-    @njit(cache=True, inline="always")
+    @njit(cache=True)
     def spread28(h):
         """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
         m = np.int64(0)
@@ -180,7 +187,7 @@ else:  # pragma: no cover - CPUs without BMI2
         return m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pips56(h):
     """Pip sum of a 56-bit hand."""
     s = 0
@@ -191,7 +198,7 @@ def pips56(h):
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def seat_pick(wk, s, n):
     """The random player's pick among ``n`` moves from seat ``s``'s stream,
     branch-free on ``n == 1`` (no draw then, as the kernel: the stream
@@ -213,7 +220,7 @@ def seat_pick(wk, s, n):
     return np.int64(m >> _S32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def award(size, dest, payer, reason, tbl, wk, agg):
     """D7, "up to ``size`` to ``dest``": from the table, then from ``payer``;
     the rest unpaid.  Branch-free (the kernel's sums, adding 0 where it
@@ -230,7 +237,7 @@ def award(size, dest, payer, reason, tbl, wk, agg):
     return tbl - take
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def from_table(size, dest, reason, tbl, wk, agg):
     """D7 paid by the table only; returns the table's stones after."""
     take = min(size, tbl)
@@ -240,7 +247,7 @@ def from_table(size, dest, reason, tbl, wk, agg):
     return tbl - take
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _below_local(r, n):
     """Lemire's method on the stream whose state is ``r``: ``(value, state)``."""
     un = np.uint64(n)
@@ -259,16 +266,34 @@ def _below_local(r, n):
 @njit(cache=True, inline="always")
 def _deal(r, wk, heur):
     """D2, the kernel's deal from the deal stream's state ``r``: Fisher-Yates
-    from the identity, i = 27..1; returns the stream's state after."""
+    from the identity, i = 27..1, ``j = below(i + 1)``; returns the state
+    after.  The 27 draws (states ``r + k*GAMMA``) come first, in one
+    vectorized loop; if one needs Lemire's rejection test (``low < n``,
+    about once in 10^7 deals) the deal is redone draw by draw: the kernel's."""
     for i in range(28):
         wk[_u(W_PERM + i)] = i
-    for i in range(27, 0, -1):
-        j, r = _below_local(r, i + 1)
-        a = _u(W_PERM + i)
-        b = _u(W_PERM + j)
-        tmp = wk[a]
-        wk[a] = wk[b]
-        wk[b] = tmp
+    rare = 0
+    for k in range(27):
+        un = np.uint64(28 - k)
+        m = (mix64(r + np.uint64(k + 1) * _G) >> _S32) * un
+        wk[_u(W_DRAW + k)] = np.int64(m)
+        rare += (m & _M32) < un
+    if rare == 0:
+        r += np.uint64(27) * _G
+        for k in range(27):
+            a = _u(W_PERM + 27 - k)
+            b = _u(W_PERM + np.int64(np.uint64(wk[_u(W_DRAW + k)]) >> _S32))
+            tmp = wk[a]
+            wk[a] = wk[b]
+            wk[b] = tmp
+    else:
+        for i in range(27, 0, -1):
+            j, r = _below_local(r, i + 1)
+            a = _u(W_PERM + i)
+            b = _u(W_PERM + j)
+            tmp = wk[a]
+            wk[a] = wk[b]
+            wk[b] = tmp
     for s in range(5):
         h = np.int64(0)
         for k in range(5):
@@ -377,7 +402,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
         chain = np.int64(1) << t
         left = _HI[_u(t)]
         right = _LO[_u(t)]
-        endmask = _ENDMASK[_u(left * 7 + right)]
+        endmask = _ENDMASK[_u((left << 3) | right)]
         last = s
         played = 1 << s
         passed = 0
@@ -411,11 +436,13 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
                     chain |= np.int64(1) << t
                 # the tile joins number ``at`` on its end and shows v there
-                end = code & 1
-                at = left + (right - left) * end
-                v = _PIPS[_u(t)] - at
-                left = left + (v - left) * (1 - end)
-                right = right + (v - right) * end
+                # (branch-free with masks, not multiplies: the ends are on the
+                # loop's critical path, ends -> legal moves -> pick -> ends)
+                em = -(code & 1)  # 0: the left end, -1: the right end
+                at = (right & em) | (left & ~em)
+                v = _PIPS_OF_MOVE[_u(code)] - at
+                left = (left & em) | (v & ~em)
+                right = (v & em) | (right & ~em)
                 mk = 1 if left == right else 0  # D8: MAPPAKULING
                 agg[_u(L.A_MAPPAKULING + s)] += mk
                 played |= 1 << s
@@ -437,7 +464,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     first_cappu = s
                     tbl = award(size, cucuq, s, kind + 2, tbl, wk, agg)
                     break
-                endmask = _ENDMASK[_u(left * 7 + right)]
+                endmask = _ENDMASK[_u((left << 3) | right)]
             elif s != last:
                 # D6: PASS, a PASSEBUNGE if s has not played yet this round;
                 # D7: paid by the table, then by the LAST MAPPANO
@@ -509,7 +536,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
     return played_rounds
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _block(rules, m, wk, tbl, agg):
     """D11..D14: the four others passed and the LAST MAPPANO ``m`` cannot
     play.  Returns ``(kind, winner, cucuq, table stones)``."""

@@ -1,4 +1,4 @@
-"""The one progress bar of domeng (studies, resumes, tournaments), drawn by ``tqdm``.
+"""The one progress bar of domeng (studies, resumes, tournaments).
 
 ``Progress(total, ...)`` is a callable ``progress(done, total)`` (the
 ``progress=`` protocol of :func:`domeng.simulate`).  When the compiled engine
@@ -6,7 +6,12 @@ still has to be compiled (the first run after an install or an edit), it
 says so at once -- "compiling the engine (first run only)" -- and leaves the
 compile out of its rate and ETA: both are measured from the first update
 after the compile, over the work done since.  On a terminal it redraws one
-line; in a log it writes a line at most every 10 seconds (and the last one).
+line (at most 5 times a second); in a log it writes a line at most every 10
+seconds (and the last one).
+
+The bar is drawn here (in the layout ``tqdm`` gave it before) rather than by
+``tqdm``, whose import (it reads its package metadata) cost about 0.02 s of
+every study's start (issue 11).
 """
 
 from __future__ import annotations
@@ -17,6 +22,10 @@ from typing import TextIO
 
 COMPILING = "compiling the engine (first run only)"
 
+#: the bar's width in characters, and its characters (empty, half, full)
+_WIDTH = 24
+_CHARS = " .#"
+
 
 def _fmt_rate(r: float) -> str:
     if r >= 1e6:
@@ -24,6 +33,21 @@ def _fmt_rate(r: float) -> str:
     if r >= 1e3:
         return f"{r / 1e3:.1f}k"
     return f"{r:.0f}"
+
+
+def format_interval(seconds: float) -> str:
+    """``MM:SS``, or ``H:MM:SS`` from an hour on."""
+    minutes, s = divmod(int(seconds), 60)
+    h, m = divmod(minutes, 60)
+    return f"{h:d}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def _bar(frac: float) -> str:
+    steps = len(_CHARS) - 1
+    full, part = divmod(int(min(max(frac, 0.0), 1.0) * _WIDTH * steps), steps)
+    if full >= _WIDTH:
+        return _CHARS[-1] * _WIDTH
+    return _CHARS[-1] * full + _CHARS[part] + _CHARS[0] * (_WIDTH - full - 1)
 
 
 class Progress:
@@ -36,8 +60,6 @@ class Progress:
     def __init__(self, total: int, *, unit: str = "tables", per_item: float = 1.0,
                  rate_unit: str | None = "rounds", done0: int = 0,
                  compile_pending: bool = False, stream: TextIO | None = None) -> None:
-        from tqdm import tqdm
-
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.total = int(total)
@@ -45,42 +67,57 @@ class Progress:
         self.rate_unit = rate_unit or unit
         self.unit = unit
         self.compiling = bool(compile_pending)
+        self.n = int(done0)
         self._base = int(done0)  # items not counted in the rate
         self._t0 = time.perf_counter()
-        self.bar = tqdm(total=self.total, initial=int(done0), file=self.stream,
-                        dynamic_ncols=self.tty, mininterval=0.2 if self.tty else 10.0,
-                        maxinterval=10.0 if self.tty else 1e9, smoothing=0, ascii=" .#", delay=0,
-                        bar_format="{desc}{percentage:5.1f}% |{bar:24}| {n_fmt}/{total_fmt} "
-                                   + unit + "{postfix}",
-                        leave=True, disable=False)
-        if self.compiling:
-            self.bar.set_postfix_str(COMPILING + " ...", refresh=True)
+        self._every = 0.2 if self.tty else 10.0  # seconds between two drawings
+        self._drawn_at = -1e9
+        self._width = 0  # of the line drawn last (a shorter one is padded over it)
+        self.closed = False
+        self._draw(COMPILING + " ..." if self.compiling else "")
+
+    def _draw(self, postfix: str) -> None:
+        pct = 100.0 * self.n / self.total if self.total else 100.0
+        line = (f"{pct:5.1f}% |{_bar(self.n / self.total if self.total else 1.0)}| "
+                f"{self.n}/{self.total} {self.unit}" + (f", {postfix}" if postfix else ""))
+        pad = " " * max(self._width - len(line), 0)
+        try:
+            self.stream.write(("\r" if self._width else "") + line + pad)
+            self.stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass  # a closed stderr never stops the work
+        self._width = len(line)
+        self._drawn_at = time.perf_counter()
 
     def __call__(self, done: int, total: int) -> None:
         now = time.perf_counter()
         if self.compiling:  # the first update ends the compile: measure from here
             self.compiling = False
             self._base, self._t0 = done, now
-            self.bar.start_t = self.bar._time()
         elapsed = now - self._t0
         new = done - self._base
         final = done >= total
         rate = new * self.per_item / elapsed if elapsed > 0 and new > 0 else 0.0
         if final:
-            tail = f"{_fmt_rate(rate)} {self.rate_unit}/s  elapsed {self.bar.format_interval(elapsed)}"
+            tail = f"{_fmt_rate(rate)} {self.rate_unit}/s  elapsed {format_interval(elapsed)}"
         else:
-            eta = self.bar.format_interval(elapsed * (total - done) / new) if new > 0 else "?"
+            eta = format_interval(elapsed * (total - done) / new) if new > 0 else "?"
             tail = f"{_fmt_rate(rate)} {self.rate_unit}/s  ETA {eta}"
-        self.bar.set_postfix_str(tail, refresh=False)
-        delta = done - self.bar.n
-        if delta > 0:
-            self.bar.update(delta)
+        self.n = max(self.n, int(done))
+        if self.closed:
+            return
+        if final or now - self._drawn_at >= self._every:
+            self._draw(tail)
         if final:
-            self.bar.refresh()
-            self.bar.close()
-            if not self.tty:
-                self.stream.write("\n")
-                self.stream.flush()
+            self.close()
 
     def close(self) -> None:
-        self.bar.close()
+        """End the bar's line (once)."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.stream.write("\n")
+            self.stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass

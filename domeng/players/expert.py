@@ -149,6 +149,15 @@ def expert_best_tuned(obs, mv):
     return expert_best(_W, obs, mv)
 
 
+@njit(cache=True, _nrt=False, nogil=True)
+def expert_best_called(obs, mv):
+    """:func:`expert_best_tuned` compiled once as a function of its own, for
+    the engine's aggregate-mode loop to *call* rather than inline at each
+    of its two choice sites (issue 11: the cold compile of a study; the
+    expert's scoring is large and slow enough that a call costs little)."""
+    return expert_best_tuned(obs, mv)
+
+
 @njit(cache=True, inline="always")
 def expert_pick(w, obs, moves, n_moves, rng):
     """Index of the move with the highest weighted score under weights ``w``;

@@ -44,7 +44,7 @@ from numba import njit
 
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import randbelow
-from domeng.players.expert import expert_best_tuned, expert_strategy
+from domeng.players.expert import expert_best_called, expert_strategy
 from domeng.engine.kernel import ends_after
 from domeng.players.scoring import STRATEGY_SIG, best_moves, pick_best
 from domeng.core.observation import (
@@ -157,7 +157,7 @@ def builtin_best_inline(pid, obs, mv):
     if pid == P_KEEPER:
         return best_moves(keeper_score, obs, mv)
     if pid == P_EXPERT:
-        return expert_best_tuned(obs, mv)
+        return expert_best_called(obs, mv)  # called, not inlined (compile time)
     return best_moves(hunter_score, obs, mv)
 
 

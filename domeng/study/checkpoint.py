@@ -488,7 +488,8 @@ def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None
         if finished is not None:  # a finished study: nothing to play
             return finished
         done0 = sum(r.n for r in ck.load_done())
-        progress_fn = make_progress(progress, ck.plan.tables, ck.plan.rounds, done0)
+        progress_fn = make_progress(progress, ck.plan.tables, ck.plan.rounds, done0,
+                                    players=ck.plan.players)
         return run_study(ck.plan, client=client, threads=workers, checkpoint=ck,
                          progress_fn=progress_fn, stall_seconds=stall_seconds)
     finally:

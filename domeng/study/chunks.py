@@ -48,6 +48,7 @@ from domeng.core.errors import ClusterError, ClusterFailure, DomengError, Player
 from domeng.results.results import Results, package_version
 from domeng.study.cluster import fingerprint
 from domeng.study.plan import ChunkResult, Plan, Sums, Todo, study_digest  # noqa: F401
+from domeng.study.records import OrderedRecords as _OrderedRecords
 from domeng.study.records import RecordWriter
 from domeng.study.summary import CHUNK_ROUNDS_RECORDS, check_chunk, group_of, summarize_state
 from domeng.study.summary import default_chunk_tables as local_default_chunk_tables
@@ -64,6 +65,12 @@ MIN_CHUNK_ROUNDS = 20_000
 RECORD_PIECE_ROUNDS = CHUNK_ROUNDS_RECORDS
 #: a cluster that finishes no chunk for this many seconds has failed
 STALL_SECONDS = 600.0
+
+#: locally, without records or a checkpoint, consecutive chunks are played by
+#: one engine call of about this many seconds (:func:`_local_batches`) ...
+BATCH_SECONDS = 1.0
+#: ... and at most this many tables (each table's aggregates take AGG_LEN int64)
+BATCH_TABLES = 2048
 
 # one kernel call at a time per process: numba's default threading layer may
 # not be entered by two threads at once (a Dask worker with --nthreads > 1)
@@ -98,6 +105,38 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
                                           or len(out.records) != n * plan.rounds):
         raise RuntimeError("run_tables did not return the records asked for")
     return _reduce(plan, index, out, out.records if plan.records and sink is None else None)
+
+
+def _local_batches(plan: Plan, todo: Sequence[int], threads: int | None) -> Iterator[ChunkResult]:
+    """The results of chunks ``todo`` (in order), played in this process with
+    consecutive chunks in one engine call, grown towards :data:`BATCH_SECONDS`
+    a call: a study pays the calls' fixed costs (players, fresh states, the
+    kernel's first short slices) a few times, not once per chunk.  Each chunk
+    is reduced on its own, so the results are :func:`chunk_task`'s exactly.
+    Only without records or a checkpoint (those go chunk by chunk)."""
+    if threads is None:
+        threads = _worker_threads()
+    it = iter(todo)
+    nxt, size = next(it, None), 1
+    while nxt is not None:
+        batch = [nxt]
+        nxt = next(it, None)
+        while nxt is not None and len(batch) < size and nxt == batch[-1] + 1:
+            batch.append(nxt)
+            nxt = next(it, None)
+        start, end = plan.chunk(batch[0])[0], sum(plan.chunk(batch[-1]))
+        t0, c0 = time.perf_counter(), time.process_time()
+        with _ENGINE_LOCK, _players_fail_as_one_line(plan, start, end - start):
+            out = run_tables(plan.players_arg(), plan.rules, plan.seed, start, end - start,
+                             plan.rounds, False, threads)
+        # seconds a chunk: the CPU time where other processes share the core
+        took = max(min(time.perf_counter() - t0, time.process_time() - c0), 1e-6) / len(batch)
+        size = max(1, min(8 * len(batch), int(BATCH_SECONDS / took),
+                          BATCH_TABLES // plan.chunk_tables))
+        for i in batch:
+            a, n = plan.chunk(i)
+            part = TablesOutput(out.agg[a - start:a - start + n], out.state[a - start:a - start + n])
+            yield _reduce(plan, i, part, None)
 
 
 def _check_engine(expect: tuple | None) -> None:
@@ -254,50 +293,6 @@ def _cluster_threads(client) -> int:
         return 0
 
 
-class _OrderedRecords:
-    """Writes records to a RecordWriter in table order whatever order the
-    chunks (or the pieces of a long chunk) finish in: records that arrive
-    before their turn wait in memory (``buffered`` arrays)."""
-
-    def __init__(self, writer, order: Sequence[int]) -> None:
-        self.writer = writer
-        self.order = order  # a Sequence (Todo): indexed in increasing positions only
-        self.pos = 0
-        self.waiting: dict[int, list[np.ndarray]] = {}
-        self.complete: set[int] = set()
-        self.buffered = 0
-
-    def put(self, index: int, recs: np.ndarray | None, complete: bool = True) -> None:
-        """Chunk ``index``'s next records (in its table order); ``complete``: its last."""
-        got = self.waiting.setdefault(index, [])
-        if recs is not None:
-            got.append(recs)
-            self.buffered += 1
-        if complete:
-            self.complete.add(index)
-        while self.pos < len(self.order):
-            head = self.order[self.pos]
-            ready = self.waiting.get(head)
-            if ready is None:
-                break
-            while ready:
-                self.writer.write(ready.pop(0))
-                self.buffered -= 1
-            if head not in self.complete:
-                break
-            del self.waiting[head]
-            self.complete.discard(head)
-            self.pos += 1
-
-    def is_head(self, index: int) -> bool:
-        """Are chunk ``index``'s records the next to be written?"""
-        return self.pos < len(self.order) and self.order[self.pos] == index
-
-    def lag_ok(self, index_pos: int, window: int) -> bool:
-        """May the chunk at position ``index_pos`` of the order be submitted?"""
-        return index_pos < self.pos + window
-
-
 def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None,
              checkpoint=None, progress_fn: Callable[[int, int], None] | None = None,
              stall_seconds: float | None = None, piece_rounds: int | None = None) -> Sums:
@@ -331,6 +326,10 @@ def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None
 
     if client is None:
         ordered = None
+        if not plan.records and checkpoint is None:
+            for r in _local_batches(plan, todo, threads):
+                consume(r)
+            return sums
         for i in todo:
             if plan.records and checkpoint is not None:
                 part = checkpoint.records_writer(i)

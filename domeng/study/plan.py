@@ -72,9 +72,15 @@ class Plan:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def study_digest(self) -> str:
-        """A hash of what the study's numbers depend on (see :func:`study_digest`)."""
-        return study_digest(self.tables, self.rounds, self.seed, list(self.players),
-                            self.rules.to_dict(), fingerprint()[1])
+        """A hash of what the study's numbers depend on (see :func:`study_digest`);
+        computed once per plan and engine (every chunk's digest starts from it)."""
+        engine = fingerprint()[1]
+        known = self.__dict__.get("_digest")
+        if known is None or known[0] != engine:  # a plan sent to another process: its engine
+            known = (engine, study_digest(self.tables, self.rounds, self.seed, list(self.players),
+                                          self.rules.to_dict(), engine))
+            object.__setattr__(self, "_digest", known)  # a cache, not a field (frozen)
+        return known[1]
 
     def chunk_digest(self, index: int) -> str:
         """What produced chunk ``index``: the study (seed, rules, players,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -138,3 +139,45 @@ class RecordWriter:
             pass
 
 
+class OrderedRecords:
+    """Writes records to a RecordWriter in table order whatever order the
+    chunks (or the pieces of a long chunk) finish in: records that arrive
+    before their turn wait in memory (``buffered`` arrays)."""
+
+    def __init__(self, writer, order: Sequence[int]) -> None:
+        self.writer = writer
+        self.order = order  # a Sequence (Todo): indexed in increasing positions only
+        self.pos = 0
+        self.waiting: dict[int, list[np.ndarray]] = {}
+        self.complete: set[int] = set()
+        self.buffered = 0
+
+    def put(self, index: int, recs: np.ndarray | None, complete: bool = True) -> None:
+        """Chunk ``index``'s next records (in its table order); ``complete``: its last."""
+        got = self.waiting.setdefault(index, [])
+        if recs is not None:
+            got.append(recs)
+            self.buffered += 1
+        if complete:
+            self.complete.add(index)
+        while self.pos < len(self.order):
+            head = self.order[self.pos]
+            ready = self.waiting.get(head)
+            if ready is None:
+                break
+            while ready:
+                self.writer.write(ready.pop(0))
+                self.buffered -= 1
+            if head not in self.complete:
+                break
+            del self.waiting[head]
+            self.complete.discard(head)
+            self.pos += 1
+
+    def is_head(self, index: int) -> bool:
+        """Are chunk ``index``'s records the next to be written?"""
+        return self.pos < len(self.order) and self.order[self.pos] == index
+
+    def lag_ok(self, index_pos: int, window: int) -> bool:
+        """May the chunk at position ``index_pos`` of the order be submitted?"""
+        return index_pos < self.pos + window

@@ -150,7 +150,7 @@ def simulate(
 
         ckpt = Checkpoint.create(checkpoint, plan, records, lock=True)
     try:
-        progress_fn = make_progress(progress, tables, rounds)
+        progress_fn = make_progress(progress, tables, rounds, players=names)
         return run_study(plan, client=client, threads=workers, records=records, checkpoint=ckpt,
                          progress_fn=progress_fn, stall_seconds=stall_seconds)
     finally:

@@ -130,19 +130,20 @@ def check_budget(tables: int, rounds: int) -> None:
                          "ask for fewer")
 
 
-def compile_pending() -> bool:
+def compile_pending(players=None) -> bool:
     """Will the compiled engine be compiled by the next study (for the progress bar)?"""
     from domeng.core.numba_cache import compile_pending as pending
 
-    return pending()
+    return pending(players)
 
 
-def make_progress(progress, tables: int, rounds: int, done0: int = 0):
-    """The progress callable for ``progress=`` (True, False, None or a callable)."""
+def make_progress(progress, tables: int, rounds: int, done0: int = 0, players=None):
+    """The progress callable for ``progress=`` (True, False, None or a callable);
+    ``players``: the study's names (a better guess whether it compiles first)."""
     if progress is True:
-        return _bar(tables, rounds, done0)
+        return _bar(tables, rounds, done0, players)
     if progress is None:
-        return _bar(tables, rounds, done0) if sys.stderr.isatty() else None
+        return _bar(tables, rounds, done0, players) if sys.stderr.isatty() else None
     if progress is False:
         return None
     if callable(progress):
@@ -152,11 +153,11 @@ def make_progress(progress, tables: int, rounds: int, done0: int = 0):
 
 
 
-def _bar(tables: int, rounds: int, done0: int):
+def _bar(tables: int, rounds: int, done0: int, players=None):
     from domeng.infra.progress import Progress
 
     return Progress(tables, unit="tables", per_item=rounds, rate_unit="rounds", done0=done0,
-                    compile_pending=compile_pending())
+                    compile_pending=compile_pending(players))
 
 
 _check_chunk = check_chunk

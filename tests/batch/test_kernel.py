@@ -257,3 +257,20 @@ def test_a_compiled_player_that_returns_a_bad_index_is_reported():
 
     with pytest.raises(PlayerError, match="outside"):
         run_tables([broken, "random", "random", "random", "random"], n_tables=2, rounds=3)
+
+
+@pytest.mark.parametrize("lineup", ["random,heavy,keeper,hunter,random", "search-5,random,heavy,keeper,hunter",
+                                    "search-5,search-5,search-5,search-5,search-5"])
+def test_the_tuple_of_players_is_typed_by_signature_not_by_address(lineup):
+    """numba keys its on-disk cache by the argument types: a tuple typed by a
+    function's identity (its type names the function's address) made every
+    process compile the step loops again (records, traces, search tables)."""
+    from numba import typeof
+    from numba.core import types
+
+    from domeng.batch.tables import kernel_players
+
+    _, fns = kernel_players(lineup)
+    ty = typeof(fns)
+    assert isinstance(ty, types.UniTuple) and isinstance(ty.dtype, types.FunctionType), ty
+    assert "0x" not in str(ty)

@@ -172,6 +172,27 @@ def test_python_dash_m_domeng_subprocess(tmp_path):
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
 
 
+def test_the_process_ends_fast_but_runs_its_exit_handlers(tmp_path):
+    """The ``domeng`` process skips the interpreter's teardown (os._exit) once
+    its output is flushed, but still runs the atexit handlers; ``main(argv)``
+    called with a list (in-process) returns as before."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('exit handler ran'))\n"
+            "sys.argv = ['domeng', 'rules']\n"
+            "from domeng.cli.main import main\n"
+            "main()\n"
+            "print('not reached')\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.rstrip().endswith("exit handler ran") and "not reached" not in p.stdout
+    assert "passebunge" in p.stdout.lower()  # the command's own output came first
+    bad = subprocess.run([sys.executable, "-c", code.replace("'rules'", "'rules', '--bogus'")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert bad.returncode == 2 and "exit handler ran" in bad.stdout and "Traceback" not in bad.stderr
+
+
 def test_large_seeds_are_accepted_and_bad_ones_refused(capsys):
     from domeng.cli.main import main as cli_main
 

@@ -88,6 +88,25 @@ def test_the_progress_bar_leaves_the_compile_out_of_its_rate():
     assert value > 20_000
 
 
+def test_the_progress_bar_draws_itself():
+    """Its layout (percent, a 24-character bar, counts, rate), one line ended
+    once, and no import of tqdm (its import cost a study's start-up: issue 11)."""
+    buf = io.StringIO()
+    bar = Progress(4, per_item=10, stream=buf)
+    bar(2, 4)  # not drawn: a log gets a line at most every 10 s
+    bar(4, 4)
+    bar(4, 4)  # after the end: nothing more
+    first, last = buf.getvalue().split("\r")
+    assert first == "  0.0% |" + " " * 24 + "| 0/4 tables"
+    assert last.startswith("100.0% |" + "#" * 24 + "| 4/4 tables, ") and last.endswith("\n")
+    assert "rounds/s  elapsed 00:00" in last and buf.getvalue().count("\n") == 1
+    code = ("import io, sys\nfrom domeng.infra.progress import Progress\n"
+            "b = Progress(3, stream=io.StringIO()); b(1, 3); b(3, 3)\n"
+            "print('tqdm' in sys.modules)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.strip() == "False", p.stderr
+
+
 def test_inspect_output_policy(tmp_path):
     assert fs.inspect_output(tmp_path / "none", "results.npz") == "absent"
     (tmp_path / "empty").mkdir()

@@ -38,6 +38,42 @@ def test_chunk_size_does_not_change_results():
     assert one.total_rounds == 63
 
 
+def test_the_compiling_guess_of_an_all_random_study():
+    """An all-random study uses only the all-random loop: once that one is
+    compiled, its bar does not say "compiling" (whatever the other loop's state)."""
+    from domeng.core import numba_cache
+
+    simulate(tables=1, rounds=1, players="random", progress=False)
+    assert not numba_cache.compile_pending(["random"] * 5)
+
+
+def test_local_chunks_played_together_give_the_numbers_of_one_chunk_a_call(monkeypatch):
+    """Without records or a checkpoint, consecutive chunks share one engine
+    call (fewer calls than chunks); the results are those of one call a chunk."""
+    kw = dict(tables=23, rounds=5, players=MIXED, seed=7, chunk_tables=2)
+    done: list = []
+    together = simulate(progress=lambda d, t: done.append(d), **kw)
+    assert done == [min(2 * k, 23) for k in range(1, 13)]  # every chunk counted, in order
+    real, calls = chunks_mod.run_tables, []
+
+    def spy(*args, **kwargs):
+        calls.append(args[4])  # the tables of the call
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(chunks_mod, "run_tables", spy)
+    monkeypatch.setattr(chunks_mod, "BATCH_SECONDS", 1e9)  # as if every call were instant
+    simulate(progress=False, **kw)
+    assert calls == [2, 16, 5]  # 1 chunk, then 8 (x8 at most), then the 3 left
+    calls.clear()
+    monkeypatch.setattr(chunks_mod, "BATCH_SECONDS", 0.0)  # one chunk a call
+    alone = simulate(progress=False, **kw)
+    assert calls == [2] * 11 + [1]
+    assert np.array_equal(together.group_agg, alone.group_agg)
+    assert np.array_equal(together.group_state, alone.group_state)
+    assert np.array_equal(together.group_tables, alone.group_tables)
+    assert together.summary() == alone.summary()
+
+
 def test_groups_hold_tables_t_times_G_over_T():
     res = simulate(tables=2500, rounds=1, seed=1, progress=False)
     assert res.groups == 1000
