@@ -67,6 +67,15 @@ def test_expert_study_written_to_a_folder_runs_and_resumes(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out) == first
 
 
+def test_expert_comparison_written_to_a_folder_resumes(tmp_path, capsys):
+    out = tmp_path / "c"
+    assert main(["compare", "--players", "expert", "--variant", "pollo=4", "-t", "4", "-r", "2",
+                 "--out", str(out), "--no-progress", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(["compare", "--resume", str(out), "--no-progress", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == first
+
+
 def test_checkpoint_of_every_search_player_opens_again(tmp_path):
     """The manifest of a study of search players is written and read back
     (no round is played: the players compile only when they play)."""
