@@ -4,6 +4,7 @@ the converters of counts and seeds that every command uses."""
 from __future__ import annotations
 
 import argparse
+import re
 
 from domeng.core.errors import UsageError  # noqa: F401  (the commands import it from here)
 from domeng.core.defaults import TABLE_PLAYERS
@@ -50,6 +51,24 @@ def whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):
                 f"must be {name} from {minimum} to {maximum:,}, got {text!r}")
         return v
     return conv
+
+
+#: a Dask scheduler's address: [SCHEME://]HOST:PORT (checked before dask is imported)
+_ADDRESS = re.compile(r"^(?:(?P<scheme>[A-Za-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+)"
+                      r":(?P<port>[0-9]{1,5})$")
+_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def scheduler_address(text: str) -> str:
+    """A Dask scheduler's address ``[tcp|tls|ws|wss|ucx://]HOST:PORT``; a
+    malformed one is a usage mistake (exit 2), not a cluster that cannot be
+    reached (exit 1)."""
+    m = _ADDRESS.match(text.strip())
+    if (m is None or not 1 <= int(m["port"]) <= 65535
+            or (m["scheme"] is not None and m["scheme"].lower() not in _SCHEMES)):
+        raise argparse.ArgumentTypeError(f"must be a Dask scheduler address like "
+                                         f"tcp://HOST:PORT, got {text!r}")
+    return text.strip()
 
 
 def seed(text: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from domeng.cli.args import UsageError, seed, whole
+from domeng.cli.args import UsageError, players_help, scheduler_address, seed, whole
 from domeng.cli.compare import add_plot_options, add_target_options
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
@@ -22,9 +22,8 @@ def add_parser(sub) -> None:
     s.add_argument("--rounds", "-r", type=whole(1), default=None, metavar="R",
                    help=f"rounds per table (default {DEFAULT_ROUNDS})")
     s.add_argument("--players", "-p", default=None, metavar="P[,P,P,P,P]",
-                   help="one player for all seats or five, seat 0..4: random, heavy, keeper, "
-                        "hunter, search, search-N, or module:function for your own compiled "
-                        f"player (default {','.join(DEFAULT_PLAYERS)})")
+                   help=players_help("one player for all seats or five, seat 0..4")
+                   + f" (default {','.join(DEFAULT_PLAYERS)})")
     s.add_argument("--seed", "-s", type=seed, default=None, metavar="S",
                    help="study seed (default 0); the same seed gives the same numbers")
     s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
@@ -49,7 +48,7 @@ def add_parser(sub) -> None:
                    help="continue the unfinished study in DIR (written by --out DIR) after a crash "
                         "or kill: only missing chunks are played; the study's parameters come from "
                         "DIR/manifest.json (any given must match)")
-    s.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+    s.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT", type=scheduler_address,
                    help="run the chunks on the Dask cluster of this scheduler (see docs/cluster.md)")
     s.add_argument("--cluster", default=None, metavar="local:N",
                    help="start a local Dask cluster of N worker processes (1 thread each) for "
@@ -150,10 +149,12 @@ def _print(res, args, out) -> int:
         print(res.to_json())
     else:
         sys.stdout.write(res.to_text())
-        secs = res.meta.get("elapsed_seconds")
+        secs, compiling = res.meta.get("elapsed_seconds"), res.meta.get("compile_seconds")
         if secs:
             print(f"\n{res.total_rounds:,} rounds in {secs:.1f} s "
-                  f"({res.total_rounds / secs:,.0f} rounds/s)")
+                  f"({res.total_rounds / secs:,.0f} rounds/s)"
+                  + (f" + {compiling:.1f} s compiling the engine (first run only)"
+                     if compiling else ""))
         if out is not None:
             print(f"results: {out}  (report: {Path(out) / 'report.html'})")
     return 0

@@ -56,11 +56,11 @@ def cmd_sweep(args) -> int:
     study = study_arguments(args)
     check_output(args.out, "sweep")
     if args.metric:
-        from domeng.players.registry import parse_players
+        from domeng.study.names import resolve_names_safely
         from domeng.study.sequential import known_metrics as _known_metrics
 
         known = set(_known_metrics({"b": (Rules.parse(args.fixed),
-                                          tuple(parse_players(study["players"])))}))
+                                          tuple(resolve_names_safely(study["players"])))}))
         bad = [m for m in args.metric if m not in known]
         if bad:
             raise UsageError(f"domeng sweep: error: unknown metric {bad[0]!r} (see domeng "

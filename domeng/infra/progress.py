@@ -55,14 +55,20 @@ class Progress:
     (``unit``: "tables", "games"), each worth ``per_item`` of ``rate_unit``
     ("rounds") for the rate shown.  ``done0``: items already done (a resumed
     study: not counted in the rate).  ``compile_pending``: the engine will
-    be compiled during the first item(s)."""
+    be compiled during the first item(s).
 
-    def __init__(self, total: int, *, unit: str = "tables", per_item: float = 1.0,
+    ``total=None``: open-ended (a study that stops on the data): the items
+    so far and the rate, no percentage and no ETA (the ``total`` given to
+    each call, the study's cap, is not where it will stop); :meth:`close`
+    draws the last count."""
+
+    def __init__(self, total: int | None, *, unit: str = "tables", per_item: float = 1.0,
                  rate_unit: str | None = "rounds", done0: int = 0,
                  compile_pending: bool = False, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.total = int(total)
+        self.total = None if total is None else int(total)
+        self._tail = ""  # the rate part of the line drawn last
         self.per_item = float(per_item)
         self.rate_unit = rate_unit or unit
         self.unit = unit
@@ -77,9 +83,13 @@ class Progress:
         self._draw(COMPILING + " ..." if self.compiling else "")
 
     def _draw(self, postfix: str) -> None:
-        pct = 100.0 * self.n / self.total if self.total else 100.0
-        line = (f"{pct:5.1f}% |{_bar(self.n / self.total if self.total else 1.0)}| "
-                f"{self.n}/{self.total} {self.unit}" + (f", {postfix}" if postfix else ""))
+        if self.total is None:
+            line = (f"{self.n:,} {self.unit}{'' if self.closed else ' so far'}"
+                    + (f", {postfix}" if postfix else ""))
+        else:
+            pct = 100.0 * self.n / self.total if self.total else 100.0
+            line = (f"{pct:5.1f}% |{_bar(self.n / self.total if self.total else 1.0)}| "
+                    f"{self.n}/{self.total} {self.unit}" + (f", {postfix}" if postfix else ""))
         pad = " " * max(self._width - len(line), 0)
         try:
             self.stream.write(("\r" if self._width else "") + line + pad)
@@ -96,14 +106,15 @@ class Progress:
             self._base, self._t0 = done, now
         elapsed = now - self._t0
         new = done - self._base
-        final = done >= total
+        final = self.total is not None and done >= total
         rate = new * self.per_item / elapsed if elapsed > 0 and new > 0 else 0.0
-        if final:
+        if final or self.total is None:
             tail = f"{_fmt_rate(rate)} {self.rate_unit}/s  elapsed {format_interval(elapsed)}"
         else:
             eta = format_interval(elapsed * (total - done) / new) if new > 0 else "?"
             tail = f"{_fmt_rate(rate)} {self.rate_unit}/s  ETA {eta}"
         self.n = max(self.n, int(done))
+        self._tail = tail
         if self.closed:
             return
         if final or now - self._drawn_at >= self._every:
@@ -112,10 +123,12 @@ class Progress:
             self.close()
 
     def close(self) -> None:
-        """End the bar's line (once)."""
+        """End the bar's line (once); an open-ended bar shows its last count first."""
         if self.closed:
             return
         self.closed = True
+        if self.total is None:
+            self._draw(self._tail)
         try:
             self.stream.write("\n")
             self.stream.flush()

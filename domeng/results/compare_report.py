@@ -197,6 +197,10 @@ def write_manifest(folder: Path, manifest: dict) -> None:
 def read_manifest(folder, kind: str) -> dict:
     """A comparison's (or sweep's) manifest; refuses one that is not."""
     path = Path(folder) / KINDS[kind][1]
+    if not Path(folder).is_dir():
+        where = (f"{str(folder)!r} is not a folder" if Path(folder).exists()
+                 else f"no such folder {str(folder)!r}")
+        raise CheckpointError(f"{where} (no {kind} study to resume)")
     try:
         if path.is_symlink() or path.stat().st_size > MAX_MANIFEST_BYTES:
             raise ValueError("not a manifest")

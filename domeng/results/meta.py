@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import zipfile
 
 import numpy as np
 
 from domeng.core import layout as L
+from domeng.core.errors import ResultsError
 from domeng.core.layout import S_LEN
 
 
@@ -46,3 +49,34 @@ def _json_default(v):
     if isinstance(v, np.bool_):
         return bool(v)
     raise TypeError(f"{type(v).__name__} is not JSON serialisable")
+
+
+def read_results_file(path: str | os.PathLike) -> tuple:
+    """The arrays and metadata of a ``results.npz`` file: ``(group_agg,
+    group_state, group_tables, meta)``, or one :class:`ResultsError` line for
+    a file that is not one (never loading a pickle, never suggesting to)."""
+    shown = str(path)
+    try:
+        if not zipfile.is_zipfile(path):  # numpy would try it as a pickle (never loaded)
+            raise ResultsError(f"corrupt results file {shown!r}: unreadable, not a domeng "
+                               "results file (not an .npz archive)")
+        with np.load(path, allow_pickle=False) as z:
+            agg, state, ntab = z["group_agg"], z["group_state"], z["group_tables"]
+            meta = json.loads(str(z["meta"]))
+        if not isinstance(meta, dict):
+            raise ValueError(f"meta is a JSON {type(meta).__name__}, not an object")
+    except ResultsError:
+        raise
+    except Exception as e:  # zipfile, ValueError, KeyError, JSON errors ...
+        raise ResultsError(f"corrupt results file {shown!r}: {type(e).__name__}: "
+                           f"{load_error_text(e)}") from None
+    return agg, state, ntab, meta
+
+
+def load_error_text(e: BaseException) -> str:
+    """The first line of an error reading an ``.npz`` file, without numpy's
+    advice to load a pickle unsafely (``allow_pickle=``): never given."""
+    text = " ".join(str(e).split())[:200]
+    if "pickle" in text.lower():
+        return "it holds pickled Python objects, which domeng never loads"
+    return text

@@ -271,6 +271,9 @@ def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
             ("groups of tables (for SE)", str(res.groups))]
     if res.meta.get("elapsed_seconds") is not None:
         rows.append(("simulation time", f"{res.meta['elapsed_seconds']:.1f} s"))
+    if res.meta.get("compile_seconds"):
+        rows.append(("compiling the engine (first run only)",
+                     f"{res.meta['compile_seconds']:.1f} s"))
     page.intro.append(H.kv_table(rows))
     page.intro.append("<p>Estimates are ratios over all rounds; intervals are 95%: 1.96 standard "
                       "errors computed across independent groups of tables (so the correlation "

@@ -45,7 +45,8 @@ from domeng.core.layout import CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS_HIST, S_LEN
 from domeng.core.rules import Rules
 from domeng.infra import fs
 from domeng.infra.fs import atomic_directory, atomic_write  # noqa: F401  (the names this module had)
-from domeng.results.meta import _json_default, _layout_meta, package_version, study_digest  # noqa: F401
+from domeng.results.meta import (_json_default, _layout_meta, package_version,  # noqa: F401
+                                 read_results_file, study_digest)
 from domeng.results.stats import Z95, add_ci, estimate, num, ratio  # noqa: F401  (re-exported)
 
 SUMMARY_SCHEMA = "domeng.summary/1"
@@ -541,15 +542,7 @@ class Results:
         path = folder / "results.npz"
         if not path.is_file():
             raise ResultsError(f"{str(folder)!r} is not a domeng results folder (no results.npz)")
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                agg, state, ntab = z["group_agg"], z["group_state"], z["group_tables"]
-                meta = json.loads(str(z["meta"]))
-            if not isinstance(meta, dict):
-                raise ValueError(f"meta is a JSON {type(meta).__name__}, not an object")
-        except Exception as e:  # zipfile, ValueError, KeyError, JSON errors ...
-            raise ResultsError(f"corrupt results file {str(path)!r}: {type(e).__name__}: "
-                               f"{str(e).splitlines()[0] if str(e) else ''}") from None
+        agg, state, ntab, meta = read_results_file(path)
         layout = meta.pop("layout", None)
         if layout != _layout_meta():
             raise ResultsError(f"results in {str(folder)!r} were written with a different array layout "

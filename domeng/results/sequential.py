@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from domeng.core.errors import UnreachableTarget
+from domeng.results.stats import counted
 
 #: 1 - coverage of the confidence sequences (95%)
 ALPHA = 0.05
@@ -156,7 +157,8 @@ def run_sequential(measure, targets: list[Target], t_max: int, step: int = 1,
 def stopping_text(stop: dict) -> str:
     """One paragraph: why a sequential study stopped and the precision reached."""
     lines = [f"stopped: {stop['reason']} after {stop['tables']:,} tables"
-             f"{' per arm' if stop.get('arms', 1) > 1 else ''} ({stop['looks']} looks; cap "
+             f"{' per arm' if stop.get('arms', 1) > 1 else ''} "
+             f"({counted(stop['looks'], 'look')}; cap "
              f"{stop['max_rounds']:,} rounds); "
              f"half-widths are those of a 95% confidence sequence, valid when stopping on the data"]
     for name, t in stop["targets"].items():

@@ -155,6 +155,11 @@ def num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def counted(n: int, word: str, spec: str = "") -> str:
+    """``n word`` with the plural ``words`` unless ``n`` is 1 (``spec``: the number's format)."""
+    return f"{format(n, spec)} {word}{'' if n == 1 else 's'}"
+
+
 def estimate(value, se, share: bool = False) -> dict:
     """A JSON estimate ``{"value": v, "se": s}`` (None for a missing value);
     a share (``share=True``) also gets its Wilson 95% bounds ``ci_low``,

@@ -48,6 +48,7 @@ from domeng.core.errors import (CheckpointError, DomengError, PlayerError,  # no
 from domeng.core.rules import Rules
 from domeng.infra import fs
 from domeng.infra.fs import FolderLock, fsync_dir  # noqa: F401
+from domeng.results.meta import load_error_text
 from domeng.results.results import _layout_meta
 from domeng.study.chunks import ChunkResult, Plan, run_study
 from domeng.study.cluster import fingerprint
@@ -124,6 +125,20 @@ def _prepare_folder(folder: Path) -> Path | None:
     return fs.prepare_output(folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder))
 
 
+def _remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` if it holds nothing but an empty ``chunks/`` and its
+    (released) lock file."""
+    try:
+        if not {p.name for p in folder.iterdir()} <= {CHUNKS, fs.LOCK_NAME}:
+            return
+        if (folder / CHUNKS).is_dir():
+            (folder / CHUNKS).rmdir()
+        (folder / fs.LOCK_NAME).unlink(missing_ok=True)
+        folder.rmdir()
+    except OSError:
+        pass
+
+
 def check_new_output(folder: str | os.PathLike) -> None:
     """Refuse, before anything runs, an output folder a new study may not use."""
     fs.check_output(folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder))
@@ -193,18 +208,28 @@ class Checkpoint:
             except ValueError:
                 raise CheckpointError(f"records path {str(rpath)!r}: with a study folder, the "
                                       f"records are written inside it ({str(folder)!r})") from None
-        _prepare_folder(folder)
         m = {**_manifest(plan, rec), **(extra or {})}
-        ck = cls(folder, m)
-        if lock:
-            ck.lock()
+        try:  # the manifest must read back (its players, its plan) before the folder exists
+            ck = cls(folder, m)
+        except DomengError:
+            raise
+        except (KeyError, TypeError, ValueError) as e:
+            raise CheckpointError(f"cannot checkpoint this study: {e}") from None
+        created = not folder.exists()
+        _prepare_folder(folder)
         try:
+            if lock:
+                ck.lock()
             fs.fixed_subfolder(folder, CHUNKS)
             durable_write(folder / MANIFEST, json.dumps(m, indent=2) + "\n")
-        except OSError as e:
+        except BaseException as e:
             ck.close()
-            raise ResultsWriteError(f"cannot write the study to {str(folder)!r}: "
-                                    f"{e.strerror or e}") from None
+            if created:  # a folder this call made and could not start: leave nothing behind
+                _remove_if_empty(folder)
+            if isinstance(e, OSError):
+                raise ResultsWriteError(f"cannot write the study to {str(folder)!r}: "
+                                        f"{e.strerror or e}") from None
+            raise
         fsync_dir(folder.parent)
         return ck
 
@@ -390,7 +415,7 @@ class Checkpoint:
                     raise ValueError("its records are missing")
             except Exception as e:  # zip, KeyError, ValueError, IndexError ...
                 warnings.warn(f"ignoring damaged checkpoint file {str(p)!r} ({type(e).__name__}: "
-                              f"{' '.join(str(e).split())[:200]}); its chunk is computed again",
+                              f"{load_error_text(e)}); its chunk is computed again",
                               RuntimeWarning, stacklevel=2)
                 continue
             if r.digest != self.plan.chunk_digest(i):

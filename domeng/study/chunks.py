@@ -293,9 +293,24 @@ def _cluster_threads(client) -> int:
         return 0
 
 
+def compile_first(plan: Plan, threads: int | None = None) -> float:
+    """Compile the engine now if this process must (a first run), playing one round
+    of table 0 (dropped); the seconds it took are kept out of a study's time and rate."""
+    from domeng.batch import tables
+    from domeng.study.summary import compile_pending
+
+    if not compile_pending(list(plan.players)):
+        return 0.0
+    t0 = time.perf_counter()
+    with _ENGINE_LOCK, _players_fail_as_one_line(plan, 0, 1):
+        tables.run_tables(plan.players_arg(), plan.rules, plan.seed, 0, 1, 1, False, threads)
+    return time.perf_counter() - t0
+
+
 def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None,
              checkpoint=None, progress_fn: Callable[[int, int], None] | None = None,
-             stall_seconds: float | None = None, piece_rounds: int | None = None) -> Sums:
+             stall_seconds: float | None = None, piece_rounds: int | None = None,
+             timing: dict | None = None) -> Sums:
     """Play every chunk of ``plan`` not yet in ``checkpoint`` and return the group sums.
 
     ``writer``: a :class:`~domeng.study.records.RecordWriter` (records in table
@@ -304,7 +319,8 @@ def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None
     (default :data:`RECORD_PIECE_ROUNDS`), locally and on a cluster (where a
     longer chunk is a chain of piece tasks).  ``stall_seconds``: a cluster
     that finishes no task for this long fails with
-    :class:`~domeng.core.errors.ClusterFailure` (default :data:`STALL_SECONDS`)."""
+    :class:`~domeng.core.errors.ClusterFailure` (default :data:`STALL_SECONDS`).
+    ``timing``: gets ``compile_seconds`` (:func:`compile_first`)."""
     sums = Sums(plan)
     if checkpoint is not None:
         for r in checkpoint.load_done():
@@ -326,6 +342,8 @@ def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None
 
     if client is None:
         ordered = None
+        if len(todo) and timing is not None:
+            timing["compile_seconds"] = compile_first(plan, threads)
         if not plan.records and checkpoint is None:
             for r in _local_batches(plan, todo, threads):
                 consume(r)
@@ -549,7 +567,7 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
         "version": package_version(), "groups": plan.groups,
         "engine": fingerprint()[1], "digest": plan.study_digest(),
     }
-    t0 = time.perf_counter()
+    t0, timing = time.perf_counter(), {}
     writer = None
     if checkpoint is None and plan.records:
         if records is None:
@@ -558,7 +576,7 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
     try:
         sums = run_plan(plan, client=client, threads=threads, writer=writer,
                         checkpoint=checkpoint, progress_fn=progress_fn,
-                        stall_seconds=stall_seconds, piece_rounds=piece_rounds)
+                        stall_seconds=stall_seconds, piece_rounds=piece_rounds, timing=timing)
         rows = None
         if writer is not None:
             writer.close()
@@ -571,7 +589,8 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
         raise RuntimeError("internal error: tables were not all counted once")
     if checkpoint is not None:
         rows = checkpoint.finish_records(record_metadata(plan))
-    meta["elapsed_seconds"] = time.perf_counter() - t0
+    meta["compile_seconds"] = took = timing.get("compile_seconds", 0.0)  # first run only
+    meta["elapsed_seconds"] = time.perf_counter() - t0 - took  # the simulation's time
     meta["records_rows"] = rows
     res = Results(sums.agg, sums.state, sums.counted, meta)
     if checkpoint is not None:

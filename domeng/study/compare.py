@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 from domeng.core.errors import CheckpointError
 from domeng.core.rules import Rules
 from domeng.infra import fs
-from domeng.players.registry import parse_players
+from domeng.study.names import resolve_names_safely
 from domeng.results.compare_report import (KINDS, arm_folder, arms_manifest, read_manifest,
                                            write_comparison, write_manifest, write_sweep)
 from domeng.results.comparison import Comparison, arm_label
@@ -53,7 +53,7 @@ def parse_arm(spec: Any, base: Arm | None = None) -> Arm:
         spec = dict(spec)
         lineup = spec.pop("players", None)
         if lineup is not None:
-            players = tuple(parse_players(lineup))
+            players = tuple(resolve_names_safely(lineup))
         changes = Rules.from_mapping({**rules.to_dict(), **spec}) if spec else rules
         return changes, tuple(players)
     if not isinstance(spec, str):
@@ -63,7 +63,7 @@ def parse_arm(spec: Any, base: Arm | None = None) -> Arm:
         if not item:
             continue
         if item.startswith("players="):
-            players = tuple(parse_players(item[len("players="):]))
+            players = tuple(resolve_names_safely(item[len("players="):]))
         else:
             rule_items.append(item)
     if not rule_items and "players=" not in spec:
@@ -86,7 +86,7 @@ def _arms(variants, baseline, players, rules) -> dict[str, Arm]:
     variants = list(variants or [])
     if not variants:
         raise StudyError("a comparison needs at least one variant (e.g. pollo=4)")
-    start = (coerce_rules(rules), tuple(parse_players(players)))
+    start = (coerce_rules(rules), tuple(resolve_names_safely(players)))
     base = parse_arm(baseline, start) if baseline is not None else start
     arms: dict[str, Arm] = {"baseline": base}
     for spec in variants:
@@ -179,7 +179,7 @@ def _play(arms: dict[str, Arm], study: dict, workers, progress, folders, resume:
         res, stop = run_until(list(arms.values()), rounds, seed, targets,
                               _measure_compare(names, {t.metric: t for t in tg}),
                               study["max_rounds"], threads=workers,
-                              progress_fn=make_progress(progress, 1, rounds), folders=folders,
+                              progress_fn=make_progress(progress, None, rounds), folders=folders,
                               resume=resume, allow_import=allow_import)
         meta["stopping"] = stop
         return Comparison(dict(zip(names, res)), meta)
@@ -343,7 +343,7 @@ def sweep(
 
     g = parse_grid(grid)
     base_rules = coerce_rules(rules)
-    lineup = tuple(parse_players(players))
+    lineup = tuple(resolve_names_safely(players))
     points = [dict(zip(g, combo)) for combo in itertools.product(*g.values())]
     arms = {";".join(f"{k}={value_text(v)}" for k, v in point.items()):
             (base_rules.replace(**point), lineup) for point in points}

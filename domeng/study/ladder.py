@@ -30,7 +30,9 @@ import numpy as np
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
 from domeng.players.registry import resolve_player
+from domeng.results.stats import counted
 from domeng.study.arrangements import seatings
+from domeng.study.names import refuse_research_players
 from domeng.study.tournament import STATS, Z95, TournamentResults, _progress, tournament
 
 #: most lineups a ladder plays (C(10, 5) = 252)
@@ -44,9 +46,9 @@ class LadderResults(TournamentResults):
     def to_text(self) -> str:
         t = self.ranking()
         m = self.meta
-        lines = [f"Ladder: {len(self.players)} players, {m['lineups']} lineups x {self.deals:,} "
-                 f"deals x {m['rounds']} rounds x {m['seatings']} seatings, seed {m['seed']}, "
-                 f"{m['rules_text']}",
+        lines = [f"Ladder: {len(self.players)} players, {counted(m['lineups'], 'lineup')} x "
+                 f"{self.deals:,} deals x {m['rounds']} rounds x {m['seatings']} seatings, "
+                 f"seed {m['seed']}, {m['rules_text']}",
                  "ranked by net stones per round (lower is better), 95% CI:",
                  f"{'#':>3} {'player':<16}{'net':>24}{'win rate':>10}{'CAMAT/1000':>22}"]
         for k, r in t.iterrows():
@@ -83,8 +85,9 @@ class LadderResults(TournamentResults):
         axes[1].set_xticks(x)
         axes[1].set_xticklabels(t["player"], rotation=30, ha="right")
         axes[1].set_title("CAMAT per 1000 rounds")
-        fig.suptitle(f"Ladder, {self.meta['lineups']} lineups x {self.deals:,} deals x "
-                     f"{self.meta['rounds']} rounds x {self.meta['seatings']} seatings (95% CI)",
+        m = self.meta
+        fig.suptitle(f"Ladder, {counted(m['lineups'], 'lineup')} x {self.deals:,} deals x "
+                     f"{m['rounds']} rounds x {m['seatings']} seatings (95% CI)",
                      fontsize=11)
         return {"ladder": _png(fig)}
 
@@ -130,6 +133,7 @@ def ladder(
         raise DomengError(f"{len(items)} players make {n_lineups} lineups of five; a ladder "
                           f"plays at most {MAX_LINEUPS} (10 players)")
     specs = [resolve_player(p) for p in items]
+    refuse_research_players(specs, "a ladder")
     names = [p.name for p in specs]
     names = [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
     design = len(seatings(orders))

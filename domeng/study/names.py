@@ -7,21 +7,31 @@ A name such as ``mymodule:strategy`` makes the player registry *import*
 ``manifest.json``) never does implicitly: :func:`check_player_names` refuses
 it, saying what would be imported, unless the user names the players again
 or passes ``allow_import=``.  Names are also bounded (no control characters,
-no ``search-N`` budget that cannot finish).
+no ``search-N`` budget that cannot finish).  The built-in players are those
+of :mod:`domeng.core.defaults` (``PLAYER_IDS`` and every ``SEARCH_FAMILY``
+player, also as ``NAME-N``): one list for the registry, the table and here.
+The ``omniscient`` research player (it sees every hand, D17) sits at no
+study, tournament or ladder: :func:`refuse_research_players`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from domeng.core.defaults import PLAYER_IDS, SEARCH_FAMILY, TABLE_PLAYERS
 from domeng.core.errors import DomengError, PlayerError
 
-#: the largest ``search-N`` budget a study accepts (samples per decision);
-#: more could not finish a single round in reasonable time
+#: the largest ``search-N`` (``esearch-N``, ``isearch-N``) budget a study
+#: accepts (samples per decision); more could not finish a single round in
+#: reasonable time.  ``ismcts-N`` has the registry's cap
+#: (``domeng.players.registry.MAX_ISMCTS`` iterations per decision).
 MAX_SEARCH_SAMPLES = 100_000
 #: names longer than this are refused (a player name is short)
 MAX_NAME = 200
-_BUILTIN = ("random", "heavy", "keeper", "hunter", "search")
+#: the built-in players by name (each search player also as ``NAME-N``)
+BUILTIN_NAMES = tuple(PLAYER_IDS) + tuple(SEARCH_FAMILY)
+#: the research players that see every hand (D17): never at a study, tournament or ladder
+RESEARCH_PLAYERS = ("omniscient",)
 
 
 def _printable(name: str) -> bool:
@@ -39,19 +49,57 @@ def modules_named(names: Iterable[str]) -> list[str]:
     return out
 
 
+def _budget_cap(kind: str) -> tuple[int, str]:
+    """The largest ``KIND-N`` budget of a search player, and its unit."""
+    if kind == "ismcts":
+        from domeng.players.registry import MAX_ISMCTS
+
+        return MAX_ISMCTS, "iterations per decision"
+    return MAX_SEARCH_SAMPLES, "samples per move"
+
+
+def _search_kind(low: str) -> str | None:
+    """The search player of a lowercase ``KIND-N`` name (None: not one)."""
+    kind, dash, _ = low.partition("-")
+    return kind if dash and kind in SEARCH_FAMILY else None
+
+
 def check_search_budget(name: str) -> None:
-    """Refuse ``search-N`` unless ``1 <= N <=`` :data:`MAX_SEARCH_SAMPLES` (ASCII digits)."""
+    """Refuse ``KIND-N`` (``search``, ``esearch``, ``isearch``, ``ismcts``) unless
+    ``1 <= N <=`` its cap (:data:`MAX_SEARCH_SAMPLES`; ``ismcts``: the
+    registry's) in ASCII digits."""
     low = name.strip().lower()
-    if not low.startswith("search-"):
+    kind = _search_kind(low)
+    if kind is None:
         return
-    digits = low[len("search-"):]
+    cap, unit = _budget_cap(kind)
+    digits = low[len(kind) + 1:]
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 12:
-        raise PlayerError(f"bad search budget in {name!r}: write search-N with N from 1 to "
-                          f"{MAX_SEARCH_SAMPLES:,} samples per move")
+        raise PlayerError(f"bad search budget in {name!r}: write {kind}-N with N from 1 to "
+                          f"{cap:,} {unit}")
     n = int(digits)
-    if not 1 <= n <= MAX_SEARCH_SAMPLES:
-        raise PlayerError(f"search budget {n:,} in {name!r} cannot finish: write search-N with N "
-                          f"from 1 to {MAX_SEARCH_SAMPLES:,} samples per move")
+    if not 1 <= n <= cap:
+        raise PlayerError(f"search budget {n:,} in {name!r} cannot finish: write {kind}-N with "
+                          f"N from 1 to {cap:,} {unit}")
+
+
+def research_refusal(name: str, where: str = "a study, tournament or ladder") -> PlayerError:
+    """The one-line refusal of a research player (``omniscient``) at ``where``."""
+    return PlayerError(f"{name} is a research player that sees every hand (it breaks D17 on "
+                       f"purpose): it cannot sit in {where}; it plays only in "
+                       "domeng.study.omniscient.omniscient_match (see docs/players.md)")
+
+
+def refuse_research_players(specs: Iterable[Any],
+                            where: str = "a study, tournament or ladder") -> None:
+    """Refuse, before anything runs, a lineup with a player that sees every
+    hand: resolved players (``PlayerSpec``) or names."""
+    for p in specs:
+        name = p if isinstance(p, str) else getattr(p, "name", "")
+        obj = getattr(p, "obj", None)
+        if getattr(obj, "omniscient", False) or (
+                isinstance(name, str) and name.strip().lower() in RESEARCH_PLAYERS):
+            raise research_refusal(str(name).strip() or "omniscient", where)
 
 
 def check_player_names(names: Any, *, source: str | None = None,
@@ -72,9 +120,11 @@ def check_player_names(names: Any, *, source: str | None = None,
             raise PlayerError(f"bad player name {shown}{where}")
         base = n.strip().lower()
         if ":" not in n:
-            if base not in _BUILTIN and not base.startswith("search-"):
+            if base in RESEARCH_PLAYERS:
+                raise research_refusal(base)
+            if base not in BUILTIN_NAMES and _search_kind(base) is None:
                 raise PlayerError(f"unknown player {n!r}{where}; built-in players: "
-                                  f"{', '.join(_BUILTIN)}, search-N")
+                                  f"{', '.join(TABLE_PLAYERS)}")
             check_search_budget(n)
         out.append(n)
     if source is not None and allow_import is not True:
@@ -91,8 +141,9 @@ def check_player_names(names: Any, *, source: str | None = None,
 
 def resolve_names_safely(spec: Any) -> list[str]:
     """The registry's ``parse_players``, with every failure as one :class:`PlayerError`
-    (a player module that raises on import, a budget numba cannot compile)."""
-    from domeng.players.registry import parse_players
+    (a player module that raises on import, a budget numba cannot compile);
+    a research player (:func:`refuse_research_players`) is refused."""
+    from domeng.players.registry import resolve_players
 
     items: Sequence = spec.split(",") if isinstance(spec, str) else (
         spec if isinstance(spec, (list, tuple)) else [])
@@ -100,7 +151,7 @@ def resolve_names_safely(spec: Any) -> list[str]:
         if isinstance(x, str):
             check_search_budget(x)
     try:
-        return parse_players(spec)
+        specs = resolve_players(spec)
     except DomengError:
         raise
     except (KeyboardInterrupt, SystemExit, MemoryError):
@@ -109,3 +160,5 @@ def resolve_names_safely(spec: Any) -> list[str]:
         text = " ".join(str(e).split())[:200] or type(e).__name__
         raise PlayerError(f"cannot use the players {spec!r}: {type(e).__name__}: {text}") \
             from None
+    refuse_research_players(specs)
+    return [p.name for p in specs]

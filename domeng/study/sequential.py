@@ -25,10 +25,11 @@ import numpy as np
 from pathlib import Path
 
 from domeng.core.errors import CheckpointError, DomengError
+from domeng.infra.progress import Progress
 from domeng.results.metrics import metric_parts
 from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.results.results import Results, package_version
-from domeng.study.chunks import Plan, Sums, chunk_task
+from domeng.study.chunks import Plan, Sums, chunk_task, compile_first
 from domeng.study.simulate import (DEFAULT_PLAYERS, DEFAULT_ROUNDS, MAX_GROUPS, StudyError,
                                    default_chunk_tables)
 
@@ -94,6 +95,7 @@ class BlockRunner:
         self.chunks_done = 0
         self.progress_fn = progress_fn
         self.t0 = time.perf_counter()
+        self.compile_seconds = 0.0  #: the engine's first compile (not in the elapsed time)
         self.checkpoints: list = []  #: one per arm, with :meth:`attach`
         self._on_disk: list[dict] = []
         self._unsaved: list[list] = [[] for _ in self.plans]  #: played before :meth:`attach`
@@ -133,6 +135,7 @@ class BlockRunner:
     def _chunk(self, k: int, plan: Plan, index: int):
         r = self._on_disk[k].pop(index, None) if self._on_disk else None
         if r is None:
+            self.compile_seconds += compile_first(plan, self.threads)
             r = chunk_task(plan, index, self.threads)
             r.validate(plan)
             r.records = None
@@ -165,7 +168,8 @@ class BlockRunner:
                     "rules": plan.rules.to_dict(), "players": list(plan.players),
                     "version": package_version(), "groups": blocks,
                     "block_tables": self.block,
-                    "elapsed_seconds": time.perf_counter() - self.t0, "records_rows": None}
+                    "elapsed_seconds": time.perf_counter() - self.t0 - self.compile_seconds,
+                    "compile_seconds": self.compile_seconds, "records_rows": None}
             out.append(Results(sums.agg[:blocks].copy(), sums.state[:blocks].copy(), n.copy(),
                                meta))
         return out
@@ -205,13 +209,13 @@ def simulate_until(target_ci: dict | list[str], rounds: int = DEFAULT_ROUNDS,
     chunk is saved and the results are written at the end; after a crash,
     :func:`resume_until` (``domeng simulate --resume DIR``) goes on to the
     same stopping point and the same numbers."""
-    from domeng.players.registry import parse_players
+    from domeng.study.names import resolve_names_safely
     from domeng.results.metrics import metric_parts
     from domeng.results.stats import ratio
     from domeng.study.simulate import _count, coerce_rules, make_progress
 
     rounds = _count("rounds", rounds)
-    arm = (coerce_rules(rules), tuple(parse_players(players)))
+    arm = (coerce_rules(rules), tuple(resolve_names_safely(players)))
     targets = parse_targets(target_ci, known_metrics({"study": arm}))
     max_rounds = _count("max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds)
 
@@ -221,7 +225,7 @@ def simulate_until(target_ci: dict | list[str], rounds: int = DEFAULT_ROUNDS,
                 for t in targets}
 
     res, _ = run_until([arm], rounds, seed, targets, measure, max_rounds, threads=workers,
-                       progress_fn=make_progress(progress, 1, rounds),
+                       progress_fn=make_progress(progress, None, rounds),
                        folders=None if checkpoint is None else [checkpoint],
                        resume=resume, allow_import=allow_import)
     return res[0]
@@ -298,6 +302,8 @@ def run_until(arms: list[tuple], rounds: int, seed: int, targets: list[Target],
         return res, stopping
     finally:
         runner.close()
+        if isinstance(progress_fn, Progress):
+            progress_fn.close()  # its count so far; it never reaches the cap
 
 
 def _stop(runner: BlockRunner, targets, measure, attach: Callable[[], None]):

@@ -44,6 +44,7 @@ from domeng.core.errors import DomengError, ResultsError
 from domeng.players.registry import resolve_players
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
+from domeng.results.meta import load_error_text
 from domeng.results.stats import Z95, add_ci, num, ratio, paired_difference
 from domeng.study.arrangements import seat_of, seatings
 
@@ -261,7 +262,7 @@ class TournamentResults:
             return cls(per_deal, meta)
         except (OSError, KeyError, ValueError, RecursionError) as e:
             raise ResultsError(f"cannot read tournament results in {str(folder)!r}: "
-                               f"{' '.join(str(e).split())[:200]}") from None
+                               f"{load_error_text(e)}") from None
 
     def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
         """The tournament figure: players in rank order (fewest net stones
@@ -360,13 +361,14 @@ def tournament(
     for name, v in (("deals", deals), ("rounds", rounds)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise DomengError(f"{name} must be a whole number >= 1, got {v!r}")
-    from domeng.study.names import check_search_budget
+    from domeng.study.names import check_search_budget, refuse_research_players
 
     for p in (players.split(",") if isinstance(players, str) else
               players if isinstance(players, (list, tuple)) else []):
         if isinstance(p, str):
             check_search_budget(p)  # a budget that cannot finish is refused at once
     specs = resolve_players(players)
+    refuse_research_players(specs, "a tournament")
     kernel_players(specs)  # compiled players only: a tournament runs on the batch engine
     names = [p.name for p in specs]
     if len(set(names)) != 5:
