@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable
 
@@ -55,6 +56,14 @@ out (FIRST CAPPU) the seat before them (the CUCUQ) gets {cappu_award}, or
 while it has any, then from the player who caused them.  Once the table is
 empty, a FIRST CAPPU who holds no stones becomes CAMAT: every stone returns to
 the table."""
+
+#: hot-seat (D17): each person's private view is drawn on the terminal's
+#: alternate screen, which keeps no scrollback, and leaving it clears the
+#: screen and the scrollback first (for a terminal without an alternate
+#: screen, where the view was drawn on the main one); the next person can
+#: scroll back to nothing of it
+PRIVATE_ON = "\x1b[?1049h\x1b[H\x1b[2J"
+PRIVATE_OFF = "\x1b[H\x1b[2J\x1b[3J\x1b[?1049l"
 
 _NO = ("", "n", "no", "none", "nothing", "don't", "dont")
 _LEAK_WARNING = ("Warning: a save file holds the game's seed, so whoever reads it can work out "
@@ -208,6 +217,30 @@ class Terminal:
                 ans = self.ask("Press Enter to see your hand (or help, rules, save, quit): ")
                 if not self._command(ans):
                     break
+        with self._private():
+            self._choose(seat)
+
+    @contextmanager
+    def _private(self):
+        """A person's private view: in hot-seat play on a terminal, between
+        :data:`PRIVATE_ON` and :data:`PRIVATE_OFF` (also when they leave or
+        an error ends the game); with one person, the screen as it is."""
+        hide = (len(self.s.humans) > 1 and self.con.is_terminal
+                and not self.con.is_dumb_terminal)
+        if hide:
+            self._raw(PRIVATE_ON)
+        try:
+            yield
+        finally:
+            if hide:
+                self._raw(PRIVATE_OFF)
+
+    def _raw(self, seq: str) -> None:
+        self.con.file.write(seq)
+        self.con.file.flush()
+
+    def _choose(self, seat: int) -> None:
+        s = self.s
         moves = s.moves()
         view = s.view(seat)
         while True:
@@ -226,8 +259,6 @@ class Terminal:
                 self.message = f"Refused: {e}."
                 continue
             s.play(move.action)
-            if len(s.humans) > 1:
-                self.con.clear()  # hide this person's hand from the next one
             return
 
     def _command(self, text: str) -> bool:
