@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -38,24 +39,35 @@ from domeng.play.session import HUMAN, SaveFileError, Session
 from domeng.play.typed import InputError, clean, parse_move
 
 
-HELP = """\
-On your turn type the number of a move, or the tile itself: 5-3, [5|3] or 53,
-with left or right (l / r) when it fits both ends, e.g. 5-3 left.  Enter plays
-the only move when there is just one; a seat with no tile that fits passes by
-itself.
-Commands at any prompt:
-  help           this text
-  rules          the rules of Domeng and this game's options
-  save [FILE]    save the game (to FILE, or to the file it is saved in);
-                 from then on it is saved after every move
-  quit           leave (you can save first); Ctrl-C and Ctrl-D also leave
-Stones are penalties: fewer is better.  A PASS earns {pass_award} (a
-PASSEBUNGE, before your first play, {passebunge_award}); when someone plays
-out (FIRST CAPPU) the seat before them (the CUCUQ) gets {cappu_award}, or
-{ceki_award} for a CEKI, {pollo_award} for a POLLO.  Stones come from the table
-while it has any, then from the player who caused them.  Once the table is
-empty, a FIRST CAPPU who holds no stones becomes CAMAT: every stone returns to
-the table."""
+#: the ``help`` text: (first-line indent, paragraph) pairs, each paragraph
+#: wrapped to the terminal's width (:func:`help_lines`)
+HELP = (
+    ("", "On your turn type the number of a move, or the tile itself: 5-3, [5|3] or 53, with "
+         "left or right (l / r) when it fits both ends, e.g. 5-3 left.  Enter plays the only "
+         "move when there is just one; a seat with no tile that fits passes by itself."),
+    ("", "Commands at any prompt:"),
+    ("  help           ", "this text"),
+    ("  rules          ", "the rules of Domeng and this game's options"),
+    ("  save [FILE]    ", "save the game (to FILE, or to the file it is saved in); from then "
+                          "on it is saved after every move"),
+    ("  quit           ", "leave (you can save first); Ctrl-C and Ctrl-D also leave"),
+    ("", "Stones are penalties: fewer is better.  A PASS earns {pass_award} (a PASSEBUNGE, "
+         "before your first play, {passebunge_award}); when someone plays out (FIRST CAPPU) "
+         "the seat before them (the CUCUQ) gets {cappu_award}, or {ceki_award} for a CEKI, "
+         "{pollo_award} for a POLLO.  Stones come from the table while it has any, then from "
+         "the player who caused them.  Once the table is empty, a FIRST CAPPU who holds no "
+         "stones becomes CAMAT: every stone returns to the table."),
+)
+
+
+def help_lines(rules: dict[str, Any], width: int) -> list[str]:
+    """The ``help`` text with this game's awards, wrapped to ``width`` columns."""
+    out: list[str] = []
+    for head, text in HELP:
+        out += textwrap.wrap(text.format(**rules), max(30, width), initial_indent=head,
+                             subsequent_indent=" " * len(head), break_on_hyphens=False)
+    return out
+
 
 #: hot-seat (D17): each person's private view is drawn on the terminal's
 #: alternate screen, which keeps no scrollback, and leaving it clears the
@@ -271,7 +283,7 @@ class Terminal:
             return True
         word, _, arg = cmd.partition(" ")
         if word in ("help", "h", "?"):
-            self.show([Text(HELP.format(**self.s.rules.to_dict()))])
+            self.show([Text(ln) for ln in help_lines(self.s.rules.to_dict(), self.width - 1)])
             self._pause_for_enter()
             return True
         if word in ("rules", "rule"):
