@@ -28,11 +28,12 @@ def _port(text: str) -> int:
 
 
 def _bind(host: str, port: int, shown: str) -> socket.socket:
-    """The socket the server will listen on, bound and listening now (IPv6 when the host
-    has a colon, SO_REUSEADDR as uvicorn does), so that the address
-    announced is the real one (``--port 0``: the free port the system
-    chose); an address it cannot be bound to (a port in use, a host that is
-    not this machine's) is refused in one line before anything is announced."""
+    """The socket the server will listen on, bound and listening now (IPv6
+    when the host has a colon, SO_REUSEADDR as uvicorn does), so that the
+    address announced is the real one (``--port 0``: the free port the
+    system chose); an address it cannot be bound to (a port in use, a host
+    that is not this machine's) is refused in one line before anything is
+    announced."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     s = socket.socket(family, socket.SOCK_STREAM)
     try:

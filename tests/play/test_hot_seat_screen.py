@@ -63,7 +63,8 @@ def test_every_private_view_is_on_the_alternate_screen_and_cleared_after():
     turns = text.count("Press Enter to see your hand")
     assert turns >= 2 and len(spans) == turns  # one private view per gate passed
     inside = "".join(text[a:b] for a, b in spans)
-    outside = "".join(text[b:a] for (_, b), (a, _) in zip([(0, 0)] + spans, spans + [(len(text),) * 2]))
+    cuts = [0] + [x for span in spans for x in span] + [len(text)]
+    outside = "".join(text[a:b] for a, b in zip(cuts[::2], cuts[1::2]))
     assert "Your hand:" in inside and "Your move" in inside
     for private in ("Your hand:", "Your move", "Your moves:"):
         assert private not in outside, private
