@@ -6,6 +6,7 @@ the benchmarks, not by the tests.
 """
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -31,6 +32,13 @@ if _WORKER and "NUMBA_CACHE_DIR" not in os.environ:
 
 # the shared helpers (tests/_util.py) import as ``_util`` from every test folder
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# A shell without job control starts background commands (``make test &``)
+# with SIGINT ignored, and Python then installs no KeyboardInterrupt handler,
+# in this process and in every child: the Ctrl-C tests would wait in vain.
+# A handler set here is reset to the default in children at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile("domeng", database=None, deadline=None)
 settings.load_profile("domeng")
