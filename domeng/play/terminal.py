@@ -205,8 +205,8 @@ class Terminal:
                 self._human_turn()
             else:
                 seat = s.to_move
-                slow = s.seats[seat].startswith("search") and s.seats[seat] not in self.thought
-                if slow:  # a search player compiles on its first move in this process
+                slow = not s.is_builtin(seat) and s.seats[seat] not in self.thought
+                if slow:  # a search player (any of the family) compiles on its first move
                     self.thought.add(s.seats[seat])
                     self.message = (f"{self.label(seat)} is thinking (its first move also "
                                     "prepares the search player: up to a minute)...")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 
-from domeng.core.defaults import HUMAN, N_BUILTIN
 from domeng.play.session import Session
 
 #: what ``domeng play`` says while :func:`warm_up` compiles
@@ -47,9 +46,7 @@ def warm_up(session: Session) -> None:
     """Play one throwaway round at a table like ``session``'s (its rules, its
     people and built-in players; ``random`` for a search player) so that the
     engine and the players are compiled now.  ``session`` is not touched."""
-    pids = session.computers.pids
-    seats = [name if name == HUMAN or 0 <= int(pids[i]) < N_BUILTIN else "random"
-             for i, name in enumerate(session.seats)]
+    seats = [name if session.is_builtin(i) else "random" for i, name in enumerate(session.seats)]
     w = Session(seats, rules=session.rules, seed=0, rounds=1)
     w.deal()
     while not w.round_over:

@@ -74,3 +74,19 @@ def test_a_cold_cache_says_so_and_a_warm_one_does_not(tmp_path):
         child.expect(pexpect.EOF)
         child.close()
         assert child.exitstatus == 0
+
+
+@pytest.mark.slow
+def test_every_search_player_says_it_prepares_at_its_first_move():
+    """Not only ``search``: ``esearch`` (and isearch, ismcts) compile at their
+    first move too; the game says so instead of going silent (walk4)."""
+    from playkit import play
+
+    t, status = play(seats=["human", "esearch-3", "heavy", "keeper", "random"], seed=3, rounds=1)
+    assert status == 0
+    said = [f for f in t.frames if "seat 1 (esearch-3) is thinking" in f]
+    assert len(said) == 1  # its first move only
+    assert not any("is thinking" in f and "seat 1" not in f for f in t.frames)
+    assert Session(["human", "esearch-3", "heavy", "isearch", "ismcts-4"]).is_builtin(2)
+    assert not any(Session(["human", "esearch-3", "heavy", "isearch", "ismcts-4"]).is_builtin(i)
+                   for i in (1, 3, 4))
