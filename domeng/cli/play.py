@@ -73,8 +73,13 @@ def run(args: argparse.Namespace) -> int:
     from domeng.play.savefile import check_writable, read_save
     from domeng.play.session import Session
     from domeng.play.terminal import Terminal
+    from domeng.play.warmup import PREPARING, compile_pending, warm_up
 
     delay = 0.0 if args.no_wait else args.delay
+    # a first run compiles the engine (~20 s): say so at once, compile before the game
+    pending = compile_pending()
+    if pending:
+        print(PREPARING, flush=True)
     if args.save is not None:
         check_writable(args.save)  # refused before the game starts
     if args.load is not None:
@@ -100,4 +105,6 @@ def run(args: argparse.Namespace) -> int:
         session = Session(args.seats or list(DEFAULT_SEATS), rules=rules, seed=seed_,
                           rounds=args.rounds, camats=args.camats)
         save_path = args.save
+    if pending:
+        warm_up(session)
     return Terminal(session, delay=delay, save_path=save_path).run()

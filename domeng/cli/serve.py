@@ -27,20 +27,25 @@ def _port(text: str) -> int:
     return int(text)
 
 
-def _check_address(host: str, port: int, shown: str) -> None:
-    """Refuse, in one line and before announcing anything, an address the
-    server could not listen on (a port in use, a host that is not this
-    machine's): bind it once as uvicorn will (IPv6 when the host has a
-    colon, SO_REUSEADDR), then let it go."""
+def _bind(host: str, port: int, shown: str) -> socket.socket:
+    """The socket the server will listen on, bound and listening now (IPv6
+    when the host has a colon, SO_REUSEADDR as uvicorn does), so that the
+    address announced is the real one (``--port 0``: the free port the
+    system chose); an address it cannot be bound to (a port in use, a host
+    that is not this machine's) is refused in one line before anything is
+    announced."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_STREAM)
     try:
-        with socket.socket(family, socket.SOCK_STREAM) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind((host, port))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((host, port))
+        s.listen(2048)  # as uvicorn: a browser opening the address at once waits, not refused
     except OSError as e:
+        s.close()
         why = e.strerror or " ".join(str(e).split())
         raise UsageError(f"domeng serve: error: cannot listen on {shown}:{port}: {why} "
                          "(see --host and --port)") from None
+    return s
 
 
 def add_parser(sub) -> None:
@@ -73,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
     if args.max_tables < 1:
         raise UsageError("domeng serve: error: --max-tables must be at least 1")
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    _check_address(args.host, args.port, shown)
-    print(f"domeng: the table is at http://{shown}:{args.port}/  (Ctrl-C stops it)")
-    serve(args.host, args.port, delay=args.delay, idle=args.idle, max_tables=args.max_tables)
+    with _bind(args.host, args.port, shown) as sock:
+        port = sock.getsockname()[1]
+        print(f"domeng: the table is at http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
+        serve(args.host, port, delay=args.delay, idle=args.idle, max_tables=args.max_tables,
+              sock=sock)
     return 0

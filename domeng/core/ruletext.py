@@ -90,6 +90,12 @@ def _fmt(v) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 
+def _as_typed(doc: str) -> str:
+    """An option's description with its values as typed after ``--rule``
+    (the ``#:`` comments are Python's: ``False`` there is ``false`` here)."""
+    return re.sub(r"\b(True|False)\b", lambda m: m.group(1).lower(), doc)
+
+
 def rules_text(width: int = 100) -> str:
     """Terms, decisions and options with their defaults, as plain text."""
     out = ["Domeng rules (docs/rules.md: terms, decisions D1..D17, options)", "",
@@ -108,6 +114,6 @@ def rules_text(width: int = 100) -> str:
     nw = max(len(f.name) for f in fields(Rules))
     for f in fields(Rules):
         head = f"  {f.name.ljust(nw)}  default {_fmt(getattr(default, f.name)):<5} "
-        out += textwrap.wrap(docs.get(f.name, ""), width, initial_indent=head,
+        out += textwrap.wrap(_as_typed(docs.get(f.name, "")), width, initial_indent=head,
                              subsequent_indent=" " * len(head)) or [head.rstrip()]
     return "\n".join(out) + "\n"

@@ -16,7 +16,8 @@ table; ``domeng play`` warns when it saves a game with two or more people.
 
 Writes are atomic: a temporary file created exclusively (unpredictable name,
 no following of links) in the target's folder, fsynced, then renamed over
-the target.
+the target.  A save is written mode 0600 (only its owner reads it; an
+existing file saved over gets that mode too), since it holds the seed.
 """
 
 from __future__ import annotations
@@ -116,13 +117,14 @@ def check_writable(path: str) -> None:
 
 
 def write_save(path: str, session: Session) -> None:
-    """Sign ``session``'s save and write it to ``path`` atomically."""
+    """Sign ``session``'s save and write it to ``path`` atomically, mode
+    0600: it holds the seed, so only its owner may read it (D17)."""
     data = session.to_save()
     data["hmac"] = _digest(load_key(create=True), data)  # type: ignore[arg-type]
     text = "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) \
         + "\n}\n"
     try:
-        atomic_write(path, text)  # the one atomic write (domeng.infra.fs)
+        atomic_write(path, text, mode=0o600)  # the one atomic write (domeng.infra.fs)
     except OSError as e:
         raise SaveFileError(f"cannot save to {path}: {e.strerror or e}") from None
 

@@ -185,6 +185,11 @@ class Session:
     def is_human(self, seat: int) -> bool:
         return self.seats[seat] == HUMAN
 
+    def is_builtin(self, seat: int) -> bool:
+        """A person's seat, or a built-in heuristic's (it moves in
+        microseconds); not a search player's (it thinks, and compiles first)."""
+        return self.is_human(seat) or 0 <= int(self.computers.pids[seat]) < N_BUILTIN
+
     @property
     def to_move(self) -> int | None:
         return self.game.seat
@@ -259,8 +264,7 @@ class Session:
         interrupted decision is not in the record (a save replays to the
         position before it); the session then refuses to go on."""
         self._check_not_interrupted()
-        pids = getattr(self.computers, "pids", None)
-        if pids is not None and 0 <= int(pids[self.to_move]) < N_BUILTIN:
+        if self.is_builtin(self.to_move):
             return self.computers.action(self.game)  # a heuristic: microseconds, no thread
         try:
             return interruptible(self.computers.action, self.game)

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 import time
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable
 
@@ -37,24 +39,43 @@ from domeng.play.session import HUMAN, SaveFileError, Session
 from domeng.play.typed import InputError, clean, parse_move
 
 
-HELP = """\
-On your turn type the number of a move, or the tile itself: 5-3, [5|3] or 53,
-with left or right (l / r) when it fits both ends, e.g. 5-3 left.  Enter plays
-the only move when there is just one; a seat with no tile that fits passes by
-itself.
-Commands at any prompt:
-  help           this text
-  rules          the rules of Domeng and this game's options
-  save [FILE]    save the game (to FILE, or to the file it is saved in);
-                 from then on it is saved after every move
-  quit           leave (you can save first); Ctrl-C and Ctrl-D also leave
-Stones are penalties: fewer is better.  A PASS earns {pass_award} (a
-PASSEBUNGE, before your first play, {passebunge_award}); when someone plays
-out (FIRST CAPPU) the seat before them (the CUCUQ) gets {cappu_award}, or
-{ceki_award} for a CEKI, {pollo_award} for a POLLO.  Stones come from the table
-while it has any, then from the player who caused them.  Once the table is
-empty, a FIRST CAPPU who holds no stones becomes CAMAT: every stone returns to
-the table."""
+#: the ``help`` text: (first-line indent, paragraph) pairs, each paragraph
+#: wrapped to the terminal's width (:func:`help_lines`)
+HELP = (
+    ("", "On your turn type the number of a move, or the tile itself: 5-3, [5|3] or 53, with "
+         "left or right (l / r) when it fits both ends, e.g. 5-3 left.  Enter plays the only "
+         "move when there is just one; a seat with no tile that fits passes by itself."),
+    ("", "Commands at any prompt:"),
+    ("  help           ", "this text"),
+    ("  rules          ", "the rules of Domeng and this game's options"),
+    ("  save [FILE]    ", "save the game (to FILE, or to the file it is saved in); from then "
+                          "on it is saved after every move"),
+    ("  quit           ", "leave (you can save first); Ctrl-C and Ctrl-D also leave"),
+    ("", "Stones are penalties: fewer is better.  A PASS earns {pass_award} (a PASSEBUNGE, "
+         "before your first play, {passebunge_award}); when someone plays out (FIRST CAPPU) "
+         "the seat before them (the CUCUQ) gets {cappu_award}, or {ceki_award} for a CEKI, "
+         "{pollo_award} for a POLLO.  Stones come from the table while it has any, then from "
+         "the player who caused them.  Once the table is empty, a FIRST CAPPU who holds no "
+         "stones becomes CAMAT: every stone returns to the table."),
+)
+
+
+def help_lines(rules: dict[str, Any], width: int) -> list[str]:
+    """The ``help`` text with this game's awards, wrapped to ``width`` columns."""
+    out: list[str] = []
+    for head, text in HELP:
+        out += textwrap.wrap(text.format(**rules), max(30, width), initial_indent=head,
+                             subsequent_indent=" " * len(head), break_on_hyphens=False)
+    return out
+
+
+#: hot-seat (D17): each person's private view is drawn on the terminal's
+#: alternate screen, which keeps no scrollback, and leaving it clears the
+#: screen and the scrollback first (for a terminal without an alternate
+#: screen, where the view was drawn on the main one); the next person can
+#: scroll back to nothing of it
+PRIVATE_ON = "\x1b[?1049h\x1b[H\x1b[2J"
+PRIVATE_OFF = "\x1b[H\x1b[2J\x1b[3J\x1b[?1049l"
 
 _NO = ("", "n", "no", "none", "nothing", "don't", "dont")
 _LEAK_WARNING = ("Warning: a save file holds the game's seed, so whoever reads it can work out "
@@ -184,8 +205,8 @@ class Terminal:
                 self._human_turn()
             else:
                 seat = s.to_move
-                slow = s.seats[seat].startswith("search") and s.seats[seat] not in self.thought
-                if slow:  # a search player compiles on its first move in this process
+                slow = not s.is_builtin(seat) and s.seats[seat] not in self.thought
+                if slow:  # a search player (any of the family) compiles on its first move
                     self.thought.add(s.seats[seat])
                     self.message = (f"{self.label(seat)} is thinking (its first move also "
                                     "prepares the search player: up to a minute)...")
@@ -208,6 +229,30 @@ class Terminal:
                 ans = self.ask("Press Enter to see your hand (or help, rules, save, quit): ")
                 if not self._command(ans):
                     break
+        with self._private():
+            self._choose(seat)
+
+    @contextmanager
+    def _private(self):
+        """A person's private view: in hot-seat play on a terminal, between
+        :data:`PRIVATE_ON` and :data:`PRIVATE_OFF` (also when they leave or
+        an error ends the game); with one person, the screen as it is."""
+        hide = (len(self.s.humans) > 1 and self.con.is_terminal
+                and not self.con.is_dumb_terminal)
+        if hide:
+            self._raw(PRIVATE_ON)
+        try:
+            yield
+        finally:
+            if hide:
+                self._raw(PRIVATE_OFF)
+
+    def _raw(self, seq: str) -> None:
+        self.con.file.write(seq)
+        self.con.file.flush()
+
+    def _choose(self, seat: int) -> None:
+        s = self.s
         moves = s.moves()
         view = s.view(seat)
         while True:
@@ -226,8 +271,6 @@ class Terminal:
                 self.message = f"Refused: {e}."
                 continue
             s.play(move.action)
-            if len(s.humans) > 1:
-                self.con.clear()  # hide this person's hand from the next one
             return
 
     def _command(self, text: str) -> bool:
@@ -240,7 +283,7 @@ class Terminal:
             return True
         word, _, arg = cmd.partition(" ")
         if word in ("help", "h", "?"):
-            self.show([Text(HELP.format(**self.s.rules.to_dict()))])
+            self.show([Text(ln) for ln in help_lines(self.s.rules.to_dict(), self.width - 1)])
             self._pause_for_enter()
             return True
         if word in ("rules", "rule"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -350,10 +351,20 @@ def create_app(delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE,
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, delay: float = DEFAULT_DELAY,
-          idle: float = DEFAULT_IDLE, max_tables: int = DEFAULT_MAX_TABLES) -> None:
+          idle: float = DEFAULT_IDLE, max_tables: int = DEFAULT_MAX_TABLES,
+          sock: socket.socket | None = None) -> None:
     """Run the server until interrupted (uvicorn; messages over
-    :data:`MAX_MESSAGE` bytes are refused by the websocket layer too)."""
+    :data:`MAX_MESSAGE` bytes are refused by the websocket layer too).
+    ``sock``: a socket already bound to ``host``:``port`` (``domeng serve``
+    binds first, so it can say the real port of ``--port 0``); it is then
+    served instead of binding again."""
     import uvicorn
 
-    uvicorn.run(create_app(delay, idle, max_tables), host=host, port=port,
-                ws_max_size=MAX_MESSAGE * 2, log_level="warning", access_log=False)
+    config = uvicorn.Config(create_app(delay, idle, max_tables), host=host, port=port,
+                            ws_max_size=MAX_MESSAGE * 2, log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=None if sock is None else [sock])
+    if not server.started:
+        raise DomengError(f"the browser table could not start on {host}:{port} "
+                          "(uvicorn said why above)")

@@ -42,11 +42,24 @@ def test_host_that_is_not_this_machines_is_one_line(capsys, no_server):
     assert "cannot listen on 999.1.1.1" in err
 
 
-def test_a_free_address_starts_the_server(capsys, monkeypatch):
+def test_a_free_address_starts_the_server_on_the_port_it_announces(capsys, monkeypatch):
+    """``--port 0`` announces the port the system chose (walk4: it printed
+    ``http://127.0.0.1:0/``), and the server gets the socket bound to it."""
     import domeng.web.server as server
 
     got = {}
-    monkeypatch.setattr(server, "serve", lambda *a, **k: got.update(args=a))
+
+    def fake_serve(*a, **k):
+        sock = k["sock"]
+        got.update(args=a, sock=sock, name=sock.getsockname())
+        sock.listen(1)
+        with socket.create_connection(("127.0.0.1", a[1]), timeout=5):
+            pass  # the announced port is this socket's
+
+    monkeypatch.setattr(server, "serve", fake_serve)
     assert main(["serve", "--port", "0"]) == 0
-    assert got["args"] == ("127.0.0.1", 0)
-    assert "the table is at http://127.0.0.1:" in capsys.readouterr().out
+    host, port = got["name"][:2]
+    assert host == "127.0.0.1" and port != 0 and got["args"] == ("127.0.0.1", port)
+    out = capsys.readouterr().out
+    assert f"the table is at http://127.0.0.1:{port}/" in out and ":0/" not in out
+    assert got["sock"].fileno() == -1  # closed once the server stopped

@@ -82,6 +82,19 @@ def test_key_is_private_and_made_once(tmp_path, _data_home):
     assert key.read_text() == before
 
 
+def test_a_save_is_readable_by_its_owner_only(tmp_path):
+    """A save holds the seed, so every hand (D17): never readable by other
+    users of the machine, also when saved over a file that was (walk4: 0644)."""
+    s = Session(["human", "heavy", "human", "keeper", "random"], seed=3, rounds=1)
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    old.write_text("{}")
+    old.chmod(0o644)
+    for path in (new, old):
+        write_save(str(path), s)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+    assert read_save(str(old)).seats == s.seats
+
+
 def saved(tmp_path, steps=12) -> tuple[str, dict]:
     s = Session(SEATS, seed=8, rounds=2)
     advance(s, steps)
