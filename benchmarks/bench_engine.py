@@ -223,9 +223,9 @@ def main():
     warm = [child(tiny) for _ in range(ARGS.repeat)]
     F["warm_study_s"] = min(w[1] for w in warm)
     F["warm_study_cpu_s"] = min(w[2] for w in warm)
-    count = ("import runpy, sys, numba.core.registry as r\n"
-             "sys.argv = ['domeng'] + sys.argv[1:]\n"
-             "try:\n    runpy.run_module('domeng', run_name='__main__')\n"
+    # main(argv) returns (the `domeng` command itself ends with os._exit, skipping this count)
+    count = ("import sys\nfrom domeng.cli.main import main\n"
+             "try:\n    main(sys.argv[1:])\n"
              "except SystemExit:\n    pass\n"
              "from numba.core.dispatcher import Dispatcher\nimport gc\n"
              "n = sum(len(d.overloads) for d in gc.get_objects() if isinstance(d, Dispatcher))\n"
