@@ -35,8 +35,8 @@ run: install
 serve: $(VENV)/.installed-web
 	$(VENV)/bin/domeng serve
 
-# the suite runs on up to 4 cores (pytest-xdist; tests/conftest.py gives each
-# worker its own numba cache); TEST_JOBS=0 runs it in this process alone
+# the suite runs on up to 4 cores (pytest-xdist; the workers share numba's cache,
+# saved under a lock: domeng/core/numba_cache.py); TEST_JOBS=0 runs it in one process
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 PYTEST := $(PY) -m pytest $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
 

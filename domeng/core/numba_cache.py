@@ -134,10 +134,46 @@ def _light_cache_class():
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
 
+        def save_overload(self, sig, data):
+            # numba reads a function's index, picks the first free data file
+            # name for a new specialisation, writes the index, then the data:
+            # two processes adding *different* specialisations of one function
+            # at once (workers of a study, a test suite on several cores)
+            # could both claim one name, and the index would then send one of
+            # them to the other's machine code.  One process at a time here.
+            with _index_lock(self):
+                super().save_overload(sig, data)
+
     return LightCache
 
 
 _LIGHT_CACHE = None
+
+
+class _index_lock:
+    """An exclusive lock (``flock``) on a lock file beside a function's cache
+    index, for as long as one specialisation is saved; nothing where the file
+    cannot be made or ``fcntl`` is missing (numba's own behaviour then)."""
+
+    def __init__(self, cache) -> None:
+        self.fd = None
+        try:
+            import fcntl
+
+            cache._impl.locator.ensure_cache_path()
+            self.fd = os.open(cache._cache_file._index_path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except (ImportError, AttributeError, OSError):
+            if self.fd is not None:
+                os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self) -> "_index_lock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock
 
 
 def _lighten() -> None:
