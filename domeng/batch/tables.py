@@ -128,6 +128,9 @@ def run_tables(
     else:
         state = np.array(state, dtype=np.int64, copy=True)
         n_tables = state.shape[0]
+    small = n_tables * rounds < SMALL_WORK
+    if threads is None and small and all(p.kind == "builtin" for p in specs):
+        threads = 1  # starting numba's threads would take longer than the work (same numbers)
     agg = np.zeros((n_tables, L.AGG_LEN), dtype=np.int64)
     if records:
         recs = np.zeros((n_tables * rounds, L.REC_LEN), dtype=np.int64)
@@ -155,6 +158,10 @@ def run_tables(
     return TablesOutput(agg, state, out_recs)
 
 
+#: a call of fewer table-rounds than this with built-in players only (a few
+#: ms of work: a tournament's seating), on the default number of threads,
+#: runs on one: launching numba's thread pool costs about 2 ms a call
+SMALL_WORK = 20_000
 #: each kernel call of run_tables aims at about this many seconds, so that a
 #: call abandoned by Ctrl-C ends soon (and a long table returns to Python often)
 SLICE_SECONDS = 0.25

@@ -274,3 +274,18 @@ def test_the_tuple_of_players_is_typed_by_signature_not_by_address(lineup):
     ty = typeof(fns)
     assert isinstance(ty, types.UniTuple) and isinstance(ty.dtype, types.FunctionType), ty
     assert "0x" not in str(ty)
+
+
+def test_a_small_call_on_the_default_threads_gives_the_numbers_of_two_threads():
+    """A few ms of work runs on one thread unless threads are asked for
+    (starting the pool costs more): the same numbers either way."""
+    from domeng.batch import tables as T
+
+    n, r = 25, 2
+    assert n * r < T.SMALL_WORK
+    a = run_tables("random,hunter,keeper,random,heavy", seed=4, n_tables=n, rounds=r, records=True)
+    b = run_tables("random,hunter,keeper,random,heavy", seed=4, n_tables=n, rounds=r, records=True,
+                   threads=2)
+    np.testing.assert_array_equal(a.agg, b.agg)
+    np.testing.assert_array_equal(a.state, b.state)
+    np.testing.assert_array_equal(a.records, b.records)
