@@ -108,7 +108,8 @@ def run_tables(
 
     ``state`` continues tables from earlier states (e.g. a checkpoint);
     otherwise they start fresh from ``seed``.  ``threads``: numba threads
-    (default: all cores).
+    (default: all cores, or one for a call of a few ms of built-in play:
+    :data:`SMALL_WORK`; the numbers never depend on it).
     """
     rules = rules if rules is not None else Rules()
     if n_tables < 0 or rounds < 0:

@@ -79,6 +79,9 @@ def compile_pending(players=None) -> bool:
     try:
         if not _stamp().is_file() or _stamp().read_text().strip() != _source_hash():
             return True
+        user = os.environ.get("NUMBA_CACHE_DIR")
+        if user:  # numba's folder for the batch layer there: batch_<hash of its path>
+            return not all(any(Path(user).glob(f"batch_*/loop.{f}-*.nbi")) for f in loops)
         cache = _PKG / "batch" / "__pycache__"
         return not all(any(cache.glob(f"loop.{f}-*.nbi")) for f in loops)
     except OSError:

@@ -45,3 +45,18 @@ def test_a_specialisation_is_saved_under_the_index_lock(tmp_path, monkeypatch):
     assert mod.f(1) == 2 and mod.f(1.5) == 2.5
     assert len(held) == 2  # both specialisations were saved with the lock held
     assert any(p.suffix == ".nbi" for p in (tmp_path / "__pycache__").iterdir())
+
+
+def test_the_compile_guess_looks_in_numbas_cache_folder_when_one_is_set(tmp_path):
+    """With NUMBA_CACHE_DIR set, the progress bar's guess must look there
+    (not in the package's __pycache__): an empty folder means a compile."""
+    import subprocess
+    import sys
+
+    code = ("from domeng.core.numba_cache import compile_pending\n"
+            "print(compile_pending(['random'] * 5), compile_pending())")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True"]
