@@ -34,6 +34,7 @@ from typing import Any
 from domeng.core.errors import DomengError
 from domeng.infra.fs import atomic_write
 from domeng.play.session import SaveFileError, Session
+from domeng.infra import jsontext
 
 KEY_BYTES = 32
 #: a save is a few kilobytes; anything far larger is not one
@@ -148,7 +149,7 @@ def read_save(path: str, *, allow_modified: bool = False, rounds: int | None = N
     if len(raw) > MAX_SAVE_BYTES:
         raise SaveFileError(f"{where} is not a domeng play save file (too large)")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = jsontext.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise SaveFileError(f"{where} is corrupt: not UTF-8 text") from None
     except json.JSONDecodeError as e:

@@ -32,6 +32,7 @@ from domeng.results import html as H
 from domeng.results.comparison import COMPARE_SCHEMA, KEY_METRICS, Comparison, stopping_text
 from domeng.results.results import Results
 from domeng.results.sweep import PLOT_METRICS, SWEEP_SCHEMA, Sweep
+from domeng.infra import jsontext
 
 #: kind -> (the finished marker, the manifest (the unfinished marker), its schema)
 KINDS = {"compare": ("compare.json", "compare-manifest.json", COMPARE_SCHEMA),
@@ -204,7 +205,7 @@ def read_manifest(folder, kind: str) -> dict:
     try:
         if path.is_symlink() or path.stat().st_size > MAX_MANIFEST_BYTES:
             raise ValueError("not a manifest")
-        m = json.loads(path.read_text(encoding="utf-8"))
+        m = jsontext.loads(path.read_text(encoding="utf-8"))
         if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT or m.get("kind") != kind:
             raise ValueError(f"not a {MANIFEST_FORMAT} manifest of a {kind}")
         if not (isinstance(m.get("arms"), list) and len(m["arms"]) >= 2 and all(
@@ -308,7 +309,7 @@ def folder_kind(folder) -> str | None:
         p = folder / finished
         if p.is_file() and not p.is_symlink():
             try:
-                if json.loads(p.read_text(encoding="utf-8")).get("schema") == schema:
+                if jsontext.loads(p.read_text(encoding="utf-8")).get("schema") == schema:
                     return kind
             except (OSError, ValueError, AttributeError, RecursionError):
                 pass
@@ -334,8 +335,8 @@ def _load_arms(folder, kind: str) -> Comparison:
     folder = Path(folder)
     finished = folder / KINDS[kind][0]
     try:
-        done = json.loads(finished.read_text(encoding="utf-8"))
-        names = json.loads((folder / ARMS / "arms.json").read_text(encoding="utf-8"))
+        done = jsontext.loads(finished.read_text(encoding="utf-8"))
+        names = jsontext.loads((folder / ARMS / "arms.json").read_text(encoding="utf-8"))
         if not (isinstance(done, dict) and isinstance(names, list)
                 and all(isinstance(n, str) for n in names)):
             raise ValueError("not a list of arm names")

@@ -13,6 +13,7 @@ import numpy as np
 from domeng.core import layout as L
 from domeng.core.errors import ResultsError
 from domeng.core.layout import S_LEN
+from domeng.infra import jsontext
 
 
 def package_version() -> str:
@@ -62,7 +63,7 @@ def read_results_file(path: str | os.PathLike) -> tuple:
                                "results file (not an .npz archive)")
         with np.load(path, allow_pickle=False) as z:
             agg, state, ntab = z["group_agg"], z["group_state"], z["group_tables"]
-            meta = json.loads(str(z["meta"]))
+            meta = jsontext.loads(str(z["meta"]))
         if not isinstance(meta, dict):
             raise ValueError(f"meta is a JSON {type(meta).__name__}, not an object")
     except ResultsError:

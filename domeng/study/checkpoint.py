@@ -55,6 +55,7 @@ from domeng.study.cluster import fingerprint
 from domeng.study.names import check_player_names
 from domeng.study.records import RecordWriter, records_table
 from domeng.study.summary import count, make_progress
+from domeng.infra import jsontext
 
 FORMAT = "domeng.study.checkpoint/2"
 MANIFEST = "manifest.json"
@@ -280,7 +281,7 @@ class Checkpoint:
         try:
             if path.stat().st_size > MAX_MANIFEST_BYTES:
                 raise ValueError("too large")
-            m = json.loads(path.read_text(encoding="utf-8"))
+            m = jsontext.loads(path.read_text(encoding="utf-8"))
             if not isinstance(m, dict):
                 raise ValueError("not an object")
         except RecursionError:

@@ -47,6 +47,7 @@ from domeng.core.rules import Rules
 from domeng.results.meta import load_error_text
 from domeng.results.stats import Z95, add_ci, num, ratio, paired_difference
 from domeng.study.arrangements import seat_of, seatings
+from domeng.infra import jsontext
 
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
 #: the columns of TournamentResults.table() that are shares (Wilson intervals)
@@ -256,7 +257,7 @@ class TournamentResults:
     def load(cls, folder: str | Path) -> "TournamentResults":
         try:
             with np.load(Path(folder) / "per_deal.npz", allow_pickle=False) as z:
-                per_deal, meta = z["per_deal"], json.loads(str(z["meta"]))
+                per_deal, meta = z["per_deal"], jsontext.loads(str(z["meta"]))
             if not isinstance(meta, dict):
                 raise ValueError("meta is not an object")
             return cls(per_deal, meta)

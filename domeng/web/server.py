@@ -33,6 +33,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
 from domeng.web.table import SEAT_KINDS, Table, TableSpec, WebError, token_hash
+from domeng.infra import jsontext
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: the largest message a page may send (bytes); anything larger is refused
@@ -253,7 +254,7 @@ def parse(text: Any) -> dict[str, Any]:
     if len(text) > MAX_MESSAGE:
         raise WebError(f"message too large (at most {MAX_MESSAGE} bytes)")
     try:
-        msg = json.loads(text)
+        msg = jsontext.loads(text)
     except (ValueError, RecursionError):
         raise WebError("that message is not JSON") from None
     if not isinstance(msg, dict):
@@ -308,7 +309,7 @@ def create_app(delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE,
             if len(body) > MAX_REQUEST:
                 return JSONResponse({"error": "request too large"}, 413)
         try:
-            data = json.loads(body or b"null")
+            data = jsontext.loads(body or b"null")
         except (ValueError, RecursionError):
             return JSONResponse({"error": "the request is not JSON"}, 400)
         try:
