@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from domeng.cli.args import UsageError, seed, whole
+from domeng.cli.args import UsageError, players_help, seed, whole
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -16,7 +16,8 @@ def add_study_options(s, what: str) -> None:
     s.add_argument("--rounds", "-r", type=whole(1), default=None, metavar="R",
                    help=f"rounds per table (default {DEFAULT_ROUNDS})")
     s.add_argument("--players", "-p", default=None, metavar="P[,P,P,P,P]",
-                   help=f"the lineup, seat 0..4 (default {','.join(DEFAULT_PLAYERS)})")
+                   help=players_help("the lineup, one player for all seats or five, seat 0..4")
+                   + f" (default {','.join(DEFAULT_PLAYERS)})")
     s.add_argument("--seed", "-s", type=seed, default=None, metavar="S",
                    help="study seed (default 0): every arm plays the same tables")
     s.add_argument("--workers", "-w", type=whole(1), default=None, metavar="N",

@@ -70,7 +70,7 @@ def test_help_shows_no_doubled_percent(command):
     assert "%%" not in _help(command)
 
 
-@pytest.mark.parametrize("command", ["simulate", "tournament", "ladder", "play"])
+@pytest.mark.parametrize("command", ["simulate", "compare", "sweep", "tournament", "ladder", "play"])
 def test_players_help_lists_every_built_in_player(command):
     from domeng.core.defaults import TABLE_PLAYERS
 
