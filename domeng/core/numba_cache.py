@@ -27,15 +27,13 @@ import hashlib
 import os
 import threading
 from pathlib import Path
+from typing import Any, Iterable
 
 _PKG = Path(__file__).resolve().parent.parent
 
 
 #: modules whose code ends up in compiled functions
 _COMPILED = ("core", "engine", "players", "batch")
-
-#: the aggregate-mode loops of a study (domeng.batch.loop): with built-in players, and random only
-_LOOPS = ("run_fast_players", "run_fast_random")
 
 _LOCK = threading.Lock()
 _PREPARED = False
@@ -62,30 +60,32 @@ def _stamp() -> Path:
     return _PKG / "__pycache__" / "numba-source.stamp"
 
 
-def compile_pending(players=None) -> bool:
-    """Will the next use of the compiled engine compile it (no valid cache
-    on disk and not compiled in this process yet)?  A guess for the progress
-    bar, never an error: when in doubt (one of the two aggregate-mode loops
-    is cached, not the other), it says yes.  ``players``: the study's five
-    names; ``random`` at every seat needs only the all-random loop."""
-    import sys
-
-    loops = _LOOPS
-    if players is not None and len(players) > 0 and all(p == "random" for p in players):
-        loops = ("run_fast_random",)
-    k = sys.modules.get("domeng.batch.loop")
-    if k is not None and all(getattr(getattr(k, f, None), "signatures", None) for f in loops):
-        return False
-    try:
-        if not _stamp().is_file() or _stamp().read_text().strip() != _source_hash():
+def compile_pending(functions: Iterable[Any]) -> bool:
+    """Will calling these compiled functions (numba dispatchers) compile one
+    of them?  A guess for the progress bar and ``domeng play``, never an
+    error: when in doubt, yes.  A function is ready when it was compiled in
+    this process or its cache index is on disk where numba looks for it
+    (numba's locator, asked through the dispatcher: the package's
+    ``__pycache__``, or ``NUMBA_CACHE_DIR`` when that is set) and will not
+    be removed by :func:`prepare` (an index in the package built from other
+    sources is)."""
+    stale: bool | None = None
+    for fn in functions:
+        if getattr(fn, "signatures", None):
+            continue  # compiled in this process
+        try:
+            index = Path(fn._cache._cache_file._index_path)
+            if not index.is_file():
+                return True
+            if index.resolve().is_relative_to(_PKG):
+                if stale is None:
+                    stale = (not _stamp().is_file()
+                             or _stamp().read_text().strip() != _source_hash())
+                if stale:
+                    return True
+        except (AttributeError, OSError, TypeError):
             return True
-        user = os.environ.get("NUMBA_CACHE_DIR")
-        if user:  # numba's folder for the batch layer there: batch_<hash of its path>
-            return not all(any(Path(user).glob(f"batch_*/loop.{f}-*.nbi")) for f in loops)
-        cache = _PKG / "batch" / "__pycache__"
-        return not all(any(cache.glob(f"loop.{f}-*.nbi")) for f in loops)
-    except OSError:
-        return True
+    return False
 
 
 def prepare() -> None:

@@ -13,8 +13,6 @@ at its first move, as before (the game says so then).
 
 from __future__ import annotations
 
-import os
-
 from domeng.play.session import Session
 
 #: what ``domeng play`` says while :func:`warm_up` compiles
@@ -24,22 +22,13 @@ PREPARING = "domeng play: preparing the computer players (first run only: up to 
 def compile_pending() -> bool:
     """Will a table's first steps compile the engine (no cached machine code
     for the engine's step or the built-in players' dispatch, and not compiled
-    in this process)?  A guess, never an error: when in doubt, yes."""
+    in this process)?  A guess, never an error: when in doubt, yes
+    (:func:`domeng.core.numba_cache.compile_pending`)."""
     from domeng.batch import loop
-    from domeng.core.numba_cache import prepare
+    from domeng.core.numba_cache import compile_pending as pending
     from domeng.engine import step
 
-    prepare()  # removes machine code cached from other sources first
-    for fn in (step.step, loop.builtin_action):
-        if getattr(fn, "signatures", None):
-            continue
-        try:
-            index = fn._cache._cache_file._index_path
-        except AttributeError:
-            return True
-        if not os.path.exists(index):
-            return True
-    return False
+    return pending([step.step, loop.builtin_action])
 
 
 def warm_up(session: Session) -> None:

@@ -131,10 +131,16 @@ def check_budget(tables: int, rounds: int) -> None:
 
 
 def compile_pending(players=None) -> bool:
-    """Will the compiled engine be compiled by the next study (for the progress bar)?"""
+    """Will the next study compile the engine (a guess for the progress bar:
+    :func:`domeng.core.numba_cache.compile_pending` on the study's
+    aggregate-mode loops)?  ``players``: the study's five names; ``random``
+    at every seat needs only the all-random loop."""
+    from domeng.batch import loop
     from domeng.core.numba_cache import compile_pending as pending
 
-    return pending(players)
+    if players is not None and len(players) > 0 and all(p == "random" for p in players):
+        return pending([loop.run_fast_random])
+    return pending([loop.run_fast_players, loop.run_fast_random])
 
 
 def make_progress(progress, tables: int, rounds: int, done0: int = 0, players=None):

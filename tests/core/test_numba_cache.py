@@ -47,16 +47,74 @@ def test_a_specialisation_is_saved_under_the_index_lock(tmp_path, monkeypatch):
     assert any(p.suffix == ".nbi" for p in (tmp_path / "__pycache__").iterdir())
 
 
+_MODULE = "import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n"
+
+
+def test_the_compile_guess_without_numba_cache_dir(tmp_path, monkeypatch):
+    """NUMBA_CACHE_DIR unset: numba caches beside the source.  Pending until
+    the function is compiled in this process or its index is on disk (a fresh
+    import of the module, as a new process would see it, then finds it)."""
+    from domeng.core import numba_cache as NC
+
+    (tmp_path / "nbmod_guess.py").write_text(_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    mod = importlib.import_module("nbmod_guess")
+    assert NC.compile_pending([mod.f]) is True
+    assert mod.f(1) == 2
+    assert NC.compile_pending([mod.f]) is False  # compiled in this process
+    mod = importlib.reload(mod)
+    assert not mod.f.signatures
+    assert NC.compile_pending([mod.f]) is False  # its index is beside the source
+    assert any(p.suffix == ".nbi" for p in (tmp_path / "__pycache__").iterdir())
+    assert NC.compile_pending([mod.f, object()]) is True  # not a dispatcher: in doubt, yes
+
+
+def test_the_compile_guess_counts_a_package_cache_built_from_other_sources(tmp_path, monkeypatch):
+    """An index inside the package whose source stamp differs is removed by
+    prepare() before the first use: that function compiles."""
+    from domeng.core import numba_cache as NC
+
+    (tmp_path / "nbmod_stamp.py").write_text(_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    mod = importlib.import_module("nbmod_stamp")
+    assert mod.f(1) == 2
+    mod = importlib.reload(mod)
+    monkeypatch.setattr(NC, "_PKG", tmp_path)
+    monkeypatch.setattr(NC, "_HASH", "current")
+    assert NC.compile_pending([mod.f]) is True  # no stamp
+    (tmp_path / "__pycache__" / "numba-source.stamp").write_text("other\n")
+    assert NC.compile_pending([mod.f]) is True
+    (tmp_path / "__pycache__" / "numba-source.stamp").write_text("current\n")
+    assert NC.compile_pending([mod.f]) is False
+
+
 def test_the_compile_guess_looks_in_numbas_cache_folder_when_one_is_set(tmp_path):
-    """With NUMBA_CACHE_DIR set, the progress bar's guess must look there
-    (not in the package's __pycache__): an empty folder means a compile."""
+    """With NUMBA_CACHE_DIR set, the guess looks there (where numba will),
+    not beside the source: an empty folder means a compile, the same folder
+    after a run means none; the study's and ``domeng play``'s guesses (the
+    same function) say so too."""
     import subprocess
     import sys
 
-    code = ("from domeng.core.numba_cache import compile_pending\n"
-            "print(compile_pending(['random'] * 5), compile_pending())")
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["True", "True"]
+    src, cache = tmp_path / "src", tmp_path / "cache"
+    src.mkdir()
+    (src / "nbmod_dir.py").write_text(_MODULE)
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "import nbmod_dir\n"
+            "from domeng.core.numba_cache import compile_pending\n"
+            "from domeng.play.warmup import compile_pending as play_pending\n"
+            "from domeng.study.summary import compile_pending as study_pending\n"
+            "print(compile_pending([nbmod_dir.f]), study_pending(['random'] * 5), "
+            "study_pending(), play_pending())\n"
+            "nbmod_dir.f(1)\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    runs = [subprocess.run([sys.executable, "-c", code, str(src)], env=env, capture_output=True,
+                           text=True, timeout=120) for _ in range(2)]
+    for out in runs:
+        assert out.returncode == 0, out.stderr
+    assert runs[0].stdout.split() == ["True", "True", "True", "True"]
+    assert runs[1].stdout.split()[0] == "False"  # its index is now in NUMBA_CACHE_DIR
+    assert not (src / "__pycache__").exists() or not any(
+        p.suffix == ".nbi" for p in (src / "__pycache__").iterdir())

@@ -41,10 +41,10 @@ def test_chunk_size_does_not_change_results():
 def test_the_compiling_guess_of_an_all_random_study():
     """An all-random study uses only the all-random loop: once that one is
     compiled, its bar does not say "compiling" (whatever the other loop's state)."""
-    from domeng.core import numba_cache
+    from domeng.study.summary import compile_pending
 
     simulate(tables=1, rounds=1, players="random", progress=False)
-    assert not numba_cache.compile_pending(["random"] * 5)
+    assert not compile_pending(["random"] * 5)
 
 
 def test_local_chunks_played_together_give_the_numbers_of_one_chunk_a_call(monkeypatch):
