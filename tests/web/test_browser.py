@@ -198,6 +198,63 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
     page.close()
 
 
+#: the invitation links, the board and the hand tray, measured in one go
+INVITES = """() => {
+  const box = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  const q = (s) => document.querySelector(s);
+  return {vw: innerWidth, vh: innerHeight, scroll_width: document.documentElement.scrollWidth,
+          open: q('#invites').open, invites: box(q('#invites')), board: box(q('#board')),
+          chain: box(q('#chain')), mine: box(q('#mine')),
+          tiles: [...document.querySelectorAll('[data-testid="hand"] [data-tile]')].map(box),
+          links: [...document.querySelectorAll('#invite-list li')].filter((e) => e.checkVisibility()).map(box),
+          copies: document.querySelectorAll('#invite-list button.copy').length};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["laptop", "phone"])
+def test_the_invitation_links_leave_the_board_and_the_hand_on_a_phone(server, browser, size):
+    """A table with three people: on a phone the links to send fold to one line
+    (they took ~270 px until "Hide", and the board and hand went down the
+    screen); the board and the whole hand tray are on screen, the tray covers
+    no part of the chain.  Opened, each link is one line with a Copy button.
+    A laptop shows them open, one line each, as before."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.goto(base + "/")
+    page.get_by_test_id("new-table").wait_for()
+    for s, who in enumerate(["human", "human", "human", "hunter", "keeper"]):
+        page.locator(f'select[name="seat{s}"]').select_option(who)
+    page.get_by_test_id("new-table").locator('button[type="submit"]').click()
+    page.get_by_test_id("chain").wait_for(timeout=180_000)
+    expect(page.get_by_test_id("invites-summary")).to_have_text("Links to this table (4)")
+    lay = page.evaluate(INVITES)
+    phone = size[0] < 600
+    assert lay["scroll_width"] <= lay["vw"] and lay["copies"] == 4, lay
+    if phone:
+        assert lay["open"] is False and lay["links"] == [], lay
+        assert lay["invites"][3] - lay["invites"][1] <= 40, lay  # one line
+        _shot(page, f"{size[0]}x{size[1]}-links-folded")
+        for b in [lay["board"], lay["mine"]] + lay["tiles"]:
+            assert _inside(b, lay), (b, lay)
+        assert lay["chain"][3] <= lay["mine"][1], lay  # the tray covers no part of the chain
+        page.get_by_test_id("invites-summary").click()
+        lay = page.evaluate(INVITES)
+        assert lay["open"] is True, lay
+        assert _inside(lay["mine"], lay), lay  # opened, the tray stays on screen (pinned)
+    else:
+        assert lay["open"] is True, lay
+    assert len(lay["links"]) == 4, lay
+    for b in lay["links"]:
+        assert b[3] - b[1] <= 44 and b[2] <= lay["vw"], (b, lay)  # one line each, within the width
+    assert lay["scroll_width"] <= lay["vw"], lay
+    _shot(page, f"{size[0]}x{size[1]}-links-open")
+    link = page.locator("#invite-list li").filter(has_text="Seat 1").locator("input").input_value()
+    assert "#t=" in link and link != page.url
+    page.locator("#hide-invites").click()
+    expect(page.locator("#invites")).to_be_hidden()
+    page.close()
+
+
 def test_a_refusal_is_shown_and_a_reload_restores_the_seat(server, browser):
     """The server's refusal of a link reaches the page; a reload of a seat's
     link gives back the same seat and hand (the server keeps the state)."""

@@ -9,6 +9,7 @@
   const SVG = "http://www.w3.org/2000/svg";
   let state = null, ws = null, token = null, fatal = false, chosen = null;
   let replayPos = null, replayRound = null, retry = null, msgTimer = null, collapsed = false;
+  let invitesFor = null;  // the table whose links were last laid out (open or folded once)
 
   // ------------------------------------------------------------ drawing tiles
   const SPOTS = {0: [], 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]],
@@ -283,15 +284,34 @@
     try { inv = JSON.parse(sessionStorage.getItem("domeng-invites:" + state.table)); } catch (e) { inv = null; }
     $("invites").hidden = !inv;
     if (!inv) return;
-    const list = $("invite-list");
-    list.replaceChildren();
-    const add = (label, link) => {
-      const li = el("li", {}, label + " ");
-      li.appendChild(el("input", {type: "text", readonly: "", value: location.origin + link}));
-      list.appendChild(li);
-    };
-    for (const [s, link] of Object.entries(inv.seats)) add(`Seat ${s}${link === inv.you ? " (you)" : ""}:`, link);
-    add("Spectators:", inv.spectator);
+    if (invitesFor !== state.table) {
+      // a phone folds the links to one line (the board and the hand stay on
+      // screen); a wider window shows them; either way, once: the person may toggle
+      invitesFor = state.table;
+      $("invites").open = !narrow();
+      const list = $("invite-list");
+      list.replaceChildren();
+      const add = (label, link) => {
+        const input = el("input", {type: "text", readonly: "", value: location.origin + link,
+                                   "aria-label": label + " link"});
+        const copy = el("button", {type: "button", class: "copy"}, "Copy");
+        copy.addEventListener("click", () => copyLink(input, copy));
+        const li = el("li");
+        li.append(el("span", {class: "who"}, label), input, copy);
+        list.appendChild(li);
+      };
+      const seats = Object.entries(inv.seats);
+      for (const [s, link] of seats) add(`Seat ${s}${link === inv.you ? " (you)" : ""}`, link);
+      add("Spectators", inv.spectator);
+      $("invite-count").textContent = `(${seats.length + 1})`;
+    }
+  }
+
+  function copyLink(input, button) {
+    const done = () => { button.textContent = "Copied"; setTimeout(() => { button.textContent = "Copy"; }, 1500); };
+    const fallback = () => { input.select(); try { if (document.execCommand("copy")) done(); } catch (e) { /* selected */ } };
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(input.value).then(done, fallback);
+    else fallback();
   }
 
   // ------------------------------------------------------------ creating a table
