@@ -31,6 +31,9 @@ def add_parser(sub) -> None:
     ld.add_argument("--json", action="store_true",
                     help="print only the summary as one JSON object on stdout")
     ld.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    from domeng.cli.compare import add_plot_options
+
+    add_plot_options(ld)
     ld.set_defaults(func=cmd_ladder)
 
 
@@ -48,7 +51,10 @@ def cmd_ladder(args) -> int:
                  rules=rules, orders=args.orders, workers=args.workers,
                  progress=False if (args.no_progress or args.json) else None)
     if args.out:
-        res.save(args.out)
+        from domeng.results.html import command_line
+
+        res.meta["command"] = command_line(args.argv)
+        res.save(args.out, args.format, args.dpi)
     if args.json:
         print(json.dumps(res.summary()))
     else:

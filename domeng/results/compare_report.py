@@ -31,6 +31,7 @@ from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results import html as H
 from domeng.results.comparison import COMPARE_SCHEMA, KEY_METRICS, Comparison, stopping_text
 from domeng.results.results import Results
+from domeng.results.stats import counted, counted_x
 from domeng.results.sweep import PLOT_METRICS, SWEEP_SCHEMA, Sweep
 from domeng.infra import jsontext
 
@@ -100,7 +101,8 @@ def forest_plot(cmp: Comparison, metrics: list[str] | None = None):
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=8,
                title="variant", title_fontsize=8, ncols=1)
     b = cmp.baseline
-    ax.set_title(f"Paired differences, {b.tables:,} tables x {b.rounds:,} rounds per arm",
+    ax.set_title(f"Paired differences, {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
+                 "per arm",
                  fontsize=10)
     return fig
 
@@ -142,7 +144,8 @@ def sweep_plots(sw: Sweep, metrics: list[str] | None = None) -> dict:
             fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)),
                        fontsize=8)
         b = sw.comparison.baseline
-        fig.suptitle(f"Sweep of {opt}: {b.tables:,} tables x {b.rounds:,} rounds per point "
+        fig.suptitle(f"Sweep of {opt}: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
+                     "per point "
                      "(95% CI)", fontsize=10)
         out[f"sweep-{opt}"] = fig
     return out
@@ -352,11 +355,12 @@ def _load_arms(folder, kind: str) -> Comparison:
 
 def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
     b = cmp.baseline
-    page = H.Page(f"Domeng paired comparison: {b.tables:,} tables x {b.rounds:,} rounds per arm")
+    page = H.Page(f"Domeng paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))}"
+                  " per arm")
     page.intro.append(f"<p>Baseline <b>{H.esc(cmp.baseline_name)}</b> and "
-                      f"{len(cmp.variants)} variant(s), played with seed {b.seed} on the same "
+                      f"{counted(len(cmp.variants), 'variant')}, played with seed {b.seed} on the same "
                       "tables (common random numbers). Differences are variant minus baseline; "
-                      f"SEs are paired, across {b.groups} groups of tables. The median paired SE "
+                      f"SEs are paired, across {counted(b.groups, 'group')} of tables. The median paired SE "
                       f"is {cmp.se_ratio():.2f} of the unpaired SE.</p>")
     stop = cmp.meta.get("stopping")
     if stop:
@@ -385,13 +389,13 @@ def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
 def sweep_html(sw: Sweep, pngs: dict[str, bytes], metrics: list[str] | None = None) -> str:
     df = sw.frame()
     b = sw.comparison.baseline
-    page = H.Page(f"Domeng sweep: {len(sw.points)} grid points x {b.tables:,} tables x "
-                  f"{b.rounds:,} rounds")
+    page = H.Page("Domeng sweep: " + counted_x((len(sw.points), "grid point"), (b.tables, "table"),
+                                               (b.rounds, "round")))
     page.intro.append("<p>Every grid point is played with the same seed on the same tables; "
                       "the paired differences are from the first point.</p>")
     for name, png in pngs.items():
         page.add(f"Plot: {name[len('sweep-'):]}", H.figure(name, png, "95% CI across "
-                                                           f"{b.groups} groups of tables."))
+                                                           f"{counted(b.groups, 'group')} of tables."))
     key = df[df.metric.isin(metrics or PLOT_METRICS)]
     page.add("Plotted metrics", H.table(key))
     page.add("Rules", H.rules_table(b.meta["rules"]))

@@ -22,7 +22,7 @@ import pandas as pd
 from domeng.results.metrics import metric_parts
 from domeng.results.results import Results
 from domeng.results.sequential import stopping_text
-from domeng.results.stats import Z95, num, paired_difference, ratio, wilson
+from domeng.results.stats import Z95, counted, counted_x, num, paired_difference, ratio, wilson
 
 COMPARE_SCHEMA = "domeng.compare/1"
 
@@ -163,11 +163,12 @@ class Comparison:
         keys = metrics or KEY_METRICS
         d = d[d.metric.isin(keys)]
         b = self.baseline
-        lines = [f"Paired comparison: {b.tables:,} tables x {b.rounds:,} rounds per arm, seed "
+        lines = [f"Paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
+                 f"per arm, seed "
                  f"{b.seed}, the same tables in every arm (common random numbers)",
                  f"baseline: {self.baseline_name} (players {','.join(b.players)}; {b.rules})",
                  "difference variant - baseline, 95% CI (paired SE across "
-                 f"{b.groups} groups of tables; unpaired SE for comparison)", ""]
+                 f"{counted(b.groups, 'group')} of tables; unpaired SE for comparison)", ""]
         head = f"  {'metric':<38}{'baseline':>11}{'difference':>12}  {'95% CI':<23}{'SE':>9}{'unpaired':>10}"
         for vname, g in d.groupby("variant", sort=False):
             lines += [f"variant {vname}", head]

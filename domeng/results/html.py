@@ -38,6 +38,7 @@ table.df { border-collapse: collapse; font-size: 0.85em; margin: 0.4em 0 1em; }
 table.df th, table.df td { border: 1px solid #ccc; padding: 2px 8px; text-align: right;
                            white-space: nowrap; }
 table.df th { background: #f0f3f7; text-align: left; } table.df td.l { text-align: left; }
+table.df.kv th { font-weight: normal; }
 table.df.wrap td { white-space: normal; min-width: 6em; }
 figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }
 img { max-width: 100%; height: auto; }
@@ -134,9 +135,11 @@ def table(df: pd.DataFrame, digits: int = 4, index: bool = False, wrap: bool = F
 
 
 def kv_table(rows: list[tuple[str, str]]) -> str:
-    import pandas as pd
-
-    return table(pd.DataFrame([(k, str(v)) for k, v in rows], columns=["", ""]), wrap=True)
+    """Name-value rows as a table without a header row (each name heads its
+    row: a header of two empty cells showed as a blank bar on top)."""
+    body = "".join(f"<tr><th scope='row'>{esc(str(k))}</th><td class='l'>{esc(str(v))}</td></tr>"
+                   for k, v in rows)
+    return f"<div class='scroll'><table class='df wrap kv'><tbody>{body}</tbody></table></div>"
 
 
 def figure(name: str, png: bytes, caption: str) -> str:
@@ -177,9 +180,6 @@ def value_text(v) -> str:
 
 
 def reproduce(command: str) -> str:
-    rows = "".join(f"<tr><td class='l'>{esc(k)}</td><td class='l'>{esc(v)}</td></tr>"
-                   for k, v in versions().items())
     return (f"<p>Command:</p><pre>{esc(command)}</pre>"
             "<p>Versions (the same versions and seed give the same numbers on any number of "
-            "cores or machines):</p>"
-            f"<div class='scroll'><table class='df'>{rows}</table></div>")
+            "cores or machines):</p>" + kv_table(list(versions().items())))

@@ -15,6 +15,7 @@ import numpy as np
 
 from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results.results import Z95, Results
+from domeng.results.stats import counted_x
 
 #: plot names, in report order, with their captions
 PLOTS = {
@@ -65,7 +66,7 @@ def _err(se) -> np.ndarray:
 
 
 def _subtitle(res: Results) -> str:
-    return (f"{res.tables:,} tables x {res.rounds:,} rounds, seed {res.seed}; "
+    return (f"{counted_x((res.tables, 'table'), (res.rounds, 'round'))}, seed {res.seed}; "
             f"players {','.join(res.players)}; {res.rules}")
 
 
@@ -265,7 +266,7 @@ def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
     from domeng.results import html as H
 
     pngs = plots(res) if pngs is None else pngs
-    page = H.Page(f"Domeng study: {res.tables:,} tables x {res.rounds:,} rounds")
+    page = H.Page(f"Domeng study: {counted_x((res.tables, 'table'), (res.rounds, 'round'))}")
     rows = [("rounds in all", f"{res.total_rounds:,}"), ("seed", str(res.seed)),
             ("players (seat 0..4)", ", ".join(res.players)), ("rules", str(res.rules)),
             ("groups of tables (for SE)", str(res.groups))]

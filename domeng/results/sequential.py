@@ -156,10 +156,10 @@ def run_sequential(measure, targets: list[Target], t_max: int, step: int = 1,
 
 def stopping_text(stop: dict) -> str:
     """One paragraph: why a sequential study stopped and the precision reached."""
-    lines = [f"stopped: {stop['reason']} after {stop['tables']:,} tables"
+    lines = [f"stopped: {stop['reason']} after {counted(stop['tables'], 'table', ',')}"
              f"{' per arm' if stop.get('arms', 1) > 1 else ''} "
              f"({counted(stop['looks'], 'look')}; cap "
-             f"{stop['max_rounds']:,} rounds); "
+             f"{counted(stop['max_rounds'], 'round', ',')}); "
              f"half-widths are those of a 95% confidence sequence, valid when stopping on the data"]
     for name, t in stop["targets"].items():
         hw = t.get("half_width")

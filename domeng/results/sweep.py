@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from domeng.results.comparison import Comparison
-from domeng.results.stats import num
+from domeng.results.stats import counted_x, num
 
 SWEEP_SCHEMA = "domeng.sweep/1"
 #: the metrics a sweep plots by default (every metric is in the DataFrame)
@@ -71,8 +71,8 @@ class Sweep:
         df = self.frame()
         df = df[df.metric.isin(metrics)]
         b = self.comparison.baseline
-        lines = [f"Sweep: {len(self.points)} grid points x {b.tables:,} tables x {b.rounds:,} "
-                 f"rounds, seed {b.seed}, the same tables at every point; players "
+        lines = [f"Sweep: {counted_x((len(self.points), 'grid point'), (b.tables, 'table'), (b.rounds, 'round'))}"
+                 f", seed {b.seed}, the same tables at every point; players "
                  f"{','.join(b.players)}",
                  "value (95% CI); change: paired difference from the first point", ""]
         for m in metrics:

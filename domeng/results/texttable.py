@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domeng.core.layout import KIND_NAMES, REASON_NAMES
-from domeng.results.stats import Z95, wilson
+from domeng.results.stats import Z95, counted, counted_x, wilson
 
 
 def pm(est: dict | None, digits: int = 4) -> str:
@@ -55,12 +55,12 @@ def format_summary(s: dict) -> str:
     """A readable multi-section table of a :meth:`Results.summary` dict."""
     players = s["players"]
     lines = [
-        f"Domeng study: {s['tables']:,} tables x {s['rounds']:,} rounds = "
-        f"{s['total_rounds']:,} rounds, seed {s['seed']}",
+        f"Domeng study: {counted_x((s['tables'], 'table'), (s['rounds'], 'round'))} = "
+        f"{counted(s['total_rounds'], 'round', ',')}, seed {s['seed']}",
         "players: " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players)),
         f"rules:   {_rules_text(s['rules'])}",
         "values:  estimate ± 95% confidence half-width (1.96 SE across "
-        f"{s['groups']} groups of tables); shares: [Wilson 95% interval] where it differs",
+        f"{counted(s['groups'], 'group')} of tables); shares: [Wilson 95% interval] where it differs",
         "",
         "How rounds end (share of rounds)",
     ]

@@ -30,6 +30,7 @@ import re
 from typing import Iterator
 
 from domeng.core.errors import ClusterError, ClusterFailure  # noqa: F401
+from domeng.results.stats import counted
 
 #: memory a worker process needs at least (numba, numpy, pandas, a chunk)
 WORKER_BYTES = 400 * 2**20
@@ -119,7 +120,7 @@ def local_cluster(workers: int, dashboard: bool = False, **kwargs) -> Iterator[o
     try:
         cluster = distributed.LocalCluster(**opts)
     except Exception as e:
-        raise ClusterFailure(f"cannot start a local Dask cluster of {workers} workers: "
+        raise ClusterFailure(f"cannot start a local Dask cluster of {counted(workers, 'worker')}: "
                              f"{_one_line(e)}") from None
     try:
         if not dashboard:

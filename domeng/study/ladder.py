@@ -18,8 +18,6 @@ beside it.
 
 from __future__ import annotations
 
-import html
-import base64
 import time
 from itertools import combinations
 from math import comb
@@ -43,11 +41,17 @@ class LadderResults(TournamentResults):
     """Per-deal statistics of each of the ladder's players (summed over its
     lineups and seatings); the tables and estimators of a tournament."""
 
+    def design_text(self) -> str:
+        """``L lineups x D deals x R rounds x S seatings``."""
+        return f"{counted(self.meta['lineups'], 'lineup')} x {super().design_text()}"
+
+    def report_title(self) -> str:
+        return f"Domeng ladder: {len(self.players)} players, {self.design_text()}"
+
     def to_text(self) -> str:
         t = self.ranking()
         m = self.meta
-        lines = [f"Ladder: {len(self.players)} players, {counted(m['lineups'], 'lineup')} x "
-                 f"{self.deals:,} deals x {m['rounds']} rounds x {m['seatings']} seatings, "
+        lines = [f"Ladder: {len(self.players)} players, {self.design_text()}, "
                  f"seed {m['seed']}, {m['rules_text']}",
                  "ranked by net stones per round (lower is better), 95% CI:",
                  f"{'#':>3} {'player':<16}{'net':>24}{'win rate':>10}{'CAMAT/1000':>22}"]
@@ -65,10 +69,13 @@ class LadderResults(TournamentResults):
                          f"{'  *' if r.significant else ''}")
         return "\n".join(lines)
 
-    def plots(self) -> dict[str, bytes]:
-        from domeng.results.report import _subplots
+    def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
+        """The ladder figure: net stones and CAMATs per 1000 rounds of each
+        player, in rank order (PNG; ``fmt`` svg or pdf is kept for
+        :meth:`save` too)."""
+        from domeng.results.compare_report import figure_files
+        from domeng.results.report import _bars, _subplots
 
-        from domeng.results.report import _bars, _png
         t = self.ranking()
         n = len(t)
         fig, axes = _subplots(1, 2, figsize=(max(9, 1.3 * n + 4), 4.2), layout="constrained")
@@ -85,30 +92,10 @@ class LadderResults(TournamentResults):
         axes[1].set_xticks(x)
         axes[1].set_xticklabels(t["player"], rotation=30, ha="right")
         axes[1].set_title("CAMAT per 1000 rounds")
-        m = self.meta
-        fig.suptitle(f"Ladder, {counted(m['lineups'], 'lineup')} x {self.deals:,} deals x "
-                     f"{m['rounds']} rounds x {m['seatings']} seatings (95% CI)",
-                     fontsize=11)
-        return {"ladder": _png(fig)}
-
-    def html(self, pngs: dict[str, bytes] | None = None) -> str:
-        pngs = self.plots() if pngs is None else pngs
-        esc = html.escape
-        fmt = lambda v: f"{v:.4f}"  # noqa: E731
-        parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-                 "<title>Domeng ladder</title><style>body{font-family:sans-serif;"
-                 "max-width:1100px;margin:2em auto}table.df{border-collapse:collapse}"
-                 "table.df td,table.df th{padding:2px 8px;border-bottom:1px solid #ddd}</style>"
-                 "</head><body><h1>Domeng ladder</h1>", f"<pre>{esc(self.to_text())}</pre>"]
-        for name, data in pngs.items():
-            parts.append(f"<img alt='{esc(name)}' src='data:image/png;base64,"
-                         f"{base64.b64encode(data).decode()}'>")
-        parts.append("<h2>Players</h2>" + self.ranking().to_html(index=False, classes="df",
-                                                                 float_format=fmt))
-        parts.append("<h2>Paired margins of net stones per round</h2>" + self.margins().to_html(
-            index=False, classes="df", float_format=fmt))
-        parts.append("</body></html>")
-        return "\n".join(parts)
+        fig.suptitle(f"Ladder, {self.design_text()} (95% CI)", fontsize=11)
+        files = figure_files(fig, fmt, dpi)
+        self._extra = {k: v for k, v in files.items() if k != "png"}
+        return {"ladder": files["png"]}
 
 
 def ladder(

@@ -29,6 +29,7 @@ from domeng.infra.progress import Progress
 from domeng.results.metrics import metric_parts
 from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.results.results import Results, package_version
+from domeng.results.stats import counted
 from domeng.study.chunks import Plan, Sums, chunk_task, compile_first
 from domeng.study.simulate import (DEFAULT_PLAYERS, DEFAULT_ROUNDS, MAX_GROUPS, StudyError,
                                    default_chunk_tables)
@@ -78,7 +79,8 @@ class BlockRunner:
                  threads: int | None = None, progress_fn: Callable | None = None) -> None:
         cap = max_rounds // rounds
         if cap < MIN_BLOCKS:
-            raise StudyError(f"--max-rounds {max_rounds:,} allows {cap} tables of {rounds} rounds; "
+            raise StudyError(f"--max-rounds {max_rounds:,} allows "
+                             f"{counted(cap, 'table', ',')} of {counted(rounds, 'round', ',')}; "
                              f"a study that stops on the data needs at least {MIN_BLOCKS}")
         self.block = max(1, cap // MAX_GROUPS)
         self.blocks = min(cap, MAX_GROUPS) if self.block == 1 else MAX_GROUPS

@@ -45,7 +45,7 @@ from domeng.players.registry import resolve_players
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
 from domeng.results.meta import load_error_text
-from domeng.results.stats import Z95, add_ci, num, ratio, paired_difference
+from domeng.results.stats import Z95, add_ci, counted_x, num, ratio, paired_difference
 from domeng.study.arrangements import seat_of, seatings
 from domeng.infra import jsontext
 
@@ -210,10 +210,19 @@ class TournamentResults:
                           for row in self.margins().to_dict("records")]
         return out
 
+    def design_text(self) -> str:
+        """``D deals x R rounds x S seatings`` (each count with its plural where it is not 1)."""
+        return counted_x((self.deals, "deal"), (self.meta["rounds"], "round"),
+                         (self.meta.get("seatings", 5), "seating"))
+
+    def report_title(self) -> str:
+        """The title of :meth:`html`'s page."""
+        return f"Domeng duplicate tournament: {self.design_text()}"
+
     def to_text(self) -> str:
         t = self.ranking()
-        lines = [f"Duplicate tournament: {self.deals:,} deals x {self.meta['rounds']} rounds x "
-                 f"{self.meta.get('seatings', 5)} seatings, seed {self.meta['seed']}, {self.meta['rules_text']}",
+        lines = [f"Duplicate tournament: {self.design_text()}, seed {self.meta['seed']}, "
+                 f"{self.meta['rules_text']}",
                  "stones per round (lower net is better), 95% CI:",
                  f"{'player':<16}{'net':>22}{'received':>10}{'given':>8}{'win rate':>10}"
                  f"{'CAMAT/1000':>12}"]
@@ -241,10 +250,7 @@ class TournamentResults:
             atomic_write(tmp / "margins.csv", self.margins().to_csv(index=False))
             atomic_write(tmp / "per_deal.npz", lambda f: np.savez_compressed(
                 f, per_deal=self.per_deal, meta=json.dumps(self.meta)))
-            import inspect
-
-            takes_format = len(inspect.signature(self.plots).parameters) >= 2  # LadderResults
-            pngs = self.plots(fmt, dpi) if takes_format else self.plots()
+            pngs = self.plots(fmt, dpi)
             (tmp / "plots").mkdir()
             for name, data in pngs.items():
                 atomic_write(tmp / "plots" / f"{name}.png", data)
@@ -292,8 +298,7 @@ class TournamentResults:
         axes[0].set_yticklabels(labels)
         axes[0].invert_yaxis()
         axes[0].set_ylabel("player, in rank order")
-        fig.suptitle(f"Duplicate tournament, {self.deals:,} deals x {self.meta['rounds']} rounds "
-                     f"x {self.meta.get('seatings', 5)} seatings (95% CI)", fontsize=10)
+        fig.suptitle(f"Duplicate tournament, {self.design_text()} (95% CI)", fontsize=10)
         files = figure_files(fig, fmt, dpi)
         self._extra = {k: v for k, v in files.items() if k != "png"}
         return {"tournament": files["png"]}
@@ -305,8 +310,7 @@ class TournamentResults:
         from domeng.results import html as H
 
         pngs = self.plots() if pngs is None else pngs
-        page = H.Page(f"Domeng duplicate tournament: {self.deals:,} deals x "
-                      f"{self.meta['rounds']} rounds x {self.meta.get('seatings', 5)} seatings")
+        page = H.Page(self.report_title())
         page.intro.append(f"<p class='note'>{H.esc(neighbour_caveat(self.meta))}</p>")
         t = self.ranking()
         key = pd.DataFrame({
@@ -325,7 +329,8 @@ class TournamentResults:
         page.add("Paired margins of net stones per round", H.table(self.margins()))
         page.add("Rules", H.rules_table(self.meta["rules"]))
         page.add("Glossary", H.glossary())
-        page.add("Reproduce", H.reproduce(self.meta.get("command") or "domeng tournament ..."))
+        page.add("Reproduce", H.reproduce(self.meta.get("command")
+                                           or f"domeng {self.meta.get('kind', 'tournament')} ..."))
         return page.render()
 
 

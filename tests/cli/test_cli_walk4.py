@@ -82,7 +82,7 @@ def test_a_ladder_of_five_says_1_lineup(capsys):
 
     text = ladder("random,heavy,keeper,hunter,expert", deals=1, rounds=1,
                   orders="rotations", progress=False).to_text()
-    assert "5 players, 1 lineup x 1 deals" in text and "lineups" not in text
+    assert "5 players, 1 lineup x 1 deal x 1 round x 5 seatings" in text and "lineups" not in text
 
 
 def test_a_study_stopped_after_one_look_says_1_look():

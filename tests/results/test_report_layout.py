@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -74,12 +75,15 @@ def reports(tmp_path_factory):
                  str(d / "sweep"), "--no-progress", "--json"]) == 0
     assert main(["tournament", "--players", "hunter,keeper,heavy,random,random", "--deals", "4",
                  "--rounds", "3", "--out", str(d / "tour"), "--no-progress"]) == 0
-    return {k: d / k / "report.html" for k in ("sim", "cmp", "sweep", "tour")}
+    assert main(["ladder", "--players", "hunter,keeper,heavy,random,random", "--deals", "3",
+                 "--rounds", "2", "--orders", "rotations", "--out", str(d / "ladder"),
+                 "--no-progress"]) == 0
+    return {k: d / k / "report.html" for k in ("sim", "cmp", "sweep", "tour", "ladder")}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("kind", ["sim", "cmp", "sweep", "tour"])
+@pytest.mark.parametrize("kind", ["sim", "cmp", "sweep", "tour", "ladder"])
 def test_report_fits_the_window(reports, kind, width, capsys):
     capsys.readouterr()
     assert _page_width(reports[kind], width) <= width
@@ -88,7 +92,7 @@ def test_report_fits_the_window(reports, kind, width, capsys):
 def test_reports_have_contents_glossary_rules_command_versions(reports, capsys):
     from domeng.core.ruletext import TERMS
 
-    for kind in ("sim", "cmp", "sweep"):
+    for kind in ("sim", "cmp", "sweep", "tour", "ladder"):
         html = reports[kind].read_text()
         assert "<nav class='toc'>" in html and "<pre>" in html
         for term, _ in TERMS:
@@ -97,3 +101,56 @@ def test_reports_have_contents_glossary_rules_command_versions(reports, capsys):
                        "Python", "numba", "numpy", "pandas", "<table class='df"):
             assert needle in html, (kind, needle)
     assert "domeng simulate -t 12 -r 10" in reports["sim"].read_text()
+
+
+class _Headers(HTMLParser):
+    """Every table row's header cells' text, and whether the row is in a thead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[tuple[bool, list[str], int]] = []
+        self.head = False
+        self.row: list[str] | None = None
+        self.cells = 0
+        self.th = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "thead":
+            self.head = True
+        elif tag == "tr":
+            self.row, self.cells = [], 0
+        elif tag in ("th", "td") and self.row is not None:
+            self.cells += 1
+            self.th = tag == "th"
+            if self.th:
+                self.row.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "thead":
+            self.head = False
+        elif tag == "tr" and self.row is not None:
+            self.rows.append((self.head, self.row, self.cells))
+            self.row = None
+        elif tag == "th":
+            self.th = False
+
+    def handle_data(self, data):
+        if self.th and self.row:
+            self.row[-1] += data
+
+
+@pytest.mark.parametrize("kind", ["sim", "cmp", "sweep", "tour", "ladder"])
+def test_no_report_table_has_an_empty_header(reports, kind, capsys):
+    """The study's first table (its name-value metadata) had a header row of
+    two empty cells, shown as a blank bar on top; every header cell names
+    its column (or its row)."""
+    p = _Headers()
+    p.feed(reports[kind].read_text())
+    assert p.rows, kind
+    for head, names, cells in p.rows:
+        assert all(n.strip() for n in names), (kind, head, names)
+        if head:
+            assert len(names) == cells  # a header row is all header cells
+    sim = _Headers()
+    sim.feed(reports["sim"].read_text())
+    assert (False, ["seed"], 2) in sim.rows  # the metadata: each name heads its row
