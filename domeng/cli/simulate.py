@@ -8,7 +8,6 @@ from pathlib import Path
 from domeng.cli.args import UsageError, players_help, scheduler_address, seed, whole
 from domeng.cli.compare import add_plot_options, add_target_options
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
-from domeng.results.stats import counted
 
 
 def add_parser(sub) -> None:
@@ -152,6 +151,8 @@ def _print(res, args, out) -> int:
         sys.stdout.write(res.to_text())
         secs, compiling = res.meta.get("elapsed_seconds"), res.meta.get("compile_seconds")
         if secs:
+            from domeng.results.stats import counted
+
             print(f"\n{counted(res.total_rounds, 'round', ',')} in {secs:.1f} s "
                   f"({res.total_rounds / secs:,.0f} rounds/s)"
                   + (f" + {compiling:.1f} s compiling the engine (first run only)"
