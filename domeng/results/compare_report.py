@@ -358,9 +358,11 @@ def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
     page = H.Page(f"Domeng paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))}"
                   " per arm")
     page.intro.append(f"<p>Baseline <b>{H.esc(cmp.baseline_name)}</b> and "
-                      f"{counted(len(cmp.variants), 'variant')}, played with seed {b.seed} on the same "
+                      f"{counted(len(cmp.variants), 'variant')}, played with seed {b.seed} on the "
+                      "same "
                       "tables (common random numbers). Differences are variant minus baseline; "
-                      f"SEs are paired, across {counted(b.groups, 'group')} of tables. The median paired SE "
+                      f"SEs are paired, across {counted(b.groups, 'group')} of tables. The median "
+                      "paired SE "
                       f"is {cmp.se_ratio():.2f} of the unpaired SE.</p>")
     stop = cmp.meta.get("stopping")
     if stop:
@@ -394,8 +396,8 @@ def sweep_html(sw: Sweep, pngs: dict[str, bytes], metrics: list[str] | None = No
     page.intro.append("<p>Every grid point is played with the same seed on the same tables; "
                       "the paired differences are from the first point.</p>")
     for name, png in pngs.items():
-        page.add(f"Plot: {name[len('sweep-'):]}", H.figure(name, png, "95% CI across "
-                                                           f"{counted(b.groups, 'group')} of tables."))
+        page.add(f"Plot: {name[len('sweep-'):]}",
+                 H.figure(name, png, f"95% CI across {counted(b.groups, 'group')} of tables."))
     key = df[df.metric.isin(metrics or PLOT_METRICS)]
     page.add("Plotted metrics", H.table(key))
     page.add("Rules", H.rules_table(b.meta["rules"]))

@@ -71,8 +71,8 @@ class Sweep:
         df = self.frame()
         df = df[df.metric.isin(metrics)]
         b = self.comparison.baseline
-        lines = [f"Sweep: {counted_x((len(self.points), 'grid point'), (b.tables, 'table'), (b.rounds, 'round'))}"
-                 f", seed {b.seed}, the same tables at every point; players "
+        grid = counted_x((len(self.points), "grid point"), (b.tables, "table"), (b.rounds, "round"))
+        lines = [f"Sweep: {grid}, seed {b.seed}, the same tables at every point; players "
                  f"{','.join(b.players)}",
                  "value (95% CI); change: paired difference from the first point", ""]
         for m in metrics:

@@ -60,7 +60,8 @@ def format_summary(s: dict) -> str:
         "players: " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players)),
         f"rules:   {_rules_text(s['rules'])}",
         "values:  estimate ± 95% confidence half-width (1.96 SE across "
-        f"{counted(s['groups'], 'group')} of tables); shares: [Wilson 95% interval] where it differs",
+        f"{counted(s['groups'], 'group')} of tables); shares: [Wilson 95% interval] where it "
+        "differs",
         "",
         "How rounds end (share of rounds)",
     ]
