@@ -18,11 +18,15 @@ played (value: minus the stones the seat gains by the round's end, plus
        tuned ``expert`` (:mod:`domeng.players.expert`), with the public
        fields it reads (hand sizes, voids) kept up to date.
 ``isearch-N``
-    ``esearch`` plus **inference**: each determinization is weighted by how
-    likely the other seats' actual plays this round were under a softmax
-    model of the expert's scores (temperature ``1 / BETA``), replayed from the
-    round's public history with the determinized hands.  Deals in which the
-    others would have played very differently count less.
+    ``esearch`` plus **inference**: it draws ``CANDIDATES * N``
+    determinizations, weights each by how likely the other seats' actual
+    plays this round were under a softmax model of the expert's scores
+    (temperature ``1 / BETA``), replayed from the round's public history with
+    the determinized hands, and rolls out ``N`` deals *resampled* by those
+    weights.  Deals in which the others would have played very differently
+    are rarely rolled out.  (Until session 5 it weighted its ``N`` rolled-out
+    deals instead; the weights left a median of about a tenth of them
+    carrying the decision: ``benchmarks/bench_inference.py``.)
 
 Each player sees only its observation and the round's public history, and
 draws every random number from its seat's generator: games are reproducible
@@ -59,6 +63,8 @@ _HI = TILE_HIGH.copy()
 _LO = TILE_LOW.copy()
 _ALL = np.int64((1 << 28) - 1)
 RANDOM_TRIES = 64
+#: ``isearch`` draws this many candidate deals per rolled-out deal
+CANDIDATES = 4
 
 
 @njit(cache=True, inline="always")
@@ -234,8 +240,40 @@ def rollout(S, hands, obs, w0, me, move, rng_state, policy, s_rng):
 
 
 @njit(cache=True)
+def resample(ll, picks, rng):
+    """Systematic resampling: ``len(picks)`` indices into ``ll`` (log
+    weights), each drawn with probability proportional to ``exp(ll)``, with
+    one uniform draw from ``rng``.  Deals the others' plays make likely come
+    back several times, unlikely ones drop out."""
+    k = ll.shape[0]
+    n = picks.shape[0]
+    top = ll.max()
+    total = 0.0
+    for j in range(k):
+        total += math.exp(ll[j] - top)
+    step = total / n
+    u = (next64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * step
+    acc = math.exp(ll[0] - top)
+    j = 0
+    for i in range(n):
+        target = u + i * step
+        while acc < target and j < k - 1:
+            j += 1
+            acc += math.exp(ll[j] - top)
+        picks[i] = j
+
+
+@njit(cache=True)
 def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta):
-    """The decision of ``esearch`` (``beta == 0``) or ``isearch`` (``beta > 0``)."""
+    """The decision of ``esearch`` (``beta == 0``) or ``isearch`` (``beta > 0``).
+
+    ``esearch`` rolls out ``samples`` D17-exact determinizations.
+    ``isearch`` draws ``CANDIDATES * samples`` of them, weights each by the
+    likelihood of the others' plays this round (:func:`log_likelihood`) and
+    rolls out ``samples`` deals resampled by those weights
+    (:func:`resample`): the rollouts go to the deals the others' plays make
+    likely, instead of weighting (which left a median of about a tenth of the
+    deals carrying the decision, ``benchmarks/bench_inference.py``)."""
     if n_moves == 1:
         return 0
     me = obs[OBS_SEAT]
@@ -248,25 +286,29 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta):
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
     S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
-    values = np.zeros((samples, n_moves))
-    ll = np.zeros(samples)
+    totals = np.zeros(n_moves)
     K.counters_from_history(obs, hist, w0)
+    if beta > 0:
+        k = CANDIDATES * samples
+        deals = np.zeros((k, 5), dtype=np.int64)
+        ll = np.zeros(k)
+        for j in range(k):
+            determinize(obs, rng, hands, tiles, cap, choice)
+            deals[j, :] = hands
+            ll[j] = log_likelihood(obs, hist, hands, beta, r_obs, s_moves)
+        picks = np.zeros(samples, dtype=np.int64)
+        resample(ll, picks, rng)
     for d in range(samples):
-        determinize(obs, rng, hands, tiles, cap, choice)
         if beta > 0:
-            ll[d] = log_likelihood(obs, hist, hands, beta, r_obs, s_moves)
+            hands[:] = deals[picks[d], :]
+        else:
+            determinize(obs, rng, hands, tiles, cap, choice)
         seed = next64(rng)
         for i in range(n_moves):
-            values[d, i] = rollout(S, hands, obs, w0, me, moves[i], seed, policy, s_rng)
-    top = ll.max()
+            totals[i] += rollout(S, hands, obs, w0, me, moves[i], seed, policy, s_rng)
     best = 0
-    best_v = -1e300
-    for i in range(n_moves):
-        v = 0.0
-        for d in range(samples):
-            v += math.exp(ll[d] - top) * values[d, i]
-        if v > best_v:
-            best_v = v
+    for i in range(1, n_moves):
+        if totals[i] > totals[best]:
             best = i
     return best
 

@@ -126,3 +126,25 @@ def test_search_player_names_and_budgets():
     from domeng.core.errors import PlayerError
     with pytest.raises(PlayerError, match="isearch-N"):
         resolve_player("isearch-0")
+
+
+@given(w=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40).filter(lambda w: sum(w) > 1e-6),
+       n=st.integers(1, 50), seed=st.integers(0, 2**63))
+def test_resample_is_systematic(w, n, seed):
+    """``isearch`` rolls out deals resampled by their weights: systematic
+    resampling gives deal j floor or ceil of n * w_j / sum(w) copies, never
+    a deal of weight 0, and is reproducible from the generator."""
+    from domeng.players.isearch import resample
+    w = np.array(w)
+    ll = np.log(np.where(w > 0, w, 1e-300))
+    picks = np.zeros(n, dtype=np.int64)
+    rng = np.array([seed], dtype=np.uint64)
+    resample(ll, picks, rng)
+    counts = np.bincount(picks, minlength=len(w))
+    expect = n * w / w.sum()
+    assert np.all(counts >= np.floor(expect - 1e-9)) and np.all(counts <= np.ceil(expect + 1e-9))
+    assert counts[w == 0].sum() == 0
+    assert np.all(np.diff(picks) >= 0)
+    again = np.zeros(n, dtype=np.int64)
+    resample(ll, again, np.array([seed], dtype=np.uint64))
+    assert np.array_equal(picks, again)
