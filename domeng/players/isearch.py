@@ -329,8 +329,13 @@ def make_isearch_strategy(kind: str = "isearch", samples: int | None = None):
     if (kind, n) not in _MADE:
         beta = KINDS[kind]
 
+        # the budget in an array, read at run time: a plain int would be typed as a
+        # literal and numba would compile the whole search again for every budget
+        # (~20 s each; issue 11: first use of a new budget, the test suite)
+        ints = np.array([n, P_EXPERT], dtype=np.int64)
+
         def strategy(obs, hist, moves, n_moves, rng):
-            return isearch_core(obs, hist, moves, n_moves, rng, n, P_EXPERT, beta)
+            return isearch_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], beta)
 
         strategy.__name__ = f"{kind}_{n}"
         _MADE[(kind, n)] = njit(STRATEGY_SIG)(strategy)

@@ -255,8 +255,13 @@ def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
     m = bool(model)
     key = (n, policy, c, m)
     if key not in _MADE:
+        # the budget in an array, read at run time: a plain int would be typed as a
+        # literal and numba would compile the whole search again for every budget
+        # (~20 s each; issue 11: first use of a new budget, the test suite)
+        ints = np.array([n, policy, int(m)], dtype=np.int64)
+
         def strategy(obs, hist, moves, n_moves, rng):
-            return ismcts_core(obs, hist, moves, n_moves, rng, n, policy, c, m)
+            return ismcts_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], c, ints[2] != 0)
 
         strategy.__name__ = f"ismcts_{n}" + ("" if (rollout, c, m) == ("expert", C_UCT,
                                                                       MODEL_OTHERS)

@@ -175,8 +175,13 @@ def make_search_strategy(samples: int | None = None):
     if n < 1:
         raise ValueError("samples must be >= 1")
     if n not in _STRATEGIES:
+        # the budget in an array, read at run time: a plain int would be typed as a
+        # literal and numba would compile the whole search again for every budget
+        # (~20 s each; issue 11: first use of a new budget, the test suite)
+        budget = np.array([n], dtype=np.int64)
+
         def search_strategy(obs, hist, moves, n_moves, rng):
-            return search_core(obs, hist, moves, n_moves, rng, n)
+            return search_core(obs, hist, moves, n_moves, rng, budget[0])
 
         search_strategy.__name__ = f"search_{n}"
         _STRATEGIES[n] = njit(STRATEGY_SIG)(search_strategy)

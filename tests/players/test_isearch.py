@@ -148,3 +148,25 @@ def test_resample_is_systematic(w, n, seed):
     again = np.zeros(n, dtype=np.int64)
     resample(ll, again, np.array([seed], dtype=np.uint64))
     assert np.array_equal(picks, again)
+
+
+def test_a_new_budget_does_not_compile_the_search_again():
+    """Each ``NAME-N`` is a small compiled function calling the one compiled
+    search with N read at run time: were N a constant, numba would type it as
+    a literal and compile the whole search again for every budget (~20 s
+    each, in every new process for an uncached budget)."""
+    from numba import types
+
+    from domeng.players.ismcts import ismcts_core, make_ismcts_strategy
+    from domeng.players.isearch import isearch_core
+    from domeng.players.search import make_search_strategy, search_core
+
+    for n in (3, 4):
+        make_search_strategy(n)
+        make_isearch_strategy("esearch", n)
+        make_isearch_strategy("isearch", n)
+        make_ismcts_strategy(n)
+    for core in (search_core, isearch_core, ismcts_core):
+        assert core.signatures
+        for sig in core.signatures:
+            assert not any(isinstance(t, types.Literal) for t in sig), (core.__name__, sig)
