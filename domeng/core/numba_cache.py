@@ -32,8 +32,9 @@ from typing import Any, Iterable
 _PKG = Path(__file__).resolve().parent.parent
 
 
-#: modules whose code ends up in compiled functions
-_COMPILED = ("core", "engine", "players", "batch")
+#: modules whose code ends up in compiled functions (envs: its kernels inline
+#: the step API, so an engine edit must clear them too)
+_COMPILED = ("core", "engine", "players", "batch", "envs")
 
 _LOCK = threading.Lock()
 _PREPARED = False
@@ -69,7 +70,7 @@ def compile_pending(functions: Iterable[Any]) -> bool:
     ``__pycache__``, or ``NUMBA_CACHE_DIR`` when that is set) and will not
     be removed by :func:`prepare` (an index in the package built from other
     sources is)."""
-    stale: bool | None = None
+    stale_dirs: set[Path] | None = None
     for fn in functions:
         if getattr(fn, "signatures", None):
             continue  # compiled in this process
@@ -77,12 +78,13 @@ def compile_pending(functions: Iterable[Any]) -> bool:
             index = Path(fn._cache._cache_file._index_path)
             if not index.is_file():
                 return True
-            if index.resolve().is_relative_to(_PKG):
-                if stale is None:
-                    stale = (not _stamp().is_file()
-                             or _stamp().read_text().strip() != _source_hash())
-                if stale:
-                    return True
+            if stale_dirs is None:  # the folders prepare() would empty
+                stale_dirs = set()
+                for stamp, dirs in _cache_places():
+                    if not stamp.is_file() or stamp.read_text().strip() != _source_hash():
+                        stale_dirs.update(d.resolve() for d in dirs)
+            if index.parent.resolve() in stale_dirs:
+                return True
         except (AttributeError, OSError, TypeError):
             return True
     return False
@@ -97,23 +99,44 @@ def prepare() -> None:
         if _PREPARED:
             return
         _PREPARED = True
-        stamp = _stamp()
+        current = _source_hash()
+        for stamp, dirs in _cache_places():
+            try:
+                if stamp.is_file() and stamp.read_text().strip() == current:
+                    continue
+                for d in dirs:
+                    if d.is_dir():
+                        for f in d.iterdir():
+                            if f.suffix in (".nbi", ".nbc"):
+                                f.unlink(missing_ok=True)
+                stamp.parent.mkdir(parents=True, exist_ok=True)
+                tmp = stamp.with_suffix(f".tmp{os.getpid()}")
+                tmp.write_text(current)
+                os.replace(tmp, stamp)
+            except OSError:
+                pass  # a read-only place: numba then caches elsewhere or not at all
+
+
+def _cache_places() -> list[tuple[Path, list[Path]]]:
+    """Where numba keeps the package's machine code, each with the stamp of
+    the sources it was built from: the package's ``__pycache__`` folders,
+    and with ``NUMBA_CACHE_DIR`` set the folders numba's locator uses there
+    (one per compiled layer, named after the source folder; the stamp beside
+    them names the package's path, so two checkouts sharing one cache
+    folder keep separate stamps)."""
+    places = [(_stamp(), [_PKG / sub / "__pycache__" for sub in _COMPILED])]
+    root = os.environ.get("NUMBA_CACHE_DIR", "")
+    if root:
         try:
-            current = _source_hash()
-            if stamp.is_file() and stamp.read_text().strip() == current:
-                return
-            for sub in _COMPILED:
-                d = _PKG / sub / "__pycache__"
-                if d.is_dir():
-                    for f in d.iterdir():
-                        if f.suffix in (".nbi", ".nbc"):
-                            f.unlink(missing_ok=True)
-            stamp.parent.mkdir(exist_ok=True)
-            tmp = stamp.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(current)
-            os.replace(tmp, stamp)
-        except OSError:
-            pass  # a read-only install: numba then caches elsewhere or not at all
+            from numba.core.caching import UserProvidedCacheLocator as U
+
+            dirs = [Path(root) / U.get_suitable_cache_subpath(str(_PKG / sub / "__init__.py"))
+                    for sub in _COMPILED]
+            key = hashlib.sha1(str(_PKG).encode()).hexdigest()[:12]
+            places.append((Path(root) / f"domeng-{key}-numba-source.stamp", dirs))
+        except (ImportError, AttributeError):  # pragma: no cover - another numba
+            pass
+    return places
 
 
 def _light_cache_class():

@@ -75,14 +75,17 @@ def test_the_compile_guess_counts_a_package_cache_built_from_other_sources(tmp_p
     prepare() before the first use: that function compiles."""
     from domeng.core import numba_cache as NC
 
-    (tmp_path / "nbmod_stamp.py").write_text(_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    layer = tmp_path / "engine"  # a compiled layer of a package at tmp_path
+    layer.mkdir()
+    (layer / "nbmod_stamp.py").write_text(_MODULE)
+    monkeypatch.syspath_prepend(str(layer))
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     mod = importlib.import_module("nbmod_stamp")
     assert mod.f(1) == 2
     mod = importlib.reload(mod)
     monkeypatch.setattr(NC, "_PKG", tmp_path)
     monkeypatch.setattr(NC, "_HASH", "current")
+    (tmp_path / "__pycache__").mkdir()
     assert NC.compile_pending([mod.f]) is True  # no stamp
     (tmp_path / "__pycache__" / "numba-source.stamp").write_text("other\n")
     assert NC.compile_pending([mod.f]) is True
@@ -118,3 +121,42 @@ def test_the_compile_guess_looks_in_numbas_cache_folder_when_one_is_set(tmp_path
     assert runs[1].stdout.split()[0] == "False"  # its index is now in NUMBA_CACHE_DIR
     assert not (src / "__pycache__").exists() or not any(
         p.suffix == ".nbi" for p in (src / "__pycache__").iterdir())
+
+
+def test_prepare_clears_code_built_from_other_sources_in_numba_cache_dir(tmp_path, monkeypatch):
+    """numba checks only a function's own source file, so code that inlines
+    an edited module stays in its cache: prepare() clears the package's
+    machine code wherever numba keeps it, beside the sources and, with
+    NUMBA_CACHE_DIR set, in the folders numba's locator uses there; a
+    stamp in each place says which sources the code was built from."""
+    from numba.core.caching import UserProvidedCacheLocator as U
+
+    from domeng.core import numba_cache as NC
+
+    pkg, root = tmp_path / "pkg", tmp_path / "cache"
+    for sub in NC._COMPILED:
+        (pkg / sub / "__pycache__").mkdir(parents=True)
+        (pkg / sub / "__pycache__" / "f.nbi").write_text("x")
+    beside = [pkg / sub / "__pycache__" / "f.nbi" for sub in NC._COMPILED]
+    there = [root / U.get_suitable_cache_subpath(str(pkg / sub / "__init__.py")) / "f.nbi"
+             for sub in NC._COMPILED]
+    for f in there:
+        f.parent.mkdir(parents=True)
+        f.write_text("x")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(root))
+    monkeypatch.setattr(NC, "_PKG", pkg)
+    monkeypatch.setattr(NC, "_HASH", "v1")
+    monkeypatch.setattr(NC, "_PREPARED", False)
+    NC.prepare()
+    assert not any(f.exists() for f in beside + there)  # no stamp anywhere: all cleared
+    stamps = [s for s, _ in NC._cache_places()]
+    assert len(stamps) == 2 and all(s.read_text().strip() == "v1" for s in stamps)
+    for f in beside + there:
+        f.write_text("x")  # compiled again from the same sources
+    monkeypatch.setattr(NC, "_PREPARED", False)
+    NC.prepare()
+    assert all(f.exists() for f in beside + there)  # the stamps match: kept
+    monkeypatch.setattr(NC, "_HASH", "v2")  # a source was edited
+    monkeypatch.setattr(NC, "_PREPARED", False)
+    NC.prepare()
+    assert not any(f.exists() for f in beside + there)
