@@ -84,7 +84,9 @@ class Progress:
 
     def _draw(self, postfix: str) -> None:
         if self.total is None:
-            line = (f"{self.n:,} {self.unit}{'' if self.closed else ' so far'}"
+            one = self.n == 1 and self.unit.endswith("s")  # "1 table so far", not "1 tables"
+            line = (f"{self.n:,} {self.unit[:-1] if one else self.unit}"
+                    f"{'' if self.closed else ' so far'}"
                     + (f", {postfix}" if postfix else ""))
         else:
             pct = 100.0 * self.n / self.total if self.total else 100.0
