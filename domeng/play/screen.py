@@ -140,8 +140,15 @@ def header(session: Session, view: View, label: Label, target: str) -> list[Text
     return out
 
 
+def label_width(label: Label) -> int:
+    """The column width of the seat labels: at least 18, and the longest
+    label (``seat 1 (search-777)``) so that the columns after it line up."""
+    return max(18, *(len(label(s)) for s in range(N_SEATS)))
+
+
 def seats_lines(session: Session, view: View, label: Label) -> list[Text]:
     out = []
+    w = label_width(label)
     for s in range(N_SEATS):
         notes = []
         if s == view.camat:
@@ -153,7 +160,7 @@ def seats_lines(session: Session, view: View, label: Label) -> list[Text]:
         mark = "▶" if s == view.to_move else " "
         n = view.hand_sizes[s]
         line = Text(f" {mark} ")
-        line.append(f"{label(s):<18}", style="bold" if session.is_human(s) else "")
+        line.append(f"{label(s):<{w}}", style="bold" if session.is_human(s) else "")
         line.append(f" {n} tile{' ' if n == 1 else 's'}  {view.stones[s]:>2} "
                     f"stone{' ' if view.stones[s] == 1 else 's'}  ")
         line.append(", ".join(notes), style="magenta")
@@ -227,13 +234,14 @@ def round_summary(events, label: Label, width: int) -> tuple[list[str], list[Tex
 
 def standings_lines(session: Session, label: Label) -> list[Text]:
     n = session.rounds_played
+    w = label_width(label)
     out = [Text(f" Standings after {n} round{'s' if n != 1 else ''} (stones are penalties: "
                 "fewer is better):", style="bold"),
-           Text("   seat               stones  received  won  CAMAT", style="dim")]
+           Text(f"   {'seat':<{w}} stones  received  won  CAMAT", style="dim")]
     for r in session.standings():
-        out.append(Text(f"   {label(r['seat']):<18} {r['stones']:>6}  {r['received']:>8}  "
+        out.append(Text(f"   {label(r['seat']):<{w}} {r['stones']:>6}  {r['received']:>8}  "
                         f"{r['wins']:>3}  {r['camats']:>5}"))
-    out.append(Text(f"   table              {session.game.table_stones:>6}"))
+    out.append(Text(f"   {'table':<{w}} {session.game.table_stones:>6}"))
     return out
 
 
@@ -247,9 +255,10 @@ def final_lines(session: Session, label: Label, target: str, width: int) -> list
         "Final ranking: most CAMATs first (a CAMAT returns every stone to the table), then "
         "fewest stones held, then fewest stones received over the whole game, then most "
         "rounds won.", width, " ", "  "))
-    out.append(Text("   place  seat               CAMAT  stones  received  won", style="dim"))
+    w = label_width(label)
+    out.append(Text(f"   place  {'seat':<{w}} CAMAT  stones  received  won", style="dim"))
     for place, r in enumerate(session.ranking(), 1):
-        out.append(Text(f"   {place:>5}  {label(r['seat']):<18} {r['camats']:>5}  "
+        out.append(Text(f"   {place:>5}  {label(r['seat']):<{w}} {r['camats']:>5}  "
                         f"{r['stones']:>6}  {r['received']:>8}  {r['wins']:>3}",
                         style="bold green" if place == 1 else ""))
     seed = session.seed

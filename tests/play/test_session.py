@@ -353,3 +353,23 @@ def test_save_command_asks_for_a_file_and_no_means_no(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["asked", "g.json"]  # no file "no"
     assert "Not saved: cannot save to" in t.text
     assert read_save(str(path)).actions == t.s.actions  # autosaved to the end
+
+
+def test_long_player_names_keep_the_columns_in_line():
+    """``seat 1 (search-777)`` is longer than the usual label column: the
+    seat list, the standings and the final ranking widen it for everyone."""
+    from domeng.play.screen import final_lines, seats_lines, standings_lines
+
+    seats = ["human", "search-777", "hunter", "expert", "esearch-55"]
+    s = Session(seats, seed=3, rounds=1)
+    label = (lambda k: f"seat {k} ({'you' if k == 0 else seats[k]})")
+    rows = [t.plain for t in seats_lines(s, s.view(0), label)]
+    assert len({r.index(" tile") for r in rows}) == 1, rows
+    rows = [t.plain for t in standings_lines(s, label)]
+    header, body = rows[1], rows[2:8]  # the column names, the five seats and the table
+    assert len({len(r.rstrip()) for r in body[:5]}) == 1, rows  # right-aligned: one end
+    assert body[5].rstrip().endswith(str(s.game.table_stones))
+    assert len(body[5].rstrip()) == header.index("stones") + len("stones"), rows
+    rows = [t.plain for t in final_lines(s, label, "after 1 round", 100)]
+    table = [r for r in rows if r.strip()[:1].isdigit()]
+    assert len(table) == 5 and len({len(r.rstrip()) for r in table}) == 1, table
