@@ -79,7 +79,8 @@ def _bars(ax, labels, values, se, color=_BLUE, ref=None, fmt="{:.3f}"):
     if ref is not None:
         ax.axhline(ref, color=_GREY, ls="--", lw=1)
     for xi, v, e in zip(x, values, _err(se)):
-        ax.text(xi, v + e, fmt.format(v), ha="center", va="bottom", fontsize=8)
+        ax.annotate(fmt.format(v), (xi, v + e), xytext=(0, 3), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=8)  # clear of the error bar's cap
     ax.margins(y=0.15)
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
