@@ -51,7 +51,7 @@ from domeng.core.observation import (
 )
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 from domeng.engine.kernel import ends_after
-from domeng.players.scoring import STRATEGY_SIG, best_moves, pick_best
+from domeng.players.scoring import best_moves, compile_player, pick_best
 
 FEATURES = ("pips", "options", "finisher", "pass_table", "pass_mine", "next_fits", "double",
             "threat", "race_options", "mappakuling", "numbers")
@@ -216,7 +216,7 @@ class TunableExpert:
             w = carray(_f64_pointer(addr), (N_FEATURES,))
             return expert_pick(w, obs, moves, n_moves, rng)
 
-        self.player = njit(STRATEGY_SIG)(expert_tunable)
+        self.player = compile_player(expert_tunable)
 
     def set(self, weights) -> None:
         """Play with ``weights`` from now on (a sequence of :data:`N_FEATURES` numbers)."""
@@ -238,5 +238,5 @@ def make_expert_strategy(weights) -> object:
         def expert_custom(obs, hist, moves, n_moves, rng):
             return expert_pick(w, obs, moves, n_moves, rng)
 
-        _MADE[key] = njit(STRATEGY_SIG)(expert_custom)
+        _MADE[key] = compile_player(expert_custom)
     return _MADE[key]

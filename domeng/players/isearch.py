@@ -54,7 +54,7 @@ from domeng.players.expert import _W as EXPERT_W
 from domeng.players.expert import decision_context, move_score
 from domeng.players.heuristics import P_EXPERT, builtin_choose
 from domeng.engine.kernel import ends_after
-from domeng.players.scoring import STRATEGY_SIG
+from domeng.players.scoring import compile_player, runtime_ints
 from domeng.players.search import CAMAT_BONUS
 
 DEFAULT_SAMPLES = 100
@@ -247,19 +247,16 @@ def resample(ll, picks, rng):
     back several times, unlikely ones drop out."""
     k = ll.shape[0]
     n = picks.shape[0]
-    top = ll.max()
-    total = 0.0
-    for j in range(k):
-        total += math.exp(ll[j] - top)
-    step = total / n
+    w = np.exp(ll - ll.max())
+    step = w.sum() / n
     u = (next64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * step
-    acc = math.exp(ll[0] - top)
+    acc = w[0]
     j = 0
     for i in range(n):
         target = u + i * step
         while acc < target and j < k - 1:
             j += 1
-            acc += math.exp(ll[j] - top)
+            acc += w[j]
         picks[i] = j
 
 
@@ -329,14 +326,11 @@ def make_isearch_strategy(kind: str = "isearch", samples: int | None = None):
     if (kind, n) not in _MADE:
         beta = KINDS[kind]
 
-        # the budget in an array, read at run time: a plain int would be typed as a
-        # literal and numba would compile the whole search again for every budget
-        # (~20 s each; issue 11: first use of a new budget, the test suite)
-        ints = np.array([n, P_EXPERT], dtype=np.int64)
+        ints = runtime_ints(n, P_EXPERT)
 
         def strategy(obs, hist, moves, n_moves, rng):
             return isearch_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], beta)
 
         strategy.__name__ = f"{kind}_{n}"
-        _MADE[(kind, n)] = njit(STRATEGY_SIG)(strategy)
+        _MADE[(kind, n)] = compile_player(strategy)
     return _MADE[(kind, n)]

@@ -50,7 +50,7 @@ from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.players.heuristics import P_EXPERT, P_HEAVY, builtin_choose
 from domeng.players.isearch import determinize
-from domeng.players.scoring import STRATEGY_SIG
+from domeng.players.scoring import compile_player, runtime_ints
 from domeng.players.search import CAMAT_BONUS, rollout_choice
 
 #: iterations per decision when the name gives no budget
@@ -255,10 +255,7 @@ def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
     m = bool(model)
     key = (n, policy, c, m)
     if key not in _MADE:
-        # the budget in an array, read at run time: a plain int would be typed as a
-        # literal and numba would compile the whole search again for every budget
-        # (~20 s each; issue 11: first use of a new budget, the test suite)
-        ints = np.array([n, policy, int(m)], dtype=np.int64)
+        ints = runtime_ints(n, policy, int(m))
 
         def strategy(obs, hist, moves, n_moves, rng):
             return ismcts_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], c, ints[2] != 0)
@@ -266,7 +263,7 @@ def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
         strategy.__name__ = f"ismcts_{n}" + ("" if (rollout, c, m) == ("expert", C_UCT,
                                                                       MODEL_OTHERS)
                                              else f"_{rollout}_c{c:g}_{'model' if m else 'uct'}")
-        _MADE[key] = njit(STRATEGY_SIG)(strategy)
+        _MADE[key] = compile_player(strategy)
     return _MADE[key]
 
 

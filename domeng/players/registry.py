@@ -87,9 +87,6 @@ MAX_ISMCTS = 200_000
 
 
 def _search_strategy(kind: str, samples: int | None) -> Callable:
-    from domeng.core.numba_cache import prepare
-
-    prepare()  # before compiling: a stale cache is cleared first, not after (a second compile)
     if kind == "search":
         from domeng.players.search import make_search_strategy
         return make_search_strategy(samples)

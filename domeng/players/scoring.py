@@ -22,6 +22,26 @@ STRATEGY_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[::
                            types.uint64[::1])
 
 
+def compile_player(fn):
+    """``fn`` compiled for :data:`STRATEGY_SIG`, now.  The cache of the
+    package is checked first (:func:`domeng.core.numba_cache.prepare`): the
+    compile loads the machine code of the functions ``fn`` calls, which must
+    not be code built from other sources, nor be deleted just after."""
+    from domeng.core.numba_cache import prepare
+
+    prepare()
+    return njit(STRATEGY_SIG)(fn)
+
+
+def runtime_ints(*values: int) -> np.ndarray:
+    """Whole numbers a compiled player's closure reads at run time (a budget,
+    a player id).  A plain int in a closure is typed as a literal, and numba
+    then compiles the search it is passed to once per value (~20 s for each
+    new budget, issue 11); read from an array it is an ``int64``: one search,
+    and each budget only a small function."""
+    return np.array(values, dtype=np.int64)
+
+
 @njit(cache=True, inline="always")
 def best_moves(score, ctx, mv):
     """The moves of the mask ``mv`` (bit ``tile*2+end`` per move, two or

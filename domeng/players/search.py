@@ -38,7 +38,7 @@ from domeng.core.observation import (
     OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_RULES, OBS_SEAT,
     OBS_STONES, OBS_VOID,
 )
-from domeng.players.heuristics import STRATEGY_SIG
+from domeng.players.scoring import compile_player, runtime_ints
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
 
 DEFAULT_SAMPLES = 400
@@ -175,16 +175,13 @@ def make_search_strategy(samples: int | None = None):
     if n < 1:
         raise ValueError("samples must be >= 1")
     if n not in _STRATEGIES:
-        # the budget in an array, read at run time: a plain int would be typed as a
-        # literal and numba would compile the whole search again for every budget
-        # (~20 s each; issue 11: first use of a new budget, the test suite)
-        budget = np.array([n], dtype=np.int64)
+        budget = runtime_ints(n)
 
         def search_strategy(obs, hist, moves, n_moves, rng):
             return search_core(obs, hist, moves, n_moves, rng, budget[0])
 
         search_strategy.__name__ = f"search_{n}"
-        _STRATEGIES[n] = njit(STRATEGY_SIG)(search_strategy)
+        _STRATEGIES[n] = compile_player(search_strategy)
     return _STRATEGIES[n]
 
 
