@@ -151,7 +151,7 @@ def _print(res, args, out) -> int:
         sys.stdout.write(res.to_text())
         secs, compiling = res.meta.get("elapsed_seconds"), res.meta.get("compile_seconds")
         if secs:
-            from domeng.results.stats import counted
+            from domeng.core.wording import counted
 
             print(f"\n{counted(res.total_rounds, 'round', ',')} in {secs:.1f} s "
                   f"({res.total_rounds / secs:,.0f} rounds/s)"

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence, Union
 
 from domeng.core.layout import KIND_NAMES, REASON_NAMES
 from domeng.core.tiles import hand_str, tile_str, tiles_of
+from domeng.core.wording import counted
 
 LEFT = 0
 RIGHT = 1
@@ -233,10 +234,6 @@ def _src(source) -> str:
     return "the table" if source in ("table", TABLE) else f"seat {source}"
 
 
-def _plural(n: int) -> str:
-    return f"{n} stone{'s' if n != 1 else ''}"
-
-
 def render_events(events: Sequence[Event | dict[str, Any]],
                   name=lambda seat: f"seat {seat}") -> str:
     """The event log as readable text in the game's terms, one line a step.
@@ -281,10 +278,10 @@ def render_events(events: Sequence[Event | dict[str, Any]],
             lines.append(f"{name(ev['seat'])} cannot play either: the round is blocked")
         elif typ == "transfer":
             src = "the table" if ev["source"] in ("table", TABLE) else name(ev["source"])
-            lines.append(f"  {ev['reason']}: {name(ev['to'])} gets {_plural(ev['amount'])} "
+            lines.append(f"  {ev['reason']}: {name(ev['to'])} gets {counted(ev['amount'], 'stone')} "
                          f"from {src}")
         elif typ == "unpaid":
-            lines.append(f"  {ev['reason']}: {_plural(ev['amount'])} owed to {name(ev['to'])} "
+            lines.append(f"  {ev['reason']}: {counted(ev['amount'], 'stone')} owed to {name(ev['to'])} "
                          "cannot be paid")
         elif typ == "end":
             k = ev["kind"]

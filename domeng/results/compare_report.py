@@ -31,7 +31,7 @@ from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results import html as H
 from domeng.results.comparison import COMPARE_SCHEMA, KEY_METRICS, Comparison, stopping_text
 from domeng.results.results import Results
-from domeng.results.stats import counted, counted_x
+from domeng.core.wording import counted, counted_x
 from domeng.results.sweep import PLOT_METRICS, SWEEP_SCHEMA, Sweep
 from domeng.infra import jsontext
 

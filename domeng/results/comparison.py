@@ -22,7 +22,8 @@ import pandas as pd
 from domeng.results.metrics import metric_parts
 from domeng.results.results import Results
 from domeng.results.sequential import stopping_text
-from domeng.results.stats import Z95, counted, counted_x, num, paired_difference, ratio, wilson
+from domeng.core.wording import counted, counted_x
+from domeng.results.stats import Z95, num, paired_difference, ratio, wilson
 
 COMPARE_SCHEMA = "domeng.compare/1"
 

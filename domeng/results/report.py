@@ -15,7 +15,7 @@ import numpy as np
 
 from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results.results import Z95, Results
-from domeng.results.stats import counted_x
+from domeng.core.wording import counted_x
 
 #: plot names, in report order, with their captions
 PLOTS = {

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from domeng.core.errors import UnreachableTarget
-from domeng.results.stats import counted
+from domeng.core.wording import counted
 
 #: 1 - coverage of the confidence sequences (95%)
 ALPHA = 0.05

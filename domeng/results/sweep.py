@@ -8,7 +8,8 @@ from typing import Any
 import pandas as pd
 
 from domeng.results.comparison import Comparison
-from domeng.results.stats import counted_x, num
+from domeng.core.wording import counted_x
+from domeng.results.stats import num
 
 SWEEP_SCHEMA = "domeng.sweep/1"
 #: the metrics a sweep plots by default (every metric is in the DataFrame)

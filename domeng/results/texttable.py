@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from domeng.core.layout import KIND_NAMES, REASON_NAMES
-from domeng.results.stats import Z95, counted, counted_x, wilson
+from domeng.core.wording import counted, counted_x
+from domeng.results.stats import Z95, wilson
 
 
 def pm(est: dict | None, digits: int = 4) -> str:

@@ -30,7 +30,7 @@ import re
 from typing import Iterator
 
 from domeng.core.errors import ClusterError, ClusterFailure  # noqa: F401
-from domeng.results.stats import counted
+from domeng.core.wording import counted
 
 #: memory a worker process needs at least (numba, numpy, pandas, a chunk)
 WORKER_BYTES = 400 * 2**20

@@ -28,7 +28,7 @@ import numpy as np
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
 from domeng.players.registry import resolve_player
-from domeng.results.stats import counted
+from domeng.core.wording import counted
 from domeng.study.arrangements import seatings
 from domeng.study.names import refuse_research_players
 from domeng.study.tournament import STATS, Z95, TournamentResults, _progress, tournament

@@ -29,7 +29,7 @@ from domeng.infra.progress import Progress
 from domeng.results.metrics import metric_parts
 from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.results.results import Results, package_version
-from domeng.results.stats import counted
+from domeng.core.wording import counted
 from domeng.study.chunks import Plan, Sums, chunk_task, compile_first
 from domeng.study.simulate import (DEFAULT_PLAYERS, DEFAULT_ROUNDS, MAX_GROUPS, StudyError,
                                    default_chunk_tables)

@@ -45,7 +45,8 @@ from domeng.players.registry import resolve_players
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
 from domeng.results.meta import load_error_text
-from domeng.results.stats import Z95, add_ci, counted_x, num, ratio, paired_difference
+from domeng.core.wording import counted_x
+from domeng.results.stats import Z95, add_ci, num, ratio, paired_difference
 from domeng.study.arrangements import seat_of, seatings
 from domeng.infra import jsontext
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from domeng.cli.main import main
-from domeng.results.stats import counted, counted_x
+from domeng.core.wording import counted, counted_x
 
 #: a plural after the number 1 (words the studies count)
 WRONG = re.compile(r"(?<![\d.,])1 (tables|rounds|deals|lineups|seatings|groups|variants|"
