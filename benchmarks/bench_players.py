@@ -31,7 +31,8 @@ what the research player that sees every hand gains over ``COMPARE``
 (paired by deal, seat 0, a field of ``--bound-field``).  A name
 ``ismcts-N:model`` or ``ismcts-N:heavy`` (or both) is ``ismcts`` with the
 other seats playing the rollout player inside the tree, or with ``heavy``
-rollouts (:func:`make_ismcts_strategy`).
+rollouts (:func:`make_ismcts_strategy`); ``esearch-N:epsX`` is ``esearch``
+whose rollout moves are random with probability X (epsilon rollouts).
 
 Stones are penalties: a negative margin means fewer net stones (better).
 """
@@ -50,6 +51,7 @@ import numpy as np
 
 from domeng.batch.tables import run_tables
 from domeng.engine.reference import Table
+from domeng.players.isearch import make_isearch_strategy
 from domeng.players.ismcts import make_ismcts_strategy
 from domeng.players.registry import CompiledPlayer, make_player, resolve_player
 from domeng.study.tournament import STATS, Z95, tournament
@@ -85,9 +87,15 @@ def margin(lineup: str, deals: int, rounds: int, seed: int, orders: str, a: int 
 
 
 def bench_player(name: str):
-    """A registered player name, or ``ismcts-N:opt:opt`` (options ``model``,
-    ``heavy``, ``cX`` for the exploration constant X): the compiled strategy
-    or the name."""
+    """A registered player name, ``ismcts-N:opt:opt`` (options ``model``,
+    ``heavy``, ``cX`` for the exploration constant X) or ``esearch-N:epsX``
+    (``nsearch`` too: a rollout move is a random legal one with probability
+    X): the compiled strategy or the name."""
+    if ":" in name and name.split("-", 1)[0] in ("esearch", "nsearch"):
+        base, *opts = name.split(":")
+        kind, _, n = base.partition("-")
+        eps = [float(o[3:]) for o in opts if o.startswith("eps")]
+        return make_isearch_strategy(kind, int(n) if n else None, explore=eps[0] if eps else 0.0)
     if not name.startswith("ismcts") or ":" not in name:
         return name
     base, *opts = name.split(":")

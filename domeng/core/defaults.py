@@ -33,9 +33,10 @@ HUMAN = "human"
 DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
 #: the computer players that may sit at a table: each sees only its own D17 view
 #: the search players (determinized Monte Carlo ``search``, ``esearch``,
-#: inference-weighted ``isearch``, information-set MCTS ``ismcts``), each
-#: also as ``NAME-N`` with N samples or iterations per move
-SEARCH_FAMILY = ("search", "esearch", "isearch", "ismcts")
+#: inference-weighted ``isearch``, ``nsearch`` that also values who starts
+#: the next round, information-set MCTS ``ismcts``), each also as
+#: ``NAME-N`` with N samples or iterations per move
+SEARCH_FAMILY = ("search", "esearch", "isearch", "nsearch", "ismcts")
 TABLE_PLAYERS = tuple(PLAYER_IDS) + tuple(n for k in SEARCH_FAMILY for n in (k, k + "-N"))
 #: the terminal game's pause before each computer move, in seconds
 DEFAULT_DELAY = 0.6

@@ -339,6 +339,14 @@ def held_at_settlement(S, seat):
     return S.obs[OBS_STONES + seat]
 
 
+@njit(cache=True, inline="always")
+def next_starter(S):
+    """The seat that starts the next round, once this one is settled (D4:
+    the CAMAT if there is one, else this round's winner), as the engine set
+    it; -1 before the first round."""
+    return S.st[L.ST_NEXT_STARTER]
+
+
 @njit(cache=True)
 def round_over(S):
     return S.ctl[C_OVER] == 1

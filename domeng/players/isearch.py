@@ -28,6 +28,17 @@ played (value: minus the stones the seat gains by the round's end, plus
     deals instead; the weights left a median of about a tenth of them
     carrying the decision: ``benchmarks/bench_inference.py``.)
 
+``nsearch-N``
+    ``esearch`` whose rollouts also value **who starts the next round**
+    (D4: the round's winner, or the CAMAT).  The starter's seat is worth a
+    lot in the rounds that follow: under strong play the seat right after
+    the starter takes about 0.54 stones a round more than the starter
+    (``analysis/experts``, study 1).  Each rollout's value is lowered by
+    :data:`NEXT_START`, the stones the seat can expect from the rounds that
+    follow at its distance after the next starter.  A seat playing a game of
+    many rounds values them so; ``esearch`` and ``search`` look at this
+    round's stones only.
+
 Each player sees only its observation and the round's public history, and
 draws every random number from its seat's generator: games are reproducible
 from the seed.  Rollouts step through the step API (:mod:`domeng.engine.step`).
@@ -65,6 +76,34 @@ _ALL = np.int64((1 << 28) - 1)
 RANDOM_TRIES = 64
 #: ``isearch`` draws this many candidate deals per rolled-out deal
 CANDIDATES = 4
+#: five experts before the first CAMAT, by a seat's distance after the
+#: round's starter (0: it starts; 1: it plays right after the starter; ...):
+#: net stones per round and win rate
+#: (``analysis/experts/output/starter_offset_value.csv``, "no CAMAT yet")
+EXPERT_NET_BY_DISTANCE = (0.439768, 0.976649, 0.629378, 0.476333, 0.437687)
+EXPERT_WIN_BY_DISTANCE = (0.356322, 0.178116, 0.182188, 0.151145, 0.132229)
+
+
+def carry_forward(net, win, rounds: int = 5) -> np.ndarray:
+    """The stones a seat can expect from the next ``rounds`` rounds, by its
+    distance after the next round's starter, less their mean (only the
+    differences between seats matter): each round the winner starts the
+    next one (D4), so a seat at distance ``d`` is at ``(d - w) % 5`` after
+    a winner at distance ``w``."""
+    net = np.asarray(net, dtype=np.float64)
+    win = np.asarray(win, dtype=np.float64)
+    win = win / win.sum()
+    v = net.copy()
+    for _ in range(rounds - 1):
+        v = net + np.array([sum(win[w] * v[(d - w) % 5] for w in range(5)) for d in range(5)])
+    return v - v.mean()
+
+
+#: ``nsearch``: the value of the seats of the rounds after this one (five
+#: rounds: the values have settled), about -0.21, +0.47, +0.06, -0.12, -0.19
+NEXT_START = carry_forward(EXPERT_NET_BY_DISTANCE, EXPERT_WIN_BY_DISTANCE)
+_NO_NEXT = np.zeros(5)
+_UNIT = 1.0 / 9007199254740992.0  # 2**-53: a uniform draw from the top 53 bits
 
 
 @njit(cache=True, inline="always")
@@ -214,12 +253,16 @@ def log_likelihood(obs, hist, hands, beta, r_obs, moves):
 
 
 @njit(cache=True)
-def rollout(S, hands, obs, w0, me, move, rng_state, policy, s_rng):
+def rollout(S, hands, obs, w0, me, move, rng_state, policy, s_rng, later, explore=0.0):
     """Play ``move`` for ``me`` from the position (``obs`` with ``hands`` for
     every seat; ``w0`` the round's counters) and the rest of the round with
     ``policy`` (a built-in player id) at every seat, through the step API
     on the rollout state ``S``; returns the value for ``me``: minus the
-    stones it gained, plus ``CAMAT_BONUS`` if the engine makes it CAMAT (D15)."""
+    stones it gained, plus ``CAMAT_BONUS`` if the engine makes it CAMAT (D15),
+    minus ``later[d]``, ``d`` its distance after the next round's starter
+    (D4; zeros: this round only).  With ``explore > 0`` each rollout move
+    with a choice is, with that probability, a uniformly random legal one
+    instead of ``policy``'s (epsilon rollouts; a research variant)."""
     E.set_position(S, obs, w0, hands)
     S.ctl[E.C_FULL] = 1  # the rollout players read hand sizes and voids
     s_rng[0] = rng_state
@@ -230,12 +273,16 @@ def rollout(S, hands, obs, w0, me, move, rng_state, policy, s_rng):
             s = S.ctl[E.C_SEAT]
             S.obs[OBS_SEAT] = s
             S.obs[OBS_HAND] = S.hands[s]
-            ended = E.step(S, S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)])
+            if explore > 0.0 and n > 1 and (next64(s_rng) >> np.uint64(11)) * _UNIT < explore:
+                ended = E.step(S, S.moves[randbelow(s_rng, n)])
+            else:
+                ended = E.step(S, S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)])
         else:
             ended = E.step(S, E.PASS)
     value = float(obs[OBS_STONES + me] - E.held_at_settlement(S, me))
     if S.w[K.W_CAMAT] == me:
         value += CAMAT_BONUS
+    value -= later[(me - E.next_starter(S)) % 5]
     return value
 
 
@@ -261,8 +308,9 @@ def resample(ll, picks, rng):
 
 
 @njit(cache=True)
-def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta):
-    """The decision of ``esearch`` (``beta == 0``) or ``isearch`` (``beta > 0``).
+def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta, later, explore):
+    """The decision of ``esearch`` (``beta == 0``), ``isearch`` (``beta > 0``)
+    or ``nsearch`` (``later``: :data:`NEXT_START`; else zeros).
 
     ``esearch`` rolls out ``samples`` D17-exact determinizations.
     ``isearch`` draws ``CANDIDATES * samples`` of them, weights each by the
@@ -302,7 +350,8 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta):
             determinize(obs, rng, hands, tiles, cap, choice)
         seed = next64(rng)
         for i in range(n_moves):
-            totals[i] += rollout(S, hands, obs, w0, me, moves[i], seed, policy, s_rng)
+            totals[i] += rollout(S, hands, obs, w0, me, moves[i], seed, policy, s_rng, later,
+                                 explore)
     best = 0
     for i in range(1, n_moves):
         if totals[i] > totals[best]:
@@ -310,27 +359,37 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta):
     return best
 
 
-_MADE: dict[tuple[str, int], object] = {}
-KINDS = {"esearch": 0.0, "isearch": BETA}
+_MADE: dict[tuple[str, int, float], object] = {}
+#: kind -> (inference temperature, the value of the next round's seats)
+KINDS = {"esearch": (0.0, _NO_NEXT), "isearch": (BETA, _NO_NEXT), "nsearch": (0.0, NEXT_START)}
 
 
-def make_isearch_strategy(kind: str = "isearch", samples: int | None = None):
-    """The ``esearch`` or ``isearch`` player with ``samples`` determinizations
+def make_isearch_strategy(kind: str = "isearch", samples: int | None = None,
+                          explore: float = 0.0):
+    """The ``esearch``, ``isearch`` or ``nsearch`` player with ``samples`` determinizations
     per decision (default :data:`DEFAULT_SAMPLES`), compiled for the player
-    signature."""
+    signature.  ``explore`` (research only, not a registered name): the
+    probability that a rollout move is a random legal one (see
+    :func:`rollout`)."""
     if kind not in KINDS:
         raise ValueError(f"unknown search player {kind!r}")
     n = DEFAULT_SAMPLES if samples is None else int(samples)
     if n < 1:
         raise ValueError("samples must be >= 1")
-    if (kind, n) not in _MADE:
-        beta = KINDS[kind]
+    explore = float(explore)
+    if not 0.0 <= explore <= 1.0:
+        raise ValueError("explore must be a probability (0 to 1)")
+    key = (kind, n, explore)
+    if key not in _MADE:
+        beta, later = KINDS[kind]
 
         ints = runtime_ints(n, P_EXPERT)
+        floats = np.array([beta, explore])
 
         def strategy(obs, hist, moves, n_moves, rng):
-            return isearch_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], beta)
+            return isearch_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], floats[0],
+                                later, floats[1])
 
-        strategy.__name__ = f"{kind}_{n}"
-        _MADE[(kind, n)] = compile_player(strategy)
-    return _MADE[(kind, n)]
+        strategy.__name__ = f"{kind}_{n}" + (f"_explore{explore:g}" if explore else "")
+        _MADE[key] = compile_player(strategy)
+    return _MADE[key]

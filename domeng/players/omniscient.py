@@ -33,7 +33,7 @@ from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.engine.records import Move
 from domeng.players.heuristics import P_EXPERT
-from domeng.players.isearch import rollout
+from domeng.players.isearch import _NO_NEXT, rollout
 
 NAME = "omniscient"
 DEFAULT_SAMPLES = 20
@@ -56,7 +56,7 @@ def omniscient_core(obs, hist, moves, n_moves, rng, all_hands, samples):
     for d in range(samples):
         seed = next64(rng)
         for i in range(n_moves):
-            totals[i] += rollout(S, all_hands, obs, w0, me, moves[i], seed, P_EXPERT, s_rng)
+            totals[i] += rollout(S, all_hands, obs, w0, me, moves[i], seed, P_EXPERT, s_rng, _NO_NEXT)
     best = 0
     for i in range(1, n_moves):
         if totals[i] > totals[best]:

@@ -78,7 +78,7 @@ def _builtin(pid: int) -> Callable:
 
 #: the search players, each with an optional budget ``NAME-N`` (samples per decision;
 #: for ``ismcts``, iterations per decision)
-SEARCH_PLAYERS = ("search", "esearch", "isearch", "ismcts")
+SEARCH_PLAYERS = ("search", "esearch", "isearch", "nsearch", "ismcts")
 BUILTIN_PLAYERS = tuple(PLAYER_IDS) + SEARCH_PLAYERS
 #: the largest ``ismcts-N`` budget (its tree holds one node per iteration;
 #: the twin of ``domeng.players.ismcts.MAX_ITERATIONS``, kept here so that
@@ -152,7 +152,7 @@ _SPEC_CACHE: dict[str, PlayerSpec] = {}
 
 def resolve_player(p: Any) -> PlayerSpec:
     """Resolve a player given by name (``random``, ``heavy``, ``keeper``,
-    ``hunter``, ``expert``, ``search``, ``esearch``, ``isearch``, ``ismcts``,
+    ``hunter``, ``expert``, ``search``, ``esearch``, ``isearch``, ``nsearch``, ``ismcts``,
     each search player also as ``NAME-N`` for N samples per move (``ismcts``:
     N iterations per decision),
     ``module:function``), a compiled function, or an object with ``choose``."""

@@ -65,7 +65,7 @@ def _search_kind(low: str) -> str | None:
 
 
 def check_search_budget(name: str) -> None:
-    """Refuse ``KIND-N`` (``search``, ``esearch``, ``isearch``, ``ismcts``) unless
+    """Refuse ``KIND-N`` (``search``, ``esearch``, ``isearch``, ``nsearch``, ``ismcts``) unless
     ``1 <= N <=`` its cap (:data:`MAX_SEARCH_SAMPLES`; ``ismcts``: the
     registry's) in ASCII digits."""
     low = name.strip().lower()

@@ -1,5 +1,6 @@
-"""The stronger search players ``esearch`` and ``isearch``: determinizations
-consistent with D17, only the observation, reproducible, legal."""
+"""The stronger search players ``esearch``, ``isearch`` and ``nsearch``:
+determinizations consistent with D17, only the observation, reproducible,
+legal; ``nsearch``'s value of the next round's starter (D4)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def test_decisions_do_not_depend_on_the_hidden_tiles():
         mv = np.array([m.tile * 2 + m.end for m in moves], dtype=np.int64)
         seat = rnd.to_move
         hidden = [t for t in range(28) if t not in obs.hand and t not in obs.chain]
-        for name in ("esearch-6", "isearch-6"):
+        for name in ("esearch-6", "isearch-6", "nsearch-6"):
             fn = resolve_player(name).fn
             pick = fn(o, hist, mv, len(mv), np.array([11], dtype=np.uint64))
             rs = np.random.default_rng(checked)
@@ -107,7 +108,7 @@ def test_decisions_do_not_depend_on_the_hidden_tiles():
 
 
 def test_search_players_agree_in_both_engines_and_are_reproducible():
-    players = ["isearch-4", "hunter", "esearch-3", "random", "expert"]
+    players = ["isearch-4", "nsearch-3", "esearch-3", "random", "expert"]
     k_events, k_agg, k_state = trace_table(players, Rules(), seed=4, table=1, rounds=6)
     agg, state, _, events = run_reference([make_player(p) for p in players], Rules(), 4,
                                           tables=1, rounds=6, table_start=1, keep_events=True)
@@ -122,6 +123,7 @@ def test_search_players_agree_in_both_engines_and_are_reproducible():
 def test_search_player_names_and_budgets():
     assert resolve_player("isearch").name == "isearch"
     assert resolve_player("esearch-7").fn is make_isearch_strategy("esearch", 7)
+    assert resolve_player("nsearch-7").fn is make_isearch_strategy("nsearch", 7)
     import pytest
     from domeng.core.errors import PlayerError
     with pytest.raises(PlayerError, match="isearch-N"):
@@ -165,8 +167,78 @@ def test_a_new_budget_does_not_compile_the_search_again():
         make_search_strategy(n)
         make_isearch_strategy("esearch", n)
         make_isearch_strategy("isearch", n)
+        make_isearch_strategy("nsearch", n)
         make_ismcts_strategy(n)
     for core in (search_core, isearch_core, ismcts_core):
         assert core.signatures
         for sig in core.signatures:
             assert not any(isinstance(t, types.Literal) for t in sig), (core.__name__, sig)
+
+
+def test_nsearch_values_the_seat_after_the_next_starter():
+    """``nsearch``'s rollout value is ``esearch``'s (this round's stones and
+    the CAMAT bonus) less ``NEXT_START`` at the seat's distance after the
+    seat the engine names to start the next round (D4: the winner, or the
+    CAMAT); the same rollout, so the same round, with and without it."""
+    from domeng.core.observation import OBS_RULES
+    from domeng.core.rules import R_LEN
+    from domeng.engine import kernel as K
+    from domeng.engine import step as E
+    from domeng.players.heuristics import P_EXPERT
+    from domeng.players.isearch import (
+        EXPERT_NET_BY_DISTANCE, EXPERT_WIN_BY_DISTANCE, NEXT_START, _NO_NEXT, carry_forward, rollout)
+
+    assert NEXT_START.shape == (5,) and abs(NEXT_START.sum()) < 1e-9
+    net = np.array(EXPERT_NET_BY_DISTANCE)
+    np.testing.assert_allclose(carry_forward(net, EXPERT_WIN_BY_DISTANCE, 1), net - net.mean())
+    # a seat that always wins keeps the start: every round at its distance again
+    np.testing.assert_allclose(carry_forward(net, [1, 0, 0, 0, 0], 3), 3 * (net - net.mean()))
+    # the seat right after the starter is the worst place to be, the starter
+    # among the best (analysis/experts, study 1)
+    assert NEXT_START.argmax() == 1 and NEXT_START[0] < 0
+    hands = np.zeros(5, dtype=np.int64)
+    tiles = np.zeros(28, dtype=np.int64)
+    cap = np.zeros(6, dtype=np.int64)
+    choice = np.zeros(28, dtype=np.int64)
+    w0 = np.zeros(K.W_LEN, dtype=np.int64)
+    s_rng = np.zeros(1, dtype=np.uint64)
+    rng = np.array([5], dtype=np.uint64)
+    distances = set()
+    for obs, rnd in _positions(3, n=6):
+        o, hist = obs.to_array()
+        me = int(o[OBS_SEAT])
+        S = E.new_rollout_state(o[OBS_RULES:OBS_RULES + R_LEN].copy())
+        K.counters_from_history(o, hist, w0)
+        for m in rnd.legal_moves():
+            determinize(o, rng, hands, tiles, cap, choice)
+            plain = rollout(S, hands, o, w0, me, m.tile * 2 + m.end, 99, P_EXPERT, s_rng, _NO_NEXT)
+            winner = int(S.w[K.W_WINNER])
+            assert E.next_starter(S) == winner  # no CAMAT in a first round's table
+            valued = rollout(S, hands, o, w0, me, m.tile * 2 + m.end, 99, P_EXPERT, s_rng,
+                             NEXT_START)
+            d = (me - winner) % 5
+            assert valued == plain - NEXT_START[d]
+            distances.add(d)
+    assert len(distances) >= 3
+
+
+def test_epsilon_rollouts_are_a_reproducible_research_variant():
+    """``make_isearch_strategy(..., explore=X)`` (``benchmarks``' ``esearch-N:epsX``)
+    makes legal, reproducible decisions that differ from ``esearch``'s on some
+    positions; ``explore=0`` is the registered player itself."""
+    import pytest
+
+    assert make_isearch_strategy("esearch", 7, explore=0.0) is resolve_player("esearch-7").fn
+    with pytest.raises(ValueError, match="probability"):
+        make_isearch_strategy("esearch", 7, explore=1.5)
+    eps = make_isearch_strategy("esearch", 30, explore=0.5)
+    plain = resolve_player("esearch-30").fn
+    differ = 0
+    for obs, rnd in _positions(5, n=20):
+        o, hist = obs.to_array()
+        mv = np.array([m.tile * 2 + m.end for m in rnd.legal_moves()], dtype=np.int64)
+        pick = eps(o, hist, mv, len(mv), np.array([3], dtype=np.uint64))
+        assert 0 <= pick < len(mv)
+        assert eps(o, hist, mv, len(mv), np.array([3], dtype=np.uint64)) == pick
+        differ += pick != plain(o, hist, mv, len(mv), np.array([3], dtype=np.uint64))
+    assert differ > 0
