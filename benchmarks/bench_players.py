@@ -88,7 +88,8 @@ def margin(lineup: str, deals: int, rounds: int, seed: int, orders: str, a: int 
 
 def bench_player(name: str):
     """A registered player name, ``ismcts-N:opt:opt`` (options ``model``,
-    ``heavy``, ``cX`` for the exploration constant X) or ``esearch-N:epsX``
+    ``heavy``, ``cX`` for the exploration constant X, ``pbX`` for a
+    progressive bias of weight X towards the rollout player's moves) or ``esearch-N:epsX``
     (``nsearch`` too: a rollout move is a random legal one with probability
     X): the compiled strategy or the name."""
     if ":" in name and name.split("-", 1)[0] in ("esearch", "nsearch"):
@@ -101,9 +102,12 @@ def bench_player(name: str):
     base, *opts = name.split(":")
     n = int(base.split("-", 1)[1]) if "-" in base else None
     c = [float(o[1:]) for o in opts if o.startswith("c")]
+    pb = [float(o[2:]) for o in opts if o.startswith("pb")]
     kw = {"model": "model" in opts, "rollout": "heavy" if "heavy" in opts else "expert"}
     if c:
         kw["c_uct"] = c[0]
+    if pb:
+        kw["pb"] = pb[0]
     return make_ismcts_strategy(n, **kw)
 
 

@@ -93,11 +93,14 @@ def _new_node(action, seat, first, sibling, avail, c, parent, a, s):
 
 
 @njit(cache=True)
-def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model):
+def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model, pb):
     """The decision of ``ismcts``: an index into ``moves`` (see the module
     docstring).  ``policy``: the rollout player's built-in id; ``model``:
     True for the other seats to play the rollout player's move in the tree
-    too (an opponent model), False for UCB1 at every seat's node."""
+    too (an opponent model), False for UCB1 at every seat's node.  ``pb > 0``
+    (progressive bias, a research variant): at each node the rollout
+    player's move in this deal is expanded first, and UCB1 gives it
+    ``pb * sd / (visits + 1)`` more."""
     if n_moves == 1:
         return 0
     me = obs[OBS_SEAT]
@@ -177,24 +180,35 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
                     n_nodes += 1
                     in_tree = False
             elif n_untried > 0:
-                j = randbelow(s_rng, n_untried) if n_untried > 1 else 0
                 a = -1
-                for i in range(n):
-                    if kids[i] < 0:
-                        if j == 0:
-                            a = legal[i]
-                            break
-                        j -= 1
+                if pb > 0.0:  # the rollout player's move first, if untried
+                    pref = _policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
+                    for i in range(n):
+                        if kids[i] < 0 and legal[i] == pref:
+                            a = pref
+                if a < 0:
+                    j = randbelow(s_rng, n_untried) if n_untried > 1 else 0
+                    for i in range(n):
+                        if kids[i] < 0:
+                            if j == 0:
+                                a = legal[i]
+                                break
+                            j -= 1
                 c = _new_node(action, seat, first, sibling, avail, n_nodes, node, a, s)
                 n_nodes += 1
                 in_tree = False
             else:
+                pref = -2
+                if pb > 0.0 and n > 1:
+                    pref = _policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
                 best_u = -1e300
                 c = kids[0]
                 for i in range(n):
                     k = kids[i]
                     u = (total[k] / visits[k]
                          + c_uct * sd * math.sqrt(math.log(avail[k]) / visits[k]))
+                    if legal[i] == pref:
+                        u += pb * sd / (visits[k] + 1.0)
                     if u > best_u:
                         best_u = u
                         c = k
@@ -234,16 +248,17 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
     return best
 
 
-_MADE: dict[tuple[int, int, float, bool], object] = {}
+_MADE: dict[tuple[int, int, float, bool, float], object] = {}
 
 
 def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
-                         c_uct: float = C_UCT, model: bool = MODEL_OTHERS):
+                         c_uct: float = C_UCT, model: bool = MODEL_OTHERS, pb: float = 0.0):
     """The ``ismcts`` player with ``iterations`` per decision (default
     :data:`DEFAULT_ITERATIONS`), ``rollout`` players (``expert`` or
-    ``heavy``), exploration constant ``c_uct`` and, with ``model``, the
-    other seats playing the rollout player's move inside the tree too,
-    compiled for the player signature."""
+    ``heavy``), exploration constant ``c_uct``, with ``model`` the
+    other seats playing the rollout player's move inside the tree too, and
+    with ``pb > 0`` a progressive bias towards the rollout player's moves
+    (see :func:`ismcts_core`), compiled for the player signature."""
     n = DEFAULT_ITERATIONS if iterations is None else int(iterations)
     if not 1 <= n <= MAX_ITERATIONS:
         raise ValueError(f"iterations must be from 1 to {MAX_ITERATIONS}")
@@ -253,16 +268,22 @@ def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
     policy = ROLLOUT_POLICIES[rollout]
     c = float(c_uct)
     m = bool(model)
-    key = (n, policy, c, m)
+    bias = float(pb)
+    if not bias >= 0.0:
+        raise ValueError("pb must be >= 0")
+    key = (n, policy, c, m, bias)
     if key not in _MADE:
         ints = runtime_ints(n, policy, int(m))
+        floats = np.array([c, bias])
 
         def strategy(obs, hist, moves, n_moves, rng):
-            return ismcts_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], c, ints[2] != 0)
+            return ismcts_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], floats[0],
+                               ints[2] != 0, floats[1])
 
-        strategy.__name__ = f"ismcts_{n}" + ("" if (rollout, c, m) == ("expert", C_UCT,
-                                                                      MODEL_OTHERS)
-                                             else f"_{rollout}_c{c:g}_{'model' if m else 'uct'}")
+        strategy.__name__ = f"ismcts_{n}" + ("" if (rollout, c, m, bias) == ("expert", C_UCT,
+                                                                            MODEL_OTHERS, 0.0)
+                                             else f"_{rollout}_c{c:g}_{'model' if m else 'uct'}"
+                                                  f"_pb{bias:g}")
         _MADE[key] = compile_player(strategy)
     return _MADE[key]
 

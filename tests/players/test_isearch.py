@@ -89,8 +89,8 @@ def test_decisions_do_not_depend_on_the_hidden_tiles():
         mv = np.array([m.tile * 2 + m.end for m in moves], dtype=np.int64)
         seat = rnd.to_move
         hidden = [t for t in range(28) if t not in obs.hand and t not in obs.chain]
-        for name in ("esearch-6", "isearch-6", "nsearch-6"):
-            fn = resolve_player(name).fn
+        for fn in [resolve_player(name).fn for name in ("esearch-6", "isearch-6", "nsearch-6")] + [
+                make_isearch_strategy("esearch", 6, explore=0.3)]:
             pick = fn(o, hist, mv, len(mv), np.array([11], dtype=np.uint64))
             rs = np.random.default_rng(checked)
             rs.shuffle(hidden)

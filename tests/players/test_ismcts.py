@@ -27,7 +27,8 @@ from domeng.study.tournament import tournament
 from test_isearch import _check_deal, _positions
 
 VARIANTS = [M.make_ismcts_strategy(40), M.make_ismcts_strategy(40, model=True),
-            M.make_ismcts_strategy(40, rollout="heavy", c_uct=2.0)]
+            M.make_ismcts_strategy(40, rollout="heavy", c_uct=2.0),
+            M.make_ismcts_strategy(40, pb=2.0)]
 
 
 def test_ismcts_decides_from_its_observation_only():
@@ -114,6 +115,9 @@ def test_ismcts_names_and_budgets():
             resolve_player(bad)
     with pytest.raises(ValueError):
         M.make_ismcts_strategy(5, rollout="random")
+    with pytest.raises(ValueError, match="pb"):
+        M.make_ismcts_strategy(5, pb=-1.0)
+    assert M.make_ismcts_strategy(250, pb=0.0) is M.make_ismcts_strategy(250)
 
 
 @pytest.mark.slow
