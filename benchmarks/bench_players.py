@@ -26,7 +26,10 @@ and resumed: batches already in the log are not played again), and prints
 after every batch each player's margin over ``search`` (net stones per
 round, paired by deal, 95% interval) until ``--max-deals`` deals or
 ``--minutes`` minutes; then the decision times (wall and CPU, p50/p99) of
-each search player.  ``--omniscient COMPARE`` measures the bound instead:
+each search player.  ``--pool LOG LOG ...`` reports one match from the logs
+of several runs of it on other seeds (one run per core, say: ``--seed 101``
+and ``--seed 126`` with ``--max-deals 100`` each).  ``--omniscient COMPARE``
+measures the bound instead:
 what the research player that sees every hand gains over ``COMPARE``
 (paired by deal, seat 0, a field of ``--bound-field``).  A name
 ``ismcts-N:model`` or ``ismcts-N:heavy`` (or both) is ``ismcts`` with the
@@ -208,6 +211,42 @@ def vs_search(lineup: list[str], rounds: int, orders: str, seed: int, batch: int
     return out
 
 
+def pool(logs: list[Path], say=print) -> dict:
+    """One match from the ``--log`` files of several runs of it (the same
+    lineup, rounds and seatings, other deals: e.g. two halves of the seeds
+    played on two cores): each player's paired margin over ``search``."""
+    per, seeds, first = [], [], None
+    for path in logs:
+        z = np.load(path)
+        key = (list(z["lineup"]), int(z["rounds"]), str(z["orders"]))
+        if first is None:
+            first = key
+        elif key != first:
+            raise SystemExit(f"{path} holds another match than {logs[0]}")
+        per.extend(z["per_deal"])
+        seeds.extend(int(x) for x in z["seeds"])
+    if _overlap(logs):
+        raise SystemExit("--pool: the logs share deals (the same seed in two logs)")
+    lineup = first[0]
+    out: dict = {}
+    say(f"{len(per)} deals pooled from {len(logs)} logs: minus search: "
+        + _margins(np.array(per), lineup, out), flush=True)
+    out.update({"lineup": lineup, "deals": len(per), "rounds": first[1], "orders": first[2],
+                "seeds": sorted(set(seeds)), "logs": [str(p) for p in logs]})
+    return out
+
+
+def _overlap(logs: list[Path]) -> bool:
+    """Do two of the logs hold a batch of the same seed?"""
+    seen: set[int] = set()
+    for path in logs:
+        mine = {int(x) for x in np.load(path)["seeds"]}
+        if seen & mine:
+            return True
+        seen |= mine
+    return False
+
+
 def bound(compare: str, field: str, games: int, rounds: int, seed: int, samples: int,
           say=print) -> dict:
     """What seeing every hand is worth: ``omniscient`` (perfect-information
@@ -264,6 +303,9 @@ def main(argv=None) -> int:
     ap.add_argument("--max-deals", type=int, default=400)
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--log", type=Path, help="per-deal statistics (.npz), resumable")
+    ap.add_argument("--pool", type=Path, nargs="+", metavar="LOG",
+                    help="report one match from the --log files of several runs of it "
+                         "(other seeds, e.g. one run per core)")
     ap.add_argument("--times-only", action="store_true",
                     help="with --vs-search: only the decision times")
     ap.add_argument("--omniscient", metavar="COMPARE",
@@ -280,6 +322,11 @@ def main(argv=None) -> int:
         out["omniscient"] = [bound(c.strip(), args.bound_field, args.bound_games, args.rounds,
                                    args.seed, args.bound_samples, say=log)
                              for c in args.omniscient.split(",")]
+        if args.json:
+            print(json.dumps(out, indent=2))
+        return 0
+    if args.pool:
+        out["match"] = pool(args.pool, say=log)
         if args.json:
             print(json.dumps(out, indent=2))
         return 0
