@@ -215,7 +215,7 @@ def pool(logs: list[Path], say=print) -> dict:
     """One match from the ``--log`` files of several runs of it (the same
     lineup, rounds and seatings, other deals: e.g. two halves of the seeds
     played on two cores): each player's paired margin over ``search``."""
-    per, seeds, first = [], [], None
+    per, seeds, first = [], set(), None
     for path in logs:
         z = np.load(path)
         key = (list(z["lineup"]), int(z["rounds"]), str(z["orders"]))
@@ -223,28 +223,17 @@ def pool(logs: list[Path], say=print) -> dict:
             first = key
         elif key != first:
             raise SystemExit(f"{path} holds another match than {logs[0]}")
+        mine = {int(x) for x in z["seeds"]}
+        if seeds & mine:
+            raise SystemExit(f"--pool: {path} holds deals (seeds) of another log too")
+        seeds |= mine
         per.extend(z["per_deal"])
-        seeds.extend(int(x) for x in z["seeds"])
-    if _overlap(logs):
-        raise SystemExit("--pool: the logs share deals (the same seed in two logs)")
-    lineup = first[0]
     out: dict = {}
     say(f"{len(per)} deals pooled from {len(logs)} logs: minus search: "
-        + _margins(np.array(per), lineup, out), flush=True)
-    out.update({"lineup": lineup, "deals": len(per), "rounds": first[1], "orders": first[2],
-                "seeds": sorted(set(seeds)), "logs": [str(p) for p in logs]})
+        + _margins(np.array(per), first[0], out), flush=True)
+    out.update({"lineup": first[0], "deals": len(per), "rounds": first[1], "orders": first[2],
+                "seeds": sorted(seeds), "logs": [str(p) for p in logs]})
     return out
-
-
-def _overlap(logs: list[Path]) -> bool:
-    """Do two of the logs hold a batch of the same seed?"""
-    seen: set[int] = set()
-    for path in logs:
-        mine = {int(x) for x in np.load(path)["seeds"]}
-        if seen & mine:
-            return True
-        seen |= mine
-    return False
 
 
 def bound(compare: str, field: str, games: int, rounds: int, seed: int, samples: int,

@@ -20,6 +20,8 @@ import sys
 import time
 from typing import TextIO
 
+from domeng.core.wording import counted
+
 COMPILING = "compiling the engine (first run only)"
 
 #: the bar's width in characters, and its characters (empty, half, full)
@@ -52,7 +54,7 @@ def _bar(frac: float) -> str:
 
 class Progress:
     """A progress bar on ``stream`` (default stderr) for ``total`` items
-    (``unit``: "tables", "games"), each worth ``per_item`` of ``rate_unit``
+    (``unit``: "table", "game": counted with its plural), each worth ``per_item`` of ``rate_unit``
     ("rounds") for the rate shown.  ``done0``: items already done (a resumed
     study: not counted in the rate).  ``compile_pending``: the engine will
     be compiled during the first item(s).
@@ -62,7 +64,7 @@ class Progress:
     each call, the study's cap, is not where it will stop); :meth:`close`
     draws the last count."""
 
-    def __init__(self, total: int | None, *, unit: str = "tables", per_item: float = 1.0,
+    def __init__(self, total: int | None, *, unit: str = "table", per_item: float = 1.0,
                  rate_unit: str | None = "rounds", done0: int = 0,
                  compile_pending: bool = False, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
@@ -70,7 +72,7 @@ class Progress:
         self.total = None if total is None else int(total)
         self._tail = ""  # the rate part of the line drawn last
         self.per_item = float(per_item)
-        self.rate_unit = rate_unit or unit
+        self.rate_unit = rate_unit or unit + "s"
         self.unit = unit
         self.compiling = bool(compile_pending)
         self.n = int(done0)
@@ -84,14 +86,12 @@ class Progress:
 
     def _draw(self, postfix: str) -> None:
         if self.total is None:
-            one = self.n == 1 and self.unit.endswith("s")  # "1 table so far", not "1 tables"
-            line = (f"{self.n:,} {self.unit[:-1] if one else self.unit}"
-                    f"{'' if self.closed else ' so far'}"
+            line = (f"{counted(self.n, self.unit, ',')}{'' if self.closed else ' so far'}"
                     + (f", {postfix}" if postfix else ""))
         else:
             pct = 100.0 * self.n / self.total if self.total else 100.0
             line = (f"{pct:5.1f}% |{_bar(self.n / self.total if self.total else 1.0)}| "
-                    f"{self.n}/{self.total} {self.unit}" + (f", {postfix}" if postfix else ""))
+                    f"{self.n}/{counted(self.total, self.unit)}" + (f", {postfix}" if postfix else ""))
         pad = " " * max(self._width - len(line), 0)
         try:
             self.stream.write(("\r" if self._width else "") + line + pad)

@@ -162,7 +162,7 @@ def make_progress(progress, tables: int, rounds: int, done0: int = 0, players=No
 def _bar(tables: int, rounds: int, done0: int, players=None):
     from domeng.infra.progress import Progress
 
-    return Progress(tables, unit="tables", per_item=rounds, rate_unit="rounds", done0=done0,
+    return Progress(tables, unit="table", per_item=rounds, rate_unit="rounds", done0=done0,
                     compile_pending=compile_pending(players))
 
 

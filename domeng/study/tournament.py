@@ -419,5 +419,5 @@ def _progress(progress, total: int, rounds: int) -> Callable[[int, int], None] |
     from domeng.infra.progress import Progress
     from domeng.study.summary import compile_pending
 
-    return Progress(total, unit="games", per_item=rounds, rate_unit="rounds",
+    return Progress(total, unit="game", per_item=rounds, rate_unit="rounds",
                     compile_pending=compile_pending())

@@ -146,13 +146,13 @@ def test_folder_lock_refuses_a_second_holder(tmp_path):
 
 def test_an_open_ended_bar_counts_one_table_in_the_singular():
     out = io.StringIO()
-    bar = Progress(None, unit="tables", stream=out)
+    bar = Progress(None, unit="table", stream=out)
     bar(1, 10)
     bar.close()
     text = out.getvalue()
     assert "1 table" in text and "1 tables" not in text
     out = io.StringIO()
-    bar = Progress(None, unit="tables", stream=out)
+    bar = Progress(None, unit="table", stream=out)
     bar(2, 10)
     bar.close()
     assert "2 tables" in out.getvalue()

@@ -25,7 +25,7 @@ PAUSE = 0.3
 
 def test_an_open_ended_bar_shows_the_count_without_percentage_or_eta():
     out = io.StringIO()
-    bar = Progress(None, unit="tables", per_item=10, stream=out)
+    bar = Progress(None, unit="table", per_item=10, stream=out)
     for done in (100, 200, 300):
         bar(done, 10_000)  # the cap, not where the study stops
     bar.close()
