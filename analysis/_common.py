@@ -22,8 +22,7 @@ import numpy as np
 import pandas as pd
 
 from domeng.results import stats
-
-from domeng.results.stats import Z95, mean_se, ratio as ratio_se  # noqa: F401  (the one copy)
+from domeng.results.stats import Z95, mean_se  # noqa: F401  (the one copy)
 
 
 def est(value, se) -> dict:
@@ -83,8 +82,13 @@ def write_json(obj: dict, path: Path) -> None:
 def environment() -> dict:
     import domeng
 
-    return {"domeng_version": domeng.__version__, "python": platform.python_version(),
-            "numpy": np.__version__, "pandas": pd.__version__, "cpu_count": os.cpu_count()}
+    return {
+        "domeng_version": domeng.__version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "cpu_count": os.cpu_count(),
+    }
 
 
 def setup_matplotlib():
@@ -93,9 +97,18 @@ def setup_matplotlib():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "font.size": 10,
-                         "axes.titlesize": 11, "axes.grid": True, "grid.alpha": 0.3,
-                         "axes.spines.top": False, "axes.spines.right": False})
+    plt.rcParams.update(
+        {
+            "figure.dpi": 110,
+            "savefig.dpi": 110,
+            "font.size": 10,
+            "axes.titlesize": 11,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )
     return plt
 
 
@@ -108,7 +121,7 @@ def save_fig(fig, path: Path) -> None:
     plt.close(fig)
 
 
-def write_timings(timer: "Timer", out: Path) -> None:
+def write_timings(timer: Timer, out: Path) -> None:
     """Timings change from run to run: they go to ``output/timings.json``,
     which git ignores, so a re-run leaves the repository clean."""
     write_json({**timer.marks, "total": timer.total()}, out / "timings.json")

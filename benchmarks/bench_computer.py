@@ -58,15 +58,20 @@ def old_action(pids, fns, S, scratch) -> int:
 
 def old_computers_action(self: Computers, game) -> int:
     """``Computers.action`` as it was (for ``bench_web.py --dispatch old``)."""
-    return old_action(self.pids, self.fns, game.state,
-                      (self._crng, self._pobs, self._phist, self._pmoves))
+    return old_action(
+        self.pids, self.fns, game.state, (self._crng, self._pobs, self._phist, self._pmoves)
+    )
 
 
 def measure(players, moves: int, seed: int) -> dict:
     cpu = Computers(players)
     pids, fns = kernel_players(players)
-    scratch = (np.zeros(1, np.uint64), np.zeros_like(cpu._pobs), np.full_like(cpu._phist, -1),
-               np.full_like(cpu._pmoves, -1))
+    scratch = (
+        np.zeros(1, np.uint64),
+        np.zeros_like(cpu._pobs),
+        np.full_like(cpu._phist, -1),
+        np.full_like(cpu._pmoves, -1),
+    )
     g = Game(seed=seed)
     new_t, old_t = {}, {}
     k = 0
@@ -90,10 +95,13 @@ def measure(players, moves: int, seed: int) -> dict:
     out = {}
     for kind in new_t:
         o, n = np.array(old_t[kind]) * 1e6, np.array(new_t[kind]) * 1e6
-        out[kind] = {"moves": len(n), "old_us_median": round(float(np.median(o)), 1),
-                     "new_us_median": round(float(np.median(n)), 1),
-                     "old_us_mean": round(float(o.mean()), 1),
-                     "new_us_mean": round(float(n.mean()), 1)}
+        out[kind] = {
+            "moves": len(n),
+            "old_us_median": round(float(np.median(o)), 1),
+            "new_us_median": round(float(np.median(n)), 1),
+            "old_us_mean": round(float(o.mean()), 1),
+            "new_us_mean": round(float(n.mean()), 1),
+        }
     return out
 
 

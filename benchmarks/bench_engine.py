@@ -45,7 +45,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -58,15 +57,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-T_INPROC = 0.9       # engine in-process / C full
-T_PROCESS = 0.8      # whole process / C full
-T_HEUR = 2e6         # rounds/s, heuristic players
-T_EXPERT = 1e6       # rounds/s, five experts (issue 13)
-T_THREADS = 1.9      # 2 threads / 1 thread
-T_HELP = 0.3         # s, domeng --help
-T_WARM = 0.5         # s, warm study start
-T_COLD = 15.0        # s, cold compile
-T_RSS = 300.0        # MB, 10^8-round study
+T_INPROC = 0.9  # engine in-process / C full
+T_PROCESS = 0.8  # whole process / C full
+T_HEUR = 2e6  # rounds/s, heuristic players
+T_EXPERT = 1e6  # rounds/s, five experts (issue 13)
+T_THREADS = 1.9  # 2 threads / 1 thread
+T_HELP = 0.3  # s, domeng --help
+T_WARM = 0.5  # s, warm study start
+T_COLD = 15.0  # s, cold compile
+T_RSS = 300.0  # MB, 10^8-round study
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
@@ -83,16 +82,19 @@ def taskset(cmd):
 def child(cmd, env=None):
     """Run ``cmd`` in a wrapper process that reports the child's wall time,
     CPU time and peak RSS; returns (stdout, wall, cpu, maxrss MB)."""
-    wrapper = ("import resource, subprocess, sys, time, json\n"
-               "t = time.perf_counter()\n"
-               "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-               "dt = time.perf_counter() - t\n"
-               "ru = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-               "sys.stderr.write(p.stderr)\n"
-               "print(json.dumps([p.returncode, p.stdout, dt, ru.ru_utime + ru.ru_stime, "
-               "ru.ru_maxrss / 1024]))\n")
-    out = subprocess.run([sys.executable, "-c", wrapper] + cmd, capture_output=True, text=True,
-                         env=env or ENV)
+    wrapper = (
+        "import resource, subprocess, sys, time, json\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "dt = time.perf_counter() - t\n"
+        "ru = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "sys.stderr.write(p.stderr)\n"
+        "print(json.dumps([p.returncode, p.stdout, dt, ru.ru_utime + ru.ru_stime, "
+        "ru.ru_maxrss / 1024]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", wrapper] + cmd, capture_output=True, text=True, env=env or ENV
+    )
     rc, stdout, wall, cpu, rss = json.loads(out.stdout.strip().splitlines()[-1])
     if rc != 0:
         raise RuntimeError(f"{cmd} failed ({rc}): {out.stderr[-2000:]}")
@@ -100,7 +102,7 @@ def child(cmd, env=None):
 
 
 def run_c(exe, tables, rounds, seed=3):
-    out, wall, cpu, _ = child(taskset([exe, str(tables), str(rounds), str(seed)]))
+    out, _wall, _cpu, _ = child(taskset([exe, str(tables), str(rounds), str(seed)]))
     d = dict(kv.split("=", 1) for kv in out.split())
     n = tables * rounds
     return n / float(d["seconds"]), n / float(d["cpu_s"])
@@ -108,6 +110,7 @@ def run_c(exe, tables, rounds, seed=3):
 
 def run_engine(players, tables, rounds, threads=1, seed=3):
     from domeng.batch.tables import run_tables
+
     t, c = time.perf_counter(), time.process_time()
     out = run_tables(players, seed=seed, n_tables=tables, rounds=rounds, threads=threads)
     dt, dc = time.perf_counter() - t, time.process_time() - c
@@ -119,15 +122,24 @@ def run_engine(players, tables, rounds, threads=1, seed=3):
 def side_by_side(tables, rounds, n):
     """Rounds per wall second of ``n`` one-thread engine processes started
     together, process ``i`` pinned to core ``i`` (the sum of their rates)."""
-    code = ("import sys, time\nfrom domeng.batch.tables import run_tables\n"
-            "run_tables('random', seed=1, n_tables=4, rounds=4, threads=1)\n"
-            "t = time.perf_counter()\n"
-            f"run_tables('random', seed=3, n_tables={tables}, rounds={rounds}, threads=1)\n"
-            "print(time.perf_counter() - t)\n")
+    code = (
+        "import sys, time\nfrom domeng.batch.tables import run_tables\n"
+        "run_tables('random', seed=1, n_tables=4, rounds=4, threads=1)\n"
+        "t = time.perf_counter()\n"
+        f"run_tables('random', seed=3, n_tables={tables}, rounds={rounds}, threads=1)\n"
+        "print(time.perf_counter() - t)\n"
+    )
     cores = os.cpu_count() or 1
-    procs = [subprocess.Popen((["taskset", "-c", str(i % cores)] if shutil.which("taskset") else [])
-                              + [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
-                              env=ENV) for i in range(n)]
+    procs = [
+        subprocess.Popen(
+            (["taskset", "-c", str(i % cores)] if shutil.which("taskset") else [])
+            + [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
+        for i in range(n)
+    ]
     return sum(tables * rounds / float(p.communicate()[0].split()[-1]) for p in procs)
 
 
@@ -145,9 +157,12 @@ def med(xs):
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--limit", default=_find_limit(),
-                    help="the folder of full.c and build.sh (default: shared/limit beside the "
-                         "repository or a folder above it)")
+    ap.add_argument(
+        "--limit",
+        default=_find_limit(),
+        help="the folder of full.c and build.sh (default: shared/limit beside the "
+        "repository or a folder above it)",
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--big", action="store_true")
@@ -155,8 +170,10 @@ def main():
     ARGS = ap.parse_args()
     sc = ARGS.scale
     F = {}
-    log(f"machine: {platform.node()} {platform.machine()} nproc={os.cpu_count()} "
-        f"load average {os.getloadavg()} python {platform.python_version()}")
+    log(
+        f"machine: {platform.node()} {platform.machine()} nproc={os.cpu_count()} "
+        f"load average {os.getloadavg()} python {platform.python_version()}"
+    )
     F["load_before"] = os.getloadavg()[0]
 
     # ------------------------------------------------------------ build the C yardstick
@@ -166,7 +183,9 @@ def main():
 
     # ------------------------------------------------------------ warm the engine's cache
     import numba
+
     from domeng.batch.tables import run_tables
+
     for p in ("random", "heavy", "keeper", "hunter", "heavy,keeper,hunter,heavy,keeper", "expert"):
         run_tables(p, seed=1, n_tables=4, rounds=4, threads=1)
 
@@ -184,8 +203,23 @@ def main():
 
     # ------------------------------------------------------------ 3: whole process
     PT, PR = int(4000 * sc), 5000
-    cli = [sys.executable, "-m", "domeng", "simulate", "--tables", str(PT), "--rounds", str(PR),
-           "--players", "random", "--seed", "3", "--workers", "1", "--json"]
+    cli = [
+        sys.executable,
+        "-m",
+        "domeng",
+        "simulate",
+        "--tables",
+        str(PT),
+        "--rounds",
+        str(PR),
+        "--players",
+        "random",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--json",
+    ]
     proc, c_big = [], []
     for _ in range(ARGS.repeat):
         c_big.append(run_c(full, PT, PR))
@@ -218,25 +252,40 @@ def main():
     helps = [child([sys.executable, "-m", "domeng", "--help"]) for _ in range(ARGS.repeat)]
     F["help_s"] = min(h[1] for h in helps)
     F["help_cpu_s"] = min(h[2] for h in helps)
-    tiny = [sys.executable, "-m", "domeng", "simulate", "--tables", "2", "--rounds", "2",
-            "--players", "random", "--json", "--no-progress"]
+    tiny = [
+        sys.executable,
+        "-m",
+        "domeng",
+        "simulate",
+        "--tables",
+        "2",
+        "--rounds",
+        "2",
+        "--players",
+        "random",
+        "--json",
+        "--no-progress",
+    ]
     warm = [child(tiny) for _ in range(ARGS.repeat)]
     F["warm_study_s"] = min(w[1] for w in warm)
     F["warm_study_cpu_s"] = min(w[2] for w in warm)
     # main(argv) returns (the `domeng` command itself ends with os._exit, skipping this count)
-    count = ("import sys\nfrom domeng.cli.main import main\n"
-             "try:\n    main(sys.argv[1:])\n"
-             "except SystemExit:\n    pass\n"
-             "from numba.core.dispatcher import Dispatcher\nimport gc\n"
-             "n = sum(len(d.overloads) for d in gc.get_objects() if isinstance(d, Dispatcher))\n"
-             "print('SPECIALISATIONS', n)\n")
+    count = (
+        "import sys\nfrom domeng.cli.main import main\n"
+        "try:\n    main(sys.argv[1:])\n"
+        "except SystemExit:\n    pass\n"
+        "from numba.core.dispatcher import Dispatcher\nimport gc\n"
+        "n = sum(len(d.overloads) for d in gc.get_objects() if isinstance(d, Dispatcher))\n"
+        "print('SPECIALISATIONS', n)\n"
+    )
     # the random-only study, and the default one (`domeng simulate` with no
     # --players: random,heavy,keeper,hunter,random, `make run`'s first run)
     default = [a for a in tiny if a not in ("--players", "random")]
     for key, cmd in (("cold_study", tiny), ("cold_default", default)):
         cache = tempfile.mkdtemp(prefix="numba-cold-")
-        out, cold, cold_cpu, cold_rss = child([sys.executable, "-c", count] + cmd[3:],
-                                              env=dict(ENV, NUMBA_CACHE_DIR=cache))
+        out, cold, cold_cpu, cold_rss = child(
+            [sys.executable, "-c", count] + cmd[3:], env=dict(ENV, NUMBA_CACHE_DIR=cache)
+        )
         F[f"{key}_s"] = cold
         F[f"{key}_cpu_s"] = cold_cpu
         F[f"{key}_peak_rss_mb"] = cold_rss
@@ -247,9 +296,24 @@ def main():
 
     # ------------------------------------------------------------ 7: memory
     MT = 20000 if ARGS.big else 2000
-    _, wall, cpu, rss = child([sys.executable, "-m", "domeng", "simulate", "--tables", str(MT),
-                               "--rounds", "5000", "--players", "random", "--workers", "1",
-                               "--json", "--no-progress"])
+    _, wall, cpu, rss = child(
+        [
+            sys.executable,
+            "-m",
+            "domeng",
+            "simulate",
+            "--tables",
+            str(MT),
+            "--rounds",
+            "5000",
+            "--players",
+            "random",
+            "--workers",
+            "1",
+            "--json",
+            "--no-progress",
+        ]
+    )
     F["rss"] = {"rounds": MT * 5000, "peak_mb": rss, "seconds": wall}
     F["load_after"] = os.getloadavg()[0]
     shutil.rmtree(tmp, ignore_errors=True)
@@ -263,50 +327,102 @@ def main():
 
     rows = [
         ("C full", rate(F["c_full"]), "1.00", "", ""),
-        ("C full_replica", rate(F["c_full_replica"]), ratio(F["c_full_replica"], F["c_full"]), "",
-         ""),
-        ("engine in-process, 1 thread", rate(F["inproc_random_1t"]),
-         ratio(F["inproc_random_1t"], F["c_full"]), ">= 0.9x full",
-         F["inproc_random_1t"]["wall"] / F["c_full"]["wall"] >= T_INPROC),
-        ("whole process, --workers 1 (2x10^7)", rate(F["process_random_1w"]),
-         ratio(F["process_random_1w"], F["c_full_2e7"]), ">= 0.8x full",
-         F["process_random_1w"]["wall"] / F["c_full_2e7"]["wall"] >= T_PROCESS),
+        (
+            "C full_replica",
+            rate(F["c_full_replica"]),
+            ratio(F["c_full_replica"], F["c_full"]),
+            "",
+            "",
+        ),
+        (
+            "engine in-process, 1 thread",
+            rate(F["inproc_random_1t"]),
+            ratio(F["inproc_random_1t"], F["c_full"]),
+            ">= 0.9x full",
+            F["inproc_random_1t"]["wall"] / F["c_full"]["wall"] >= T_INPROC,
+        ),
+        (
+            "whole process, --workers 1 (2x10^7)",
+            rate(F["process_random_1w"]),
+            ratio(F["process_random_1w"], F["c_full_2e7"]),
+            ">= 0.8x full",
+            F["process_random_1w"]["wall"] / F["c_full_2e7"]["wall"] >= T_PROCESS,
+        ),
     ]
     for p in ("heavy", "keeper", "hunter", "heavy,keeper,hunter,heavy,keeper"):
         d = F[f"heuristic {p}"]
-        rows.append((f"heuristic {p}", rate(d), ratio(d, F["c_full"]), ">= 2 M/s",
-                     d["wall"] >= T_HEUR))
+        rows.append(
+            (f"heuristic {p}", rate(d), ratio(d, F["c_full"]), ">= 2 M/s", d["wall"] >= T_HEUR)
+        )
     d = F["heuristic expert"]
-    rows.append(("expert x5 (issue 13)", rate(d), ratio(d, F["c_full"]), ">= 1 M/s",
-                 d["wall"] >= T_EXPERT))
+    rows.append(
+        ("expert x5 (issue 13)", rate(d), ratio(d, F["c_full"]), ">= 1 M/s", d["wall"] >= T_EXPERT)
+    )
     th = F["threads"]
     rows += [
-        ("two threads / one", f"{th['two'] / 1e6:.2f} / {th['one'] / 1e6:.2f} M/s wall",
-         f"{th['ratio']:.2f}x", ">= 1.9x", th["ratio"] >= T_THREADS),
-        ("two processes side by side / one (the machine's limit for two threads)",
-         f"{F['processes']['two'] / 1e6:.2f} / {F['processes']['one'] / 1e6:.2f} M/s wall",
-         f"{F['processes']['ratio']:.2f}x", "", ""),
-        ("python -m domeng --help", f"{F['help_s']:.2f} s wall, {F['help_cpu_s']:.2f} s CPU", "", "< 0.3 s", F["help_s"] < T_HELP),
-        ("warm study start (2x2 rounds, whole process)", f"{F['warm_study_s']:.2f} s wall, {F['warm_study_cpu_s']:.2f} s CPU", "",
-         "< 0.5 s", F["warm_study_s"] < T_WARM),
-        ("cold compile, random 2x2 study (empty cache, whole process)",
-         f"{F['cold_study_s']:.1f} s wall, {F['cold_study_cpu_s']:.1f} s CPU, "
-         f"{F['specialisations']} specialisations, "
-         f"{F['cold_peak_rss_mb']:.0f} MB", "", "< 15 s", F["cold_study_s"] < T_COLD),
-        ("cold compile, default study (random,heavy,keeper,hunter,random; 2x2)",
-         f"{F['cold_default_s']:.1f} s wall, {F['cold_default_cpu_s']:.1f} s CPU, "
-         f"{F['cold_default_specialisations']} specialisations, "
-         f"{F['cold_default_peak_rss_mb']:.0f} MB", "", "< 15 s", F["cold_default_s"] < T_COLD),
-        (f"peak RSS, {F['rss']['rounds']:.0e} rounds, aggregate mode", f"{F['rss']['peak_mb']:.0f} MB",
-         "", "< 300 MB (10^8)", F["rss"]["peak_mb"] < T_RSS),
+        (
+            "two threads / one",
+            f"{th['two'] / 1e6:.2f} / {th['one'] / 1e6:.2f} M/s wall",
+            f"{th['ratio']:.2f}x",
+            ">= 1.9x",
+            th["ratio"] >= T_THREADS,
+        ),
+        (
+            "two processes side by side / one (the machine's limit for two threads)",
+            f"{F['processes']['two'] / 1e6:.2f} / {F['processes']['one'] / 1e6:.2f} M/s wall",
+            f"{F['processes']['ratio']:.2f}x",
+            "",
+            "",
+        ),
+        (
+            "python -m domeng --help",
+            f"{F['help_s']:.2f} s wall, {F['help_cpu_s']:.2f} s CPU",
+            "",
+            "< 0.3 s",
+            F["help_s"] < T_HELP,
+        ),
+        (
+            "warm study start (2x2 rounds, whole process)",
+            f"{F['warm_study_s']:.2f} s wall, {F['warm_study_cpu_s']:.2f} s CPU",
+            "",
+            "< 0.5 s",
+            F["warm_study_s"] < T_WARM,
+        ),
+        (
+            "cold compile, random 2x2 study (empty cache, whole process)",
+            f"{F['cold_study_s']:.1f} s wall, {F['cold_study_cpu_s']:.1f} s CPU, "
+            f"{F['specialisations']} specialisations, "
+            f"{F['cold_peak_rss_mb']:.0f} MB",
+            "",
+            "< 15 s",
+            F["cold_study_s"] < T_COLD,
+        ),
+        (
+            "cold compile, default study (random,heavy,keeper,hunter,random; 2x2)",
+            f"{F['cold_default_s']:.1f} s wall, {F['cold_default_cpu_s']:.1f} s CPU, "
+            f"{F['cold_default_specialisations']} specialisations, "
+            f"{F['cold_default_peak_rss_mb']:.0f} MB",
+            "",
+            "< 15 s",
+            F["cold_default_s"] < T_COLD,
+        ),
+        (
+            f"peak RSS, {F['rss']['rounds']:.0e} rounds, aggregate mode",
+            f"{F['rss']['peak_mb']:.0f} MB",
+            "",
+            "< 300 MB (10^8)",
+            F["rss"]["peak_mb"] < T_RSS,
+        ),
     ]
     log("")
     log("| figure | measured | ratio to C full | target | met |")
     log("|---|---|---|---|---|")
     for name, m, r, t, ok in rows:
         log(f"| {name} | {m} | {r} | {t} | {'' if t == '' else ('yes' if ok else '**no**')} |")
-    log(f"\nload average before {F['load_before']:.1f}, after {F['load_after']:.1f} "
-        f"(nproc {os.cpu_count()}); wall-clock figures fall with other processes' load")
+    log(
+        f"\nload average before {F['load_before']:.1f}, after {F['load_after']:.1f} "
+        f"(nproc {os.cpu_count()}); wall-clock figures fall with other processes' load"
+    )
     if ARGS.json:
         print(json.dumps(F, indent=1))
 

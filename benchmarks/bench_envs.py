@@ -84,7 +84,7 @@ def bench_pettingzoo(seconds: float) -> float:
     while clock() - t0 < seconds:
         e.reset(seed=games)
         games += 1
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             if term or trunc:
                 e.step(None)
@@ -94,8 +94,9 @@ def bench_pettingzoo(seconds: float) -> float:
     return steps / (clock() - t0)
 
 
-def bench_open_spiel(seconds: float, name: str = "python_block_dominoes"
-                     ) -> tuple[float, float] | None:
+def bench_open_spiel(
+    seconds: float, name: str = "python_block_dominoes"
+) -> tuple[float, float] | None:
     """Random play of an OpenSpiel game: (agent steps/s, games/s)."""
     try:
         import pyspiel
@@ -137,15 +138,16 @@ def main() -> None:
         if osp is None:
             print(f"OpenSpiel {game}: open_spiel is not installed")
         else:
-            print(f"{'OpenSpiel ' + game:40s} {osp[0]:14,.0f} agent steps/s "
-                  f"({osp[1]:,.0f} games/s)")
+            print(
+                f"{'OpenSpiel ' + game:40s} {osp[0]:14,.0f} agent steps/s ({osp[1]:,.0f} games/s)"
+            )
     # the engine alone, same run: how busy the machine was (rounds a second, one thread)
     from domeng.batch.tables import run_tables
+
     run_tables("random", n_tables=1000, rounds=20, threads=1)
     t0 = clock()
     run_tables("random", n_tables=10_000, rounds=20, threads=1)
-    print(f"{'engine run_tables(random), 1 thread':40s} "
-          f"{200_000 / (clock() - t0):14,.0f} rounds/s")
+    print(f"{'engine run_tables(random), 1 thread':40s} {200_000 / (clock() - t0):14,.0f} rounds/s")
 
 
 if __name__ == "__main__":

@@ -51,17 +51,28 @@ def match(deals: int, sims: int, opponent: str, seed: int) -> dict:
         per = []
         for seat in range(5):
             rs = np.random.RandomState(seed * 7919 + d * 5 + seat)
-            bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0,
-                                   max_simulations=sims, random_state=rs)
+            bot = ismcts.ISMCTSBot(
+                game,
+                mcts.RandomRolloutEvaluator(1, rs),
+                uct_c=2.0,
+                max_simulations=sims,
+                random_state=rs,
+            )
             bot.set_resampler(lambda s, p, rs=rs: s.resample_from_infostate(p, rs.uniform))
             r = play(game, deal, seat, bot, Computers(opponent))
             per.append(r[seat] - np.mean([r[q] for q in range(5) if q != seat]))
         margins.append(float(np.mean(per)))
     m = np.array(margins)
     half = 1.96 * m.std(ddof=1) / np.sqrt(len(m)) if len(m) > 1 else float("nan")
-    return {"deals": deals, "games": 5 * deals, "sims": sims, "opponent": opponent,
-            "margin": float(m.mean()), "ci95": float(half),
-            "seconds": time.perf_counter() - t0}
+    return {
+        "deals": deals,
+        "games": 5 * deals,
+        "sims": sims,
+        "opponent": opponent,
+        "margin": float(m.mean()),
+        "ci95": float(half),
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def main() -> None:
@@ -72,9 +83,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     r = match(a.deals, a.sims, a.opponent, a.seed)
-    print(f"IS-MCTS ({r['sims']} simulations) vs {r['opponent']}: {r['games']} games on "
-          f"{r['deals']} deals, margin {r['margin']:+.2f} +/- {r['ci95']:.2f} stones a round "
-          f"(95% CI; positive: IS-MCTS gains fewer stones) in {r['seconds']:.0f} s")
+    print(
+        f"IS-MCTS ({r['sims']} simulations) vs {r['opponent']}: {r['games']} games on "
+        f"{r['deals']} deals, margin {r['margin']:+.2f} +/- {r['ci95']:.2f} stones a round "
+        f"(95% CI; positive: IS-MCTS gains fewer stones) in {r['seconds']:.0f} s"
+    )
 
 
 if __name__ == "__main__":

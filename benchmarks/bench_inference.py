@@ -50,7 +50,9 @@ def _bits(x: int) -> int:
 
 def probe(field: str, games: int, samples: int, betas: list[float], seed: int) -> dict:
     if field not in PLAYER_IDS or field == "random":
-        raise SystemExit(f"bench_inference: --field is one of {', '.join(p for p in PLAYER_IDS if p != 'random')}")
+        raise SystemExit(
+            f"bench_inference: --field is one of {', '.join(p for p in PLAYER_IDS if p != 'random')}"
+        )
     pid = PLAYER_IDS[field]
     rng = np.array([seed * 7919 + 1], dtype=np.uint64)
     hands = np.zeros(5, np.int64)
@@ -74,7 +76,7 @@ def probe(field: str, games: int, samples: int, betas: list[float], seed: int) -
                     continue
                 s = g.seat
                 obs, hist = g.observe(s), g.history()
-                moves[:len(acts)] = acts
+                moves[: len(acts)] = acts
                 if s == 0 and len(acts) > 1:
                     true = [sum(1 << t for t in g.hand(p)) for p in range(5)]
                     hidden = ALL & ~int(obs[OBS_HAND]) & ~int(obs[OBS_CHAIN])
@@ -85,8 +87,10 @@ def probe(field: str, games: int, samples: int, betas: list[float], seed: int) -
                         determinize(obs, rng, hands, tiles, cap, choice)
                         held = [int(h) for h in hands]
                         out_d = hidden & ~(held[1] | held[2] | held[3] | held[4])
-                        right[d] = (sum(_bits(held[p] & true[p]) for p in range(1, 5))
-                                    + _bits(out_d & out_true)) / _bits(hidden)
+                        right[d] = (
+                            sum(_bits(held[p] & true[p]) for p in range(1, 5))
+                            + _bits(out_d & out_true)
+                        ) / _bits(hidden)
                         for b in betas:
                             if b > 0:
                                 ll[b][d] = log_likelihood(obs, hist, hands, b, r_obs, scratch)
@@ -96,12 +100,23 @@ def probe(field: str, games: int, samples: int, betas: list[float], seed: int) -
                         placed[b].append(float((w * right).sum()))
                         ess[b].append(float(1.0 / (w * w).sum()))
                 g.step(acts[builtin_choose(pid, obs, hist, moves, len(acts), seat_rng[s])])
-    return {"field": field, "games": games, "samples": samples, "seed": seed,
-            "decisions": len(placed[betas[0]]),
-            "rows": [{"beta": b, "placed_right": float(np.mean(placed[b])),
-                      "placed_right_se": float(np.std(placed[b]) / np.sqrt(len(placed[b]))),
-                      "ess_median": float(np.median(ess[b])),
-                      "ess_p10": float(np.percentile(ess[b], 10))} for b in betas]}
+    return {
+        "field": field,
+        "games": games,
+        "samples": samples,
+        "seed": seed,
+        "decisions": len(placed[betas[0]]),
+        "rows": [
+            {
+                "beta": b,
+                "placed_right": float(np.mean(placed[b])),
+                "placed_right_se": float(np.std(placed[b]) / np.sqrt(len(placed[b]))),
+                "ess_median": float(np.median(ess[b])),
+                "ess_p10": float(np.percentile(ess[b], 10)),
+            }
+            for b in betas
+        ],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,8 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--field", default="expert", help="the five players (a built-in, not random)")
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--samples", type=int, default=500, help="deals drawn per decision")
-    ap.add_argument("--betas", default="0,0.25,0.5,1,2,4",
-                    help="inverse temperatures of the model (0: no inference)")
+    ap.add_argument(
+        "--betas",
+        default="0,0.25,0.5,1,2,4",
+        help="inverse temperatures of the model (0: no inference)",
+    )
     ap.add_argument("--seed", type=int, default=99)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
@@ -124,12 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         print(json.dumps(out, indent=1))
         return 0
-    print(f"field: five {out['field']}s, {out['games']} games x 3 rounds, seed {out['seed']}; "
-          f"{out['decisions']} decisions of seat 0, {out['samples']} deals each")
+    print(
+        f"field: five {out['field']}s, {out['games']} games x 3 rounds, seed {out['seed']}; "
+        f"{out['decisions']} decisions of seat 0, {out['samples']} deals each"
+    )
     print(f"{'beta':>6} {'placed right':>14} {'ESS median':>11} {'ESS p10':>8}")
     for r in out["rows"]:
-        print(f"{r['beta']:>6g} {r['placed_right']:>8.3f} +-{1.96 * r['placed_right_se']:.3f}"
-              f" {r['ess_median']:>11.0f} {r['ess_p10']:>8.0f}")
+        print(
+            f"{r['beta']:>6g} {r['placed_right']:>8.3f} +-{1.96 * r['placed_right_se']:.3f}"
+            f" {r['ess_median']:>11.0f} {r['ess_p10']:>8.0f}"
+        )
     print("(1.000 is what omniscient knows; beta 0 is esearch's uniform D17-exact deal)")
     return 0
 

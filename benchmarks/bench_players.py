@@ -60,7 +60,9 @@ from domeng.players.registry import CompiledPlayer, make_player, resolve_player
 from domeng.study.tournament import STATS, Z95, tournament
 
 
-def speed(player: str, tables: int = 2000, rounds: int = 500, repeat: int = 3) -> tuple[float, float]:
+def speed(
+    player: str, tables: int = 2000, rounds: int = 500, repeat: int = 3
+) -> tuple[float, float]:
     """Rounds per second of wall time and per CPU-second (best of ``repeat``),
     one thread.  On a machine shared with other jobs the CPU figure is the
     one to read: the wall figure then measures the other jobs too."""
@@ -74,8 +76,15 @@ def speed(player: str, tables: int = 2000, rounds: int = 500, repeat: int = 3) -
     return tables * rounds / best, tables * rounds / cpu
 
 
-def margin(lineup: str, deals: int, rounds: int, seed: int, orders: str, a: int = 0,
-           b: list[int] | None = None) -> dict:
+def margin(
+    lineup: str,
+    deals: int,
+    rounds: int,
+    seed: int,
+    orders: str,
+    a: int = 0,
+    b: list[int] | None = None,
+) -> dict:
     """Paired margin of player ``a`` minus the mean of players ``b`` (default: the others)."""
     t0 = time.time()
     res = tournament(lineup, deals=deals, rounds=rounds, seed=seed, orders=orders, progress=False)
@@ -84,9 +93,17 @@ def margin(lineup: str, deals: int, rounds: int, seed: int, orders: str, a: int 
     b = [i for i in range(5) if i != a] if b is None else b
     d = net[:, a] - net[:, b].mean(axis=1)
     m, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
-    return {"lineup": lineup, "deals": deals, "rounds": rounds, "seed": seed, "orders": orders,
-            "margin": m, "se": se, "ci95": [m - Z95 * se, m + Z95 * se],
-            "seconds": time.time() - t0}
+    return {
+        "lineup": lineup,
+        "deals": deals,
+        "rounds": rounds,
+        "seed": seed,
+        "orders": orders,
+        "margin": m,
+        "se": se,
+        "ci95": [m - Z95 * se, m + Z95 * se],
+        "seconds": time.time() - t0,
+    }
 
 
 def bench_player(name: str):
@@ -169,8 +186,17 @@ def _margins(per: np.ndarray, lineup: list[str], out: dict) -> str:
     return "; ".join(line)
 
 
-def vs_search(lineup: list[str], rounds: int, orders: str, seed: int, batch: int,
-              max_deals: int, minutes: float, log: Path | None, say=print) -> dict:
+def vs_search(
+    lineup: list[str],
+    rounds: int,
+    orders: str,
+    seed: int,
+    batch: int,
+    max_deals: int,
+    minutes: float,
+    log: Path | None,
+    say=print,
+) -> dict:
     """The duplicate match of ``lineup`` (five names, ``search`` among them),
     in batches of ``batch`` deals, logged to ``log``; each player's paired
     margin over ``search`` (see the module docstring)."""
@@ -193,21 +219,40 @@ def vs_search(lineup: list[str], rounds: int, orders: str, seed: int, batch: int
         if bseed in seeds:
             continue
         t0 = time.time()
-        res = tournament(specs, deals=batch, rounds=rounds, seed=bseed, orders=orders,
-                         progress=False)
+        res = tournament(
+            specs, deals=batch, rounds=rounds, seed=bseed, orders=orders, progress=False
+        )
         per.extend(res.per_deal)
         seeds.extend([bseed] * batch)
         if log is not None:
-            np.savez(log, per_deal=np.array(per), seeds=np.array(seeds), lineup=np.array(lineup),
-                     rounds=rounds, orders=orders)
+            np.savez(
+                log,
+                per_deal=np.array(per),
+                seeds=np.array(seeds),
+                lineup=np.array(lineup),
+                rounds=rounds,
+                orders=orders,
+            )
         line = _margins(np.array(per), lineup, out)
-        say(f"{len(per)} deals ({time.time() - t0:.0f} s for the last {batch}): minus search: "
-            + line, flush=True)
+        say(
+            f"{len(per)} deals ({time.time() - t0:.0f} s for the last {batch}): minus search: "
+            + line,
+            flush=True,
+        )
     if per and not out:  # the log already held every deal asked for: report it
-        say(f"{len(per)} deals (from {log}): minus search: "
-            + _margins(np.array(per), lineup, out), flush=True)
-    out.update({"lineup": lineup, "deals": len(per), "rounds": rounds, "orders": orders,
-                "seeds": sorted(set(seeds))})
+        say(
+            f"{len(per)} deals (from {log}): minus search: " + _margins(np.array(per), lineup, out),
+            flush=True,
+        )
+    out.update(
+        {
+            "lineup": lineup,
+            "deals": len(per),
+            "rounds": rounds,
+            "orders": orders,
+            "seeds": sorted(set(seeds)),
+        }
+    )
     return out
 
 
@@ -229,15 +274,27 @@ def pool(logs: list[Path], say=print) -> dict:
         seeds |= mine
         per.extend(z["per_deal"])
     out: dict = {}
-    say(f"{len(per)} deals pooled from {len(logs)} logs: minus search: "
-        + _margins(np.array(per), first[0], out), flush=True)
-    out.update({"lineup": first[0], "deals": len(per), "rounds": first[1], "orders": first[2],
-                "seeds": sorted(seeds), "logs": [str(p) for p in logs]})
+    say(
+        f"{len(per)} deals pooled from {len(logs)} logs: minus search: "
+        + _margins(np.array(per), first[0], out),
+        flush=True,
+    )
+    out.update(
+        {
+            "lineup": first[0],
+            "deals": len(per),
+            "rounds": first[1],
+            "orders": first[2],
+            "seeds": sorted(seeds),
+            "logs": [str(p) for p in logs],
+        }
+    )
     return out
 
 
-def bound(compare: str, field: str, games: int, rounds: int, seed: int, samples: int,
-          say=print) -> dict:
+def bound(
+    compare: str, field: str, games: int, rounds: int, seed: int, samples: int, say=print
+) -> dict:
     """What seeing every hand is worth: ``omniscient`` (perfect-information
     Monte Carlo, ``samples`` expert rollouts per move, on the true hands)
     minus ``compare`` at seat 0 of the same ``games`` deals of ``rounds``
@@ -246,12 +303,16 @@ def bound(compare: str, field: str, games: int, rounds: int, seed: int, samples:
     from domeng.study.omniscient import omniscient_match
 
     t0, c0 = time.time(), time.process_time()
-    r = omniscient_match(compare=compare, others=field, games=games, rounds=rounds, seed=seed,
-                         samples=samples)
+    r = omniscient_match(
+        compare=compare, others=field, games=games, rounds=rounds, seed=seed, samples=samples
+    )
     r.update(seconds=time.time() - t0, cpu_seconds=time.process_time() - c0)
-    say(f"omniscient ({samples} rollouts a move) minus {compare} at seat 0 with four {field}s, "
+    say(
+        f"omniscient ({samples} rollouts a move) minus {compare} at seat 0 with four {field}s, "
         f"{games} deals x {rounds} rounds: {r['margin']:+.4f} [{r['ci95'][0]:+.4f}, "
-        f"{r['ci95'][1]:+.4f}] ({r['cpu_seconds']:.0f} CPU-s)", flush=True)
+        f"{r['ci95'][1]:+.4f}] ({r['cpu_seconds']:.0f} CPU-s)",
+        flush=True,
+    )
     return r
 
 
@@ -260,15 +321,28 @@ def _time_report(names: list[str], games: int, say=print) -> dict:
     for name in names:
         wall = 1e3 * decision_times(name, games)
         cpu = 1e3 * decision_times(name, games, cpu=True)
-        out[name] = {"n": int(len(wall)),
-                     "wall_ms": {"mean": float(wall.mean()), "p50": float(np.median(wall)),
-                                 "p99": float(np.quantile(wall, 0.99)), "max": float(wall.max())},
-                     "cpu_ms": {"mean": float(cpu.mean()), "p50": float(np.median(cpu)),
-                                "p99": float(np.quantile(cpu, 0.99)), "max": float(cpu.max())}}
+        out[name] = {
+            "n": len(wall),
+            "wall_ms": {
+                "mean": float(wall.mean()),
+                "p50": float(np.median(wall)),
+                "p99": float(np.quantile(wall, 0.99)),
+                "max": float(wall.max()),
+            },
+            "cpu_ms": {
+                "mean": float(cpu.mean()),
+                "p50": float(np.median(cpu)),
+                "p99": float(np.quantile(cpu, 0.99)),
+                "max": float(cpu.max()),
+            },
+        }
         w, c = out[name]["wall_ms"], out[name]["cpu_ms"]
-        say(f"{name}: decision time over {len(wall)} decisions: wall p50 {w['p50']:.1f} ms, "
+        say(
+            f"{name}: decision time over {len(wall)} decisions: wall p50 {w['p50']:.1f} ms, "
             f"p99 {w['p99']:.1f} ms (max {w['max']:.1f}); CPU p50 {c['p50']:.1f} ms, "
-            f"p99 {c['p99']:.1f} ms (max {c['max']:.1f})", flush=True)
+            f"p99 {c['p99']:.1f} ms (max {c['max']:.1f})",
+            flush=True,
+        )
     return out
 
 
@@ -277,40 +351,63 @@ def main(argv=None) -> int:
     ap.add_argument("--deals", type=int, default=4000)
     ap.add_argument("--search-deals", type=int, default=12)
     ap.add_argument("--search-rounds", type=int, default=5)
-    ap.add_argument("--searchers", default="esearch-100,isearch-100",
-                    help="the stronger search players to measure against search (400 samples)")
+    ap.add_argument(
+        "--searchers",
+        default="esearch-100,isearch-100",
+        help="the stronger search players to measure against search (400 samples)",
+    )
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--skip-search", action="store_true")
     ap.add_argument("--speed-only", action="store_true")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--vs-search", metavar="LINEUP",
-                    help="five players, search among them: the head-to-head match alone")
+    ap.add_argument(
+        "--vs-search",
+        metavar="LINEUP",
+        help="five players, search among them: the head-to-head match alone",
+    )
     ap.add_argument("--rounds", type=int, default=3, help="rounds per deal (--vs-search)")
     ap.add_argument("--orders", default="balanced", help="seating design (--vs-search)")
     ap.add_argument("--batch-deals", type=int, default=4)
     ap.add_argument("--max-deals", type=int, default=400)
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--log", type=Path, help="per-deal statistics (.npz), resumable")
-    ap.add_argument("--pool", type=Path, nargs="+", metavar="LOG",
-                    help="report one match from the --log files of several runs of it "
-                         "(other seeds, e.g. one run per core)")
-    ap.add_argument("--times-only", action="store_true",
-                    help="with --vs-search: only the decision times")
-    ap.add_argument("--omniscient", metavar="COMPARE",
-                    help="the bound: omniscient minus each of these players (comma-separated) at "
-                         "seat 0 on the same deals, four --bound-field players around them")
+    ap.add_argument(
+        "--pool",
+        type=Path,
+        nargs="+",
+        metavar="LOG",
+        help="report one match from the --log files of several runs of it "
+        "(other seeds, e.g. one run per core)",
+    )
+    ap.add_argument(
+        "--times-only", action="store_true", help="with --vs-search: only the decision times"
+    )
+    ap.add_argument(
+        "--omniscient",
+        metavar="COMPARE",
+        help="the bound: omniscient minus each of these players (comma-separated) at "
+        "seat 0 on the same deals, four --bound-field players around them",
+    )
     ap.add_argument("--bound-games", type=int, default=1000)
-    ap.add_argument("--bound-samples", type=int, default=20,
-                    help="omniscient's rollouts per move")
+    ap.add_argument("--bound-samples", type=int, default=20, help="omniscient's rollouts per move")
     ap.add_argument("--bound-field", default="hunter")
     args = ap.parse_args(argv)
     out: dict = {}
     log = (lambda *a, **k: print(*a, file=sys.stderr, **k)) if args.json else print
     if args.omniscient:
-        out["omniscient"] = [bound(c.strip(), args.bound_field, args.bound_games, args.rounds,
-                                   args.seed, args.bound_samples, say=log)
-                             for c in args.omniscient.split(",")]
+        out["omniscient"] = [
+            bound(
+                c.strip(),
+                args.bound_field,
+                args.bound_games,
+                args.rounds,
+                args.seed,
+                args.bound_samples,
+                say=log,
+            )
+            for c in args.omniscient.split(",")
+        ]
         if args.json:
             print(json.dumps(out, indent=2))
         return 0
@@ -322,9 +419,17 @@ def main(argv=None) -> int:
     if args.vs_search:
         lineup = [x.strip() for x in args.vs_search.split(",")]
         if not args.times_only:
-            out["match"] = vs_search(lineup, args.rounds, args.orders, args.seed,
-                                     args.batch_deals, args.max_deals, args.minutes, args.log,
-                                     say=log)
+            out["match"] = vs_search(
+                lineup,
+                args.rounds,
+                args.orders,
+                args.seed,
+                args.batch_deals,
+                args.max_deals,
+                args.minutes,
+                args.log,
+                say=log,
+            )
         searchers = [n for n in dict.fromkeys(lineup) if "search" in n or "ismcts" in n]
         out["decision_times"] = _time_report(searchers, args.games, say=log)
         if args.json:
@@ -334,43 +439,57 @@ def main(argv=None) -> int:
         wall, cpu = speed(name)
         out[f"{name}_x5_rounds_per_s"] = wall
         out[f"{name}_x5_rounds_per_cpu_s"] = cpu
-        log(f"speed, one thread, {name} x5: {wall / 1e6:.2f} M rounds/s wall, "
-            f"{cpu / 1e6:.2f} M rounds per CPU-second" + (" (target >= 1 M)" if name == "expert"
-                                                          else ""))
+        log(
+            f"speed, one thread, {name} x5: {wall / 1e6:.2f} M rounds/s wall, "
+            f"{cpu / 1e6:.2f} M rounds per CPU-second"
+            + (" (target >= 1 M)" if name == "expert" else "")
+        )
     if args.speed_only:
         print(json.dumps(out, indent=2)) if args.json else None
         return 0
-    out["expert_vs_hunters"] = margin("expert,hunter,hunter,hunter,hunter", args.deals, 10,
-                                      args.seed, "balanced")
+    out["expert_vs_hunters"] = margin(
+        "expert,hunter,hunter,hunter,hunter", args.deals, 10, args.seed, "balanced"
+    )
     e = out["expert_vs_hunters"]
-    log(f"expert minus hunters: {e['margin']:+.4f} [{e['ci95'][0]:+.4f}, {e['ci95'][1]:+.4f}] "
-        f"({args.deals} deals x 10 rounds x 20 seatings)")
+    log(
+        f"expert minus hunters: {e['margin']:+.4f} [{e['ci95'][0]:+.4f}, {e['ci95'][1]:+.4f}] "
+        f"({args.deals} deals x 10 rounds x 20 seatings)"
+    )
     if not args.skip_search:
         sd, sr = args.search_deals, args.search_rounds
         for name in ["expert", "search"] + args.searchers.split(","):
             key = f"{name}_vs_hunters_small"
-            out[key] = margin(f"{name},hunter,hunter,hunter,hunter", sd, sr, args.seed,
-                              "balanced")
+            out[key] = margin(f"{name},hunter,hunter,hunter,hunter", sd, sr, args.seed, "balanced")
             r = out[key]
-            log(f"{name} minus hunters: {r['margin']:+.4f} [{r['ci95'][0]:+.4f}, "
+            log(
+                f"{name} minus hunters: {r['margin']:+.4f} [{r['ci95'][0]:+.4f}, "
                 f"{r['ci95'][1]:+.4f}] ({sd} deals x {sr} rounds x 20 seatings, "
-                f"{r['seconds']:.0f} s)")
+                f"{r['seconds']:.0f} s)"
+            )
         for name in args.searchers.split(","):
             key = f"{name}_vs_search"
-            out[key] = margin(f"{name},search,hunter,hunter,hunter", sd, sr, args.seed, "all",
-                              a=0, b=[1])
+            out[key] = margin(
+                f"{name},search,hunter,hunter,hunter", sd, sr, args.seed, "all", a=0, b=[1]
+            )
             r = out[key]
-            log(f"{name} minus search (head to head, with three hunters): {r['margin']:+.4f} "
+            log(
+                f"{name} minus search (head to head, with three hunters): {r['margin']:+.4f} "
                 f"[{r['ci95'][0]:+.4f}, {r['ci95'][1]:+.4f}] ({sd} deals x {sr} rounds x 120 "
-                f"seatings, {r['seconds']:.0f} s)")
+                f"seatings, {r['seconds']:.0f} s)"
+            )
         for name in ["search"] + args.searchers.split(","):
             x = decision_times(name, args.games)
-            out[f"{name}_decision_ms"] = {"mean": 1e3 * float(x.mean()),
-                                          "p99": 1e3 * float(np.quantile(x, 0.99)),
-                                          "max": 1e3 * float(x.max()), "n": int(len(x))}
+            out[f"{name}_decision_ms"] = {
+                "mean": 1e3 * float(x.mean()),
+                "p99": 1e3 * float(np.quantile(x, 0.99)),
+                "max": 1e3 * float(x.max()),
+                "n": len(x),
+            }
             d = out[f"{name}_decision_ms"]
-            log(f"{name}: decision time mean {d['mean']:.1f} ms, p99 {d['p99']:.1f} ms "
-                f"over {d['n']} decisions")
+            log(
+                f"{name}: decision time mean {d['mean']:.1f} ms, p99 {d['p99']:.1f} ms "
+                f"over {d['n']} decisions"
+            )
     if args.json:
         print(json.dumps(out, indent=2))
     return 0

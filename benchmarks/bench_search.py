@@ -62,13 +62,19 @@ def main(argv=None) -> int:
 
     times = decision_times()
     t0 = time.time()
-    res = tournament("search,hunter,hunter,hunter,hunter", deals=args.deals, rounds=args.rounds,
-                     seed=args.seed, progress=False)
+    res = tournament(
+        "search,hunter,hunter,hunter,hunter",
+        deals=args.deals,
+        rounds=args.rounds,
+        seed=args.seed,
+        progress=False,
+    )
     elapsed = time.time() - t0
     m = res.margins()
     vs = m[(m.a == "search") & (m.b.str.startswith("hunter"))]
     diff = res.per_deal  # [deals, 5, stats]
     from domeng.study.tournament import STATS
+
     rounds = diff[:, :, STATS.index("rounds")].astype(float)
     net = diff[:, :, STATS.index("net")].astype(float) / rounds
     pooled = net[:, 0] - net[:, 1:].mean(axis=1)  # search minus the mean of the four hunters
@@ -76,32 +82,37 @@ def main(argv=None) -> int:
     pse = float(pooled.std(ddof=1) / np.sqrt(len(pooled)))
     out = {
         "samples_per_decision": DEFAULT_SAMPLES,
-        "decisions_timed": int(len(times)),
+        "decisions_timed": len(times),
         "decision_seconds_mean": float(times.mean()),
         "decision_seconds_p99": float(np.quantile(times, 0.99)),
         "decision_seconds_max": float(times.max()),
         "tournament": f"search,hunter x4, {args.deals} deals x {args.rounds} rounds x 5 rotations, "
-                      f"seed {args.seed}",
+        f"seed {args.seed}",
         "tournament_seconds": elapsed,
         "margin_vs_hunters_net_per_round": pm,
         "margin_se": pse,
         "margin_ci95": [pm - 1.96 * pse, pm + 1.96 * pse],
         "margins_vs_each_hunter": vs[["b", "net_diff", "ci_low", "ci_high"]].to_dict("records"),
-        "table": res.table()[["player", "net", "net_ci_low", "net_ci_high", "win_rate",
-                              "camat_per_1000"]].to_dict("records"),
+        "table": res.table()[
+            ["player", "net", "net_ci_low", "net_ci_high", "win_rate", "camat_per_1000"]
+        ].to_dict("records"),
     }
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     print(f"search player, default budget {DEFAULT_SAMPLES} samples per decision")
-    print(f"  decision time over {len(times)} decisions: mean {times.mean() * 1e3:.1f} ms, "
-          f"p99 {out['decision_seconds_p99'] * 1e3:.1f} ms, max {times.max() * 1e3:.1f} ms "
-          f"(target < 500 ms: {'met' if times.max() < 0.5 else 'MISSED'})")
+    print(
+        f"  decision time over {len(times)} decisions: mean {times.mean() * 1e3:.1f} ms, "
+        f"p99 {out['decision_seconds_p99'] * 1e3:.1f} ms, max {times.max() * 1e3:.1f} ms "
+        f"(target < 500 ms: {'met' if times.max() < 0.5 else 'MISSED'})"
+    )
     print(f"  {out['tournament']} ({elapsed:.0f} s)")
     print(res.to_text())
-    print(f"  margin, search minus the hunters' mean: {pm:+.4f} net stones per round, 95% CI "
-          f"[{pm - 1.96 * pse:+.4f}, {pm + 1.96 * pse:+.4f}]"
-          f" ({'significant' if abs(pm) > 1.96 * pse else 'not significant'})")
+    print(
+        f"  margin, search minus the hunters' mean: {pm:+.4f} net stones per round, 95% CI "
+        f"[{pm - 1.96 * pse:+.4f}, {pm + 1.96 * pse:+.4f}]"
+        f" ({'significant' if abs(pm) > 1.96 * pse else 'not significant'})"
+    )
     return 0
 
 

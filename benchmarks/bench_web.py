@@ -36,8 +36,9 @@ PLAYERS = ["human", "hunter", "keeper", "heavy", "random"]
 
 def start_server(tables: int, delay: float):
     app = create_app(delay=delay, idle=3600, max_tables=tables + 10)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                        ws_max_size=4096))
+    srv = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws_max_size=4096)
+    )
     th = threading.Thread(target=srv.run, daemon=True)
     th.start()
     while not srv.started:
@@ -72,9 +73,16 @@ async def person(port: int, token: str, stop: float, lat: list, rounds: list) ->
                     continue
             elif m["turn"] == m["you"] and m["legal"]:
                 first = m["legal"][0]
-                msg = ({"type": "pass", "version": m["version"]} if first.get("pass") else
-                       {"type": "play", "tile": first["tile"], "end": first["end"],
-                        "version": m["version"]})
+                msg = (
+                    {"type": "pass", "version": m["version"]}
+                    if first.get("pass")
+                    else {
+                        "type": "play",
+                        "tile": first["tile"],
+                        "end": first["end"],
+                        "version": m["version"],
+                    }
+                )
             else:
                 continue
             sent_version = m["version"]
@@ -88,8 +96,9 @@ async def main_async(port: int, hub, n: int, seconds: float) -> dict:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
         links = []
         for i in range(n):
-            r = await http.post("/api/tables", json={"seats": PLAYERS, "seed": i, "rounds": 1000,
-                                                     "camats": 20})
+            r = await http.post(
+                "/api/tables", json={"seats": PLAYERS, "seed": i, "rounds": 1000, "camats": 20}
+            )
             r.raise_for_status()
             links.append(r.json()["you"].split("#t=")[1])
     lat: list[float] = []
@@ -101,26 +110,42 @@ async def main_async(port: int, hub, n: int, seconds: float) -> dict:
     moves = hub.moves - m0
     lat.sort()
     q = (lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] * 1e3) if lat else (lambda p: 0.0)
-    return {"tables": n, "delay": hub.delay, "seconds": round(el, 1), "moves": moves,
-            "moves_per_s": round(moves / el, 1), "cpu_s": round(cpu, 1),
-            "moves_per_cpu_s": round(moves / cpu, 1), "person_moves": len(lat),
-            "rounds_started": len(rounds),
-            "rtt_ms_p50": round(q(0.5), 2), "rtt_ms_p95": round(q(0.95), 2),
-            "rtt_ms_max": round(lat[-1] * 1e3, 2) if lat else 0.0,
-            "rtt_ms_mean": round(statistics.mean(lat) * 1e3, 2) if lat else 0.0}
+    return {
+        "tables": n,
+        "delay": hub.delay,
+        "seconds": round(el, 1),
+        "moves": moves,
+        "moves_per_s": round(moves / el, 1),
+        "cpu_s": round(cpu, 1),
+        "moves_per_cpu_s": round(moves / cpu, 1),
+        "person_moves": len(lat),
+        "rounds_started": len(rounds),
+        "rtt_ms_p50": round(q(0.5), 2),
+        "rtt_ms_p95": round(q(0.95), 2),
+        "rtt_ms_max": round(lat[-1] * 1e3, 2) if lat else 0.0,
+        "rtt_ms_mean": round(statistics.mean(lat) * 1e3, 2) if lat else 0.0,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=100)
     ap.add_argument("--seconds", type=float, default=30.0)
-    ap.add_argument("--delay", type=float, default=0.0,
-                    help="computer players' pause per move (default 0: as fast as it goes)")
-    ap.add_argument("--code", choices=("now", "before", "both"), default="now",
-                    help="the server as it is (now), with the two costs removed in session 3 "
-                         "put back (before), or both, one after the other")
+    ap.add_argument(
+        "--delay",
+        type=float,
+        default=0.0,
+        help="computer players' pause per move (default 0: as fast as it goes)",
+    )
+    ap.add_argument(
+        "--code",
+        choices=("now", "before", "both"),
+        default="now",
+        help="the server as it is (now), with the two costs removed in session 3 "
+        "put back (before), or both, one after the other",
+    )
     a = ap.parse_args()
-    for code in (("before", "now") if a.code == "both" else (a.code,)):
+    for code in ("before", "now") if a.code == "both" else (a.code,):
         print(json.dumps(run(a, code), indent=1), flush=True)
 
 
@@ -131,6 +156,7 @@ def run(a, code: str) -> dict:
     now = Computers.action, Table.view_text
     if code == "before":
         from bench_computer import old_computers_action
+
         Computers.action = old_computers_action
         Table.view_text = lambda self, seat: json.dumps(self.view(seat))
     srv, th, app, port = start_server(a.tables, a.delay)

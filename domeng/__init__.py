@@ -20,8 +20,23 @@ warning filter or matplotlib backend.
 #: the version of domeng, in this one place (pyproject.toml reads it)
 __version__ = "0.1.0"
 
-__all__ = ["simulate", "simulate_until", "resume", "compare", "sweep", "tournament", "Results",
-           "Comparison", "Sweep", "Rules", "Table", "Round", "Move", "DomengError", "__version__"]
+__all__ = [
+    "Comparison",
+    "DomengError",
+    "Move",
+    "Results",
+    "Round",
+    "Rules",
+    "Sweep",
+    "Table",
+    "__version__",
+    "compare",
+    "resume",
+    "simulate",
+    "simulate_until",
+    "sweep",
+    "tournament",
+]
 
 _LAZY = {
     "simulate": ("study.simulate", "simulate"),
@@ -49,6 +64,7 @@ def __dir__() -> list[str]:
 def __getattr__(name):
     if name in _LAZY:
         import importlib
+
         mod, attr = _LAZY[name]
         return getattr(importlib.import_module(f".{mod}", __name__), attr)
     raise AttributeError(f"module 'domeng' has no attribute {name!r}")

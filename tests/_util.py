@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import copy
 
-from domeng.engine.reference import LEFT, RIGHT, TABLE, Move, Round, Table
 from domeng.core.rules import Rules
 from domeng.core.tiles import N_TILES, parse_tile
+from domeng.engine.reference import LEFT, RIGHT, TABLE, Move, Round, Table
 
 
 def T(text: str) -> int:
@@ -23,8 +23,9 @@ def H(*texts: str) -> list[int]:
     return [T(x) for x in texts]
 
 
-def make_table(stones=(0, 0, 0, 0, 0), table_stones=None, rules: Rules | None = None,
-               seed: int = 0) -> Table:
+def make_table(
+    stones=(0, 0, 0, 0, 0), table_stones=None, rules: Rules | None = None, seed: int = 0
+) -> Table:
     """A table whose stone holdings are set by hand.  ``table_stones``
     defaults to whatever makes the total equal ``rules.stones`` (D7)."""
     table = Table(rules if rules is not None else Rules(), seed=seed)
@@ -50,28 +51,30 @@ def events_of(rnd: Round, *types: str) -> list[dict]:
 def snapshot(rnd: Round) -> dict:
     """Everything a failed action must leave unchanged."""
     t = rnd.table
-    return copy.deepcopy({
-        "hands": [sorted(h) for h in rnd.hands],
-        "out": sorted(rnd.out_of_play),
-        "ends": (rnd.left, rnd.right),
-        "to_move": rnd.to_move,
-        "chain": list(rnd.chain),
-        "history": list(rnd.history),
-        "has_played": list(rnd.has_played),
-        "last_mappano": rnd.last_mappano,
-        "passes_since_play": rnd.passes_since_play,
-        "must_lead": rnd.must_lead,
-        "ended": rnd.ended,
-        "transfers": list(rnd.transfers),
-        "unpaid": dict(rnd.unpaid),
-        "events": list(rnd.events),
-        "stones": list(t.stones),
-        "table_stones": t.table_stones,
-        "camat": t.camat,
-        "next_starter": t.next_starter,
-        "rounds_played": t.rounds_played,
-        "rng": t.rng_states(),
-    })
+    return copy.deepcopy(
+        {
+            "hands": [sorted(h) for h in rnd.hands],
+            "out": sorted(rnd.out_of_play),
+            "ends": (rnd.left, rnd.right),
+            "to_move": rnd.to_move,
+            "chain": list(rnd.chain),
+            "history": list(rnd.history),
+            "has_played": list(rnd.has_played),
+            "last_mappano": rnd.last_mappano,
+            "passes_since_play": rnd.passes_since_play,
+            "must_lead": rnd.must_lead,
+            "ended": rnd.ended,
+            "transfers": list(rnd.transfers),
+            "unpaid": dict(rnd.unpaid),
+            "events": list(rnd.events),
+            "stones": list(t.stones),
+            "table_stones": t.table_stones,
+            "camat": t.camat,
+            "next_starter": t.next_starter,
+            "rounds_played": t.rounds_played,
+            "rng": t.rng_states(),
+        }
+    )
 
 
 def check_stones(table: Table) -> None:
@@ -95,13 +98,31 @@ def two_pass_round(rules: Rules | None = None) -> Round:
     table = make_table(stones=[3, 3, 3, 3, 3], table_stones=10, rules=rules)
     rnd = Round.from_position(
         table,
-        [H("6-5", "4-4", "2-2"), H("6-4", "4-3", "6-0"), H("5-5", "3-3", "6-1"),
-         H("0-0", "1-0", "1-1", "2-0", "2-1"), H("5-3", "6-2")],
-        to_move=0, left=6, right=6, last_mappano=4,
-        has_played=[False, False, False, False, True], chain=[(4, T("6-6"), LEFT)],
+        [
+            H("6-5", "4-4", "2-2"),
+            H("6-4", "4-3", "6-0"),
+            H("5-5", "3-3", "6-1"),
+            H("0-0", "1-0", "1-1", "2-0", "2-1"),
+            H("5-3", "6-2"),
+        ],
+        to_move=0,
+        left=6,
+        right=6,
+        last_mappano=4,
+        has_played=[False, False, False, False, True],
+        chain=[(4, T("6-6"), LEFT)],
     )
-    script = [("6-5", LEFT), ("6-4", RIGHT), ("5-5", LEFT), None, ("5-3", LEFT),
-              ("4-4", RIGHT), ("4-3", RIGHT), ("3-3", LEFT), None]
+    script = [
+        ("6-5", LEFT),
+        ("6-4", RIGHT),
+        ("5-5", LEFT),
+        None,
+        ("5-3", LEFT),
+        ("4-4", RIGHT),
+        ("4-3", RIGHT),
+        ("3-3", LEFT),
+        None,
+    ]
     for step in script:
         if step is None:
             assert rnd.to_move == 3 and rnd.legal_moves() == []
@@ -111,11 +132,19 @@ def two_pass_round(rules: Rules | None = None) -> Round:
     return rnd
 
 
-def block_position(manguno: int, hands, stones=(5, 5, 5, 5, 5), table_stones: int = 0,
-                   rules: Rules | None = None) -> Round:
+def block_position(
+    manguno: int, hands, stones=(5, 5, 5, 5, 5), table_stones: int = 0, rules: Rules | None = None
+) -> Round:
     """The moment the LAST MAPPANO ``manguno``, after four passes, is to move again
     on open ends 6 and 6 (the hands given should show no 6: then he must pass)."""
     table = make_table(stones=list(stones), table_stones=table_stones, rules=rules)
-    return Round.from_position(table, hands, to_move=manguno, left=6, right=6,
-                               last_mappano=manguno, passes_since_play=4,
-                               has_played=[True] * 5)
+    return Round.from_position(
+        table,
+        hands,
+        to_move=manguno,
+        left=6,
+        right=6,
+        last_mappano=manguno,
+        passes_since_play=4,
+        has_played=[True] * 5,
+    )

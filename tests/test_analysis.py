@@ -15,7 +15,9 @@ ANALYSIS = Path(__file__).resolve().parents[1] / "analysis"
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"analysis_{name}_run", ANALYSIS / name / "run.py")
+    spec = importlib.util.spec_from_file_location(
+        f"analysis_{name}_run", ANALYSIS / name / "run.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -30,14 +32,18 @@ def test_skill_share_decomposition_recovers_known_components():
     design = seatings("all")
     rng = np.random.default_rng(7)
     d = 600
-    alpha = np.array([-0.4, -0.2, 0.0, 0.2, 0.4])           # player: mean(alpha^2) = 0.08
-    pos = np.array([0.3, -0.3, 0.0, 0.0, 0.0])              # position: mean(pos^2) = 0.036
+    alpha = np.array([-0.4, -0.2, 0.0, 0.2, 0.4])  # player: mean(alpha^2) = 0.08
+    pos = np.array([0.3, -0.3, 0.0, 0.0, 0.0])  # position: mean(pos^2) = 0.036
     opener = rng.integers(0, 5, d)
     off = (np.arange(5)[None, :] - opener[:, None]) % 5
-    hand = rng.normal(0, 0.5, (d, 5))                       # rest of the hand: 0.25
-    players = np.array(design)                              # [seating, seat] -> player
-    y = (alpha[players][None] + pos[off][:, None, :] + hand[:, None, :]
-         + rng.normal(0, 1.0, (d, len(design), 5)))         # other: 1.0
+    hand = rng.normal(0, 0.5, (d, 5))  # rest of the hand: 0.25
+    players = np.array(design)  # [seating, seat] -> player
+    y = (
+        alpha[players][None]
+        + pos[off][:, None, :]
+        + hand[:, None, :]
+        + rng.normal(0, 1.0, (d, len(design), 5))
+    )  # other: 1.0
     row, means, _ = ss.decompose(y, design, off, 30, rng)
     assert row["player_var"] == pytest.approx(0.08, abs=0.01)
     assert row["position_var"] == pytest.approx(0.036, abs=0.012)

@@ -14,8 +14,19 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "domeng"
 
-LAYERS = ["core", "infra", "engine", "players", "batch", "results", "study", "play", "envs",
-          "web", "cli"]
+LAYERS = [
+    "core",
+    "infra",
+    "engine",
+    "players",
+    "batch",
+    "results",
+    "study",
+    "play",
+    "envs",
+    "web",
+    "cli",
+]
 FACADE = {"domeng", "domeng.__main__"}
 MAX_LINES = 600
 
@@ -163,7 +174,6 @@ def test_cycle_detector_finds_a_cycle():
 
 
 def test_modules_stay_small():
-    long = {m for m, p in _modules().items()
-            if len(p.read_text().splitlines()) > MAX_LINES}
+    long = {m for m, p in _modules().items() if len(p.read_text().splitlines()) > MAX_LINES}
     assert long - KNOWN_LONG == set(), f"modules over {MAX_LINES} lines"
     assert KNOWN_LONG - long == set(), "now short enough: remove from KNOWN_LONG"

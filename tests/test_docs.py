@@ -69,8 +69,9 @@ def test_every_module_path_the_docs_name_exists():
     before the package was split into layers)."""
     missing = []
     for page in PAGES:
-        for path in re.findall(r"\b((?:domeng|tests|benchmarks|analysis)/[\w./-]*\.(?:py|md))\b",
-                               page.read_text()):
+        for path in re.findall(
+            r"\b((?:domeng|tests|benchmarks|analysis)/[\w./-]*\.(?:py|md))\b", page.read_text()
+        ):
             if not (ROOT / path).exists():
                 missing.append(f"{page.name}: {path}")
     assert not missing, missing
@@ -104,6 +105,6 @@ def test_every_command_and_option_the_docs_show_exists():
             if example and not re.search(r"\[|\.\.\.|\||[A-Z]{3,}|<", cmd):  # not a synopsis
                 try:
                     parser.parse_args(shlex.split(cmd)[1:])
-                except (SystemExit, Exception) as e:  # noqa: BLE001 - reported below
+                except (SystemExit, Exception) as e:
                     bad.append(f"{page.name}: {cmd!r} does not parse: {e}")
     assert checked > 40 and not bad, bad

@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import environment, write_csv, write_json
+
 from domeng.study.ladder import ladder
 
 PLAYERS = "random,heavy,keeper,hunter,expert,random"
@@ -42,13 +43,21 @@ def main(argv=None) -> int:
     out = Path(args.out) if args.out else Path(__file__).resolve().parent / "output"
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    res = ladder(args.players, deals=args.deals, rounds=args.rounds, seed=args.seed,
-                 workers=args.workers, progress=False)
+    res = ladder(
+        args.players,
+        deals=args.deals,
+        rounds=args.rounds,
+        seed=args.seed,
+        workers=args.workers,
+        progress=False,
+    )
     write_csv(res.ranking(), out / "ranking.csv")
     write_csv(res.margins(), out / "margins.csv")
     (out / "ladder.png").write_bytes(res.plots()["ladder"])
-    write_json({**res.summary(), "seconds": time.time() - t0, "environment": environment()},
-               out / "results.json")
+    write_json(
+        {**res.summary(), "seconds": time.time() - t0, "environment": environment()},
+        out / "results.json",
+    )
     print(res.to_text())
     print(f"written to {out} ({time.time() - t0:.0f} s)")
     return 0

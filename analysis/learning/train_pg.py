@@ -40,15 +40,23 @@ HERE = Path(__file__).resolve().parent
 N_ACT = 57
 PROBE_SEED = 4242  # the probe tables (not the final match's, seed 777)
 #: divide each field by this so that features are about [0, 1] (rules: constant, dropped)
-_SCALE = {"stones": 25.0, "table": 25.0, "hand_size": 5.0, "passes": 4.0,
-          "passes_since_play": 4.0, "round": 0.0, "turn": 25.0, "rules": 0.0}
+_SCALE = {
+    "stones": 25.0,
+    "table": 25.0,
+    "hand_size": 5.0,
+    "passes": 4.0,
+    "passes_since_play": 4.0,
+    "round": 0.0,
+    "turn": 25.0,
+    "rules": 0.0,
+}
 
 
 def feature_scale() -> np.ndarray:
     s = np.ones(OBS_SIZE, dtype=np.float32)
     for name, off, size, _ in FIELDS:
         if name in _SCALE:
-            s[off:off + size] = 0.0 if _SCALE[name] == 0 else 1.0 / _SCALE[name]
+            s[off : off + size] = 0.0 if _SCALE[name] == 0 else 1.0 / _SCALE[name]
     return s
 
 
@@ -66,8 +74,8 @@ class Adam:
             m += 0.1 * g
             v *= 0.999
             v += 0.001 * g * g
-            mh = m / (1 - 0.9 ** self.t)
-            vh = v / (1 - 0.999 ** self.t)
+            mh = m / (1 - 0.9**self.t)
+            vh = v / (1 - 0.999**self.t)
             p += self.lr * mh / (np.sqrt(vh) + 1e-8)
 
 
@@ -85,8 +93,9 @@ def sample(p, rng) -> np.ndarray:
     return np.minimum((u > p.cumsum(axis=1)).sum(axis=1), N_ACT - 1)
 
 
-def train(updates: int, n: int, horizon: int, seed: int, lr: float, probe_every: int,
-          probe_tables: int):
+def train(
+    updates: int, n: int, horizon: int, seed: int, lr: float, probe_every: int, probe_tables: int
+):
     """REINFORCE with a value baseline; returns the weights, the training
     curve (mean stones gained per finished round, per update) and the probe
     curve: every ``probe_every`` updates, the greedy policy's stones per round
@@ -97,7 +106,7 @@ def train(updates: int, n: int, horizon: int, seed: int, lr: float, probe_every:
     scale = feature_scale()
     W = np.zeros((OBS_SIZE, N_ACT))
     b = np.zeros(N_ACT)
-    v, c = np.zeros(OBS_SIZE), 0.0
+    v, _c = np.zeros(OBS_SIZE), 0.0
     actor, critic = Adam([W.shape, b.shape], lr), Adam([v.shape, (1,)], lr)
     cpar = np.zeros(1)
     obs, info = env.reset(seed=seed)
@@ -110,8 +119,9 @@ def train(updates: int, n: int, horizon: int, seed: int, lr: float, probe_every:
     probes = []
     for u in range(updates + 1):
         if u % probe_every == 0 or u == updates:
-            probes.append((u, play_policy(W, b, scale, "hunter", PROBE_SEED, probe_tables,
-                                          True).mean()))
+            probes.append(
+                (u, play_policy(W, b, scale, "hunter", PROBE_SEED, probe_tables, True).mean())
+            )
         if u == updates:
             break
         done_ret = []
@@ -194,8 +204,15 @@ def main() -> None:
     ap.add_argument("--no-plot", action="store_true")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    W, b, scale, curve, probes = train(args.updates, args.tables, args.horizon, args.seed,
-                                       args.lr, args.probe_every, args.probe_tables)
+    W, b, scale, curve, probes = train(
+        args.updates,
+        args.tables,
+        args.horizon,
+        args.seed,
+        args.lr,
+        args.probe_every,
+        args.probe_tables,
+    )
     t_train = time.perf_counter() - t0
     ev = 777
     lines, levels = [], {}
@@ -206,28 +223,39 @@ def main() -> None:
         levels[opp] = (hunt.mean(), rand.mean())
         for other, arr in (("hunter", hunt), ("random", rand)):
             m, h = margin(mine, arr)
-            lines.append(f"vs {opp} opponents: trained {mine.mean():.3f} stones/round, {other} in "
-                         f"its seat {arr.mean():.3f}; margin {m:+.3f} +- {h:.3f}")
+            lines.append(
+                f"vs {opp} opponents: trained {mine.mean():.3f} stones/round, {other} in "
+                f"its seat {arr.mean():.3f}; margin {m:+.3f} +- {h:.3f}"
+            )
     k = max(1, len(curve) // 25)
     first, last = curve[:k].mean(), curve[-k:].mean()
-    print(f"trained {args.updates} updates x {args.tables} tables x {args.horizon} steps in "
-          f"{t_train:.0f} s; curve (stones/round, mean of {k} updates): first {first:.3f}, "
-          f"last {last:.3f}")
+    print(
+        f"trained {args.updates} updates x {args.tables} tables x {args.horizon} steps in "
+        f"{t_train:.0f} s; curve (stones/round, mean of {k} updates): first {first:.3f}, "
+        f"last {last:.3f}"
+    )
     probe_hunt = play_player("hunter", "hunter", PROBE_SEED, args.probe_tables).mean()
-    probe_rand = play_policy(None, None, scale, "hunter", PROBE_SEED, args.probe_tables,
-                             False).mean()
-    print(f"probe ({args.probe_tables} fixed tables vs hunters, greedy policy): "
-          + ", ".join(f"{int(u)}: {m:.3f}" for u, m in probes)
-          + f"; hunter in the seat {probe_hunt:.3f}, random {probe_rand:.3f}")
-    print(f"duplicate match on {args.eval_tables} tables (seed {ev}), margins with 95% CI "
-          "(negative: the trained policy gains fewer stones):")
+    probe_rand = play_policy(
+        None, None, scale, "hunter", PROBE_SEED, args.probe_tables, False
+    ).mean()
+    print(
+        f"probe ({args.probe_tables} fixed tables vs hunters, greedy policy): "
+        + ", ".join(f"{int(u)}: {m:.3f}" for u, m in probes)
+        + f"; hunter in the seat {probe_hunt:.3f}, random {probe_rand:.3f}"
+    )
+    print(
+        f"duplicate match on {args.eval_tables} tables (seed {ev}), margins with 95% CI "
+        "(negative: the trained policy gains fewer stones):"
+    )
     for line in lines:
         print("  " + line)
     if args.no_plot:
         return
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     smooth = np.convolve(curve, np.ones(k) / k, mode="valid")
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
     bx.plot(probes[:, 0], probes[:, 1], "o-", color="C0", label="trained policy (greedy)")

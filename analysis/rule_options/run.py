@@ -41,34 +41,52 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 import pandas as pd
+from _common import (
+    Z95,
+    Timer,
+    add_ci,
+    environment,
+    est,
+    fmt_ci,
+    out_dir,
+    save_fig,
+    setup_matplotlib,
+    write_csv,
+    write_json,
+    write_timings,
+)
 
 import domeng
 from domeng.core import layout as L
 
-from _common import (Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, save_fig,
-                     setup_matplotlib, write_csv, write_json, write_timings)
-
 SEED = 20240603
 BASELINE = "default"
-VARIANTS = ["opener_leads_double=false", "passebunge_every_pass=false",
-            "penalize_manguno_pass=true", "pollo=4"]
+VARIANTS = [
+    "opener_leads_double=false",
+    "passebunge_every_pass=false",
+    "penalize_manguno_pass=true",
+    "pollo=4",
+]
 LINEUPS = {"all-random": "random", "mixed": "random,heavy,keeper,hunter,random"}
 DESIGNS = {"whole game": (2000, 500), "first round": (200_000, 1)}
 REASONS = list(L.REASON_NAMES)
 KINDS = list(L.KIND_NAMES)
 #: this study's short metric names -> the summary's (domeng compare) names
-METRICS = {"passes_per_round": "passes_per_round",
-           "passebunge_per_round": "passebunge_per_round",
-           "passebunge_round_share": "passebunge_round_share",
-           "pass_round_share": "pass_round_share", "tiles_per_round": "tiles_per_round",
-           "stones_per_round": "stones_per_round.total",
-           "stones_from_table": "stones_per_round.from_table",
-           "stones_from_players": "stones_per_round.from_players",
-           "unpaid_per_round": "stones_per_round.unpaid.total",
-           "camat_per_1000_rounds": "camat_per_1000_rounds.total",
-           "starter_win_rate": "win_rate_by_starter_offset.0",
-           **{f"stones_{r}": f"stones_per_round.by_reason.{r}" for r in REASONS},
-           **{f"end_{k}": f"end_kind.{k}" for k in KINDS}}
+METRICS = {
+    "passes_per_round": "passes_per_round",
+    "passebunge_per_round": "passebunge_per_round",
+    "passebunge_round_share": "passebunge_round_share",
+    "pass_round_share": "pass_round_share",
+    "tiles_per_round": "tiles_per_round",
+    "stones_per_round": "stones_per_round.total",
+    "stones_from_table": "stones_per_round.from_table",
+    "stones_from_players": "stones_per_round.from_players",
+    "unpaid_per_round": "stones_per_round.unpaid.total",
+    "camat_per_1000_rounds": "camat_per_1000_rounds.total",
+    "starter_win_rate": "win_rate_by_starter_offset.0",
+    **{f"stones_{r}": f"stones_per_round.by_reason.{r}" for r in REASONS},
+    **{f"end_{k}": f"end_kind.{k}" for k in KINDS},
+}
 
 
 def compare(cmp: domeng.Comparison, design: str, lineup: str) -> pd.DataFrame:
@@ -79,17 +97,30 @@ def compare(cmp: domeng.Comparison, design: str, lineup: str) -> pd.DataFrame:
     short = {full: name for name, full in METRICS.items()}
     d = d[d.metric.isin(short)]
     base = d[d.variant == d.variant.iloc[0]].assign(
-        variant="baseline", variant_value=lambda x: x.baseline, value=0.0, se=0.0,
-        ci_low=0.0, ci_high=0.0)
+        variant="baseline",
+        variant_value=lambda x: x.baseline,
+        value=0.0,
+        se=0.0,
+        ci_low=0.0,
+        ci_high=0.0,
+    )
     d = pd.concat([base, d], ignore_index=True)
     arm = d.variant
     d["variant"] = d.variant.map({"baseline": BASELINE, **dict(zip(cmp.variants, VARIANTS))})
-    out = pd.DataFrame({
-        "design": design, "lineup": lineup, "variant": d.variant,
-        "metric": d.metric.map(short), "value": d.variant_value,
-        "value_se": [v.loc[(a, m), "se"] for a, m in zip(arm, d.metric)],
-        "default": d.baseline, "diff": d.value, "diff_se": d.se,
-        "diff_se_unpaired": d.se_unpaired})
+    out = pd.DataFrame(
+        {
+            "design": design,
+            "lineup": lineup,
+            "variant": d.variant,
+            "metric": d.metric.map(short),
+            "value": d.variant_value,
+            "value_se": [v.loc[(a, m), "se"] for a, m in zip(arm, d.metric)],
+            "default": d.baseline,
+            "diff": d.value,
+            "diff_se": d.se,
+            "diff_se_unpaired": d.se_unpaired,
+        }
+    )
     out["rel_change"] = out["diff"] / out["default"].where(out["default"] != 0)
     add_ci(out, "value")
     add_ci(out, "diff")
@@ -102,20 +133,37 @@ def direction_table(runs: dict, design: str, lineup: str) -> pd.DataFrame:
     for vname, r in runs.items():
         flow = r.totals("A_FLOW").astype(float) / r.total_rounds  # [6, 5, 7]
         for k, reason in enumerate(REASONS):
-            rows.append({"design": design, "lineup": lineup, "variant": vname, "reason": reason,
-                         "from_table": flow[0, :, k].sum(),
-                         **{f"to_seat+{d}": sum(flow[1 + s, (s + d) % 5, k] for s in range(5))
-                            for d in range(1, 5)}})
+            rows.append(
+                {
+                    "design": design,
+                    "lineup": lineup,
+                    "variant": vname,
+                    "reason": reason,
+                    "from_table": flow[0, :, k].sum(),
+                    **{
+                        f"to_seat+{d}": sum(flow[1 + s, (s + d) % 5, k] for s in range(5))
+                        for d in range(1, 5)
+                    },
+                }
+            )
     return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------- plots
-VCOL = {"default": "#555555", "opener_leads_double=false": "#8e6bb8",
-        "passebunge_every_pass=false": "#2a7ab9", "penalize_manguno_pass=true": "#4f9a4f",
-        "pollo=4": "#e39b2d"}
-VSHORT = {"default": "default", "opener_leads_double=false": "opener_leads\n_double=false",
-          "passebunge_every_pass=false": "passebunge_every\n_pass=false",
-          "penalize_manguno_pass=true": "penalize_manguno\n_pass=true", "pollo=4": "pollo=4"}
+VCOL = {
+    "default": "#555555",
+    "opener_leads_double=false": "#8e6bb8",
+    "passebunge_every_pass=false": "#2a7ab9",
+    "penalize_manguno_pass=true": "#4f9a4f",
+    "pollo=4": "#e39b2d",
+}
+VSHORT = {
+    "default": "default",
+    "opener_leads_double=false": "opener_leads\n_double=false",
+    "passebunge_every_pass=false": "passebunge_every\n_pass=false",
+    "penalize_manguno_pass=true": "penalize_manguno\n_pass=true",
+    "pollo=4": "pollo=4",
+}
 
 
 def plot_passebunge(cmp: pd.DataFrame, out: Path) -> None:
@@ -124,30 +172,52 @@ def plot_passebunge(cmp: pd.DataFrame, out: Path) -> None:
     variants = [BASELINE] + VARIANTS
     x = np.arange(len(variants))
     for i, design in enumerate(DESIGNS):
-        for j, (metric, title) in enumerate((("passebunge_per_round", "PASSEBUNGE events per round"),
-                                             ("passebunge_round_share",
-                                              "share of rounds with at least one PASSEBUNGE"))):
+        for j, (metric, title) in enumerate(
+            (
+                ("passebunge_per_round", "PASSEBUNGE events per round"),
+                ("passebunge_round_share", "share of rounds with at least one PASSEBUNGE"),
+            )
+        ):
             ax = axes[i, j]
             w = 0.38
             for k, lineup in enumerate(LINEUPS):
                 g = cmp[(cmp.design == design) & (cmp.lineup == lineup) & (cmp.metric == metric)]
                 g = g.set_index("variant").reindex(variants)
-                ax.bar(x + (k - 0.5) * w, g["value"], w, yerr=Z95 * g["value_se"], capsize=2,
-                       color=[VCOL[v] for v in variants], alpha=1.0 if k == 0 else 0.5,
-                       hatch=None if k == 0 else "//", edgecolor="black", linewidth=0.4,
-                       label=lineup)
-                for xi, (v, d, sd) in enumerate(zip(g["value"], g["diff"], g["diff_se"])):
+                ax.bar(
+                    x + (k - 0.5) * w,
+                    g["value"],
+                    w,
+                    yerr=Z95 * g["value_se"],
+                    capsize=2,
+                    color=[VCOL[v] for v in variants],
+                    alpha=1.0 if k == 0 else 0.5,
+                    hatch=None if k == 0 else "//",
+                    edgecolor="black",
+                    linewidth=0.4,
+                    label=lineup,
+                )
+                for xi, (v, d, _sd) in enumerate(zip(g["value"], g["diff"], g["diff_se"])):
                     if variants[xi] != "default":
-                        ax.annotate(f"{d:+.3f}" if abs(d) >= 0.0005 else "0", (xi + (k - 0.5) * w, v),
-                                    xytext=(0, 3), textcoords="offset points", ha="center",
-                                    fontsize=7, rotation=90 if False else 0)
+                        ax.annotate(
+                            f"{d:+.3f}" if abs(d) >= 0.0005 else "0",
+                            (xi + (k - 0.5) * w, v),
+                            xytext=(0, 3),
+                            textcoords="offset points",
+                            ha="center",
+                            fontsize=7,
+                            rotation=90 if False else 0,
+                        )
             ax.set_xticks(x)
             ax.set_xticklabels([VSHORT[v] for v in variants], fontsize=8)
-            ax.set_title(f"{design} ({DESIGNS[design][0]:,} tables x {DESIGNS[design][1]} "
-                         f"round{'s' if DESIGNS[design][1] > 1 else ''}): {title}", fontsize=10)
+            ax.set_title(
+                f"{design} ({DESIGNS[design][0]:,} tables x {DESIGNS[design][1]} "
+                f"round{'s' if DESIGNS[design][1] > 1 else ''}): {title}",
+                fontsize=10,
+            )
             ax.set_ylabel("95% CI; labels: paired change vs default")
-            ax.legend(fontsize=8, loc="lower left", title="lineup (hatched: mixed)",
-                      title_fontsize=8)
+            ax.legend(
+                fontsize=8, loc="lower left", title="lineup (hatched: mixed)", title_fontsize=8
+            )
             top = g["value"].max()
             ax.set_ylim(0, top * 1.2 if np.isfinite(top) else None)
     save_fig(fig, out / "passebunge.png")
@@ -156,8 +226,12 @@ def plot_passebunge(cmp: pd.DataFrame, out: Path) -> None:
 def plot_flows(cmp: pd.DataFrame, out: Path) -> None:
     plt = setup_matplotlib()
     fig, axes = plt.subplots(1, 2, figsize=(14, 5), layout="constrained")
-    metrics = ([f"stones_{r}" for r in REASONS] + ["stones_from_table", "stones_from_players",
-                                                   "unpaid_per_round", "stones_per_round"])
+    metrics = [f"stones_{r}" for r in REASONS] + [
+        "stones_from_table",
+        "stones_from_players",
+        "unpaid_per_round",
+        "stones_per_round",
+    ]
     labels = REASONS + ["from table", "from players", "unpaid", "TOTAL"]
     variants = VARIANTS
     w = 0.8 / len(variants)
@@ -165,15 +239,24 @@ def plot_flows(cmp: pd.DataFrame, out: Path) -> None:
         g = cmp[(cmp.design == design) & (cmp.lineup == "all-random")]
         for k, v in enumerate(variants):
             h = g[g.variant == v].set_index("metric").reindex(metrics)
-            ax.barh(np.arange(len(metrics)) + (k - (len(variants) - 1) / 2) * w, h["diff"], w,
-                    xerr=Z95 * h["diff_se"], capsize=1.5, color=VCOL[v], label=v)
+            ax.barh(
+                np.arange(len(metrics)) + (k - (len(variants) - 1) / 2) * w,
+                h["diff"],
+                w,
+                xerr=Z95 * h["diff_se"],
+                capsize=1.5,
+                color=VCOL[v],
+                label=v,
+            )
         ax.axvline(0, color="#555555", lw=1)
         ax.set_yticks(range(len(metrics)))
         ax.set_yticklabels(labels)
         ax.invert_yaxis()
         ax.set_xlabel("change in stones per round vs default (95% CI, paired)")
-        ax.set_title(f"All-random, {design}: stone flows by reason\n"
-                     f"(default total {g[(g.variant == 'default') & (g.metric == 'stones_per_round')]['value'].iloc[0]:.2f} stones per round)")
+        ax.set_title(
+            f"All-random, {design}: stone flows by reason\n"
+            f"(default total {g[(g.variant == 'default') & (g.metric == 'stones_per_round')]['value'].iloc[0]:.2f} stones per round)"
+        )
     handles, labels_ = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels_, loc="outside lower center", ncols=len(variants), fontsize=9)
     save_fig(fig, out / "stone_flows.png")
@@ -182,17 +265,20 @@ def plot_flows(cmp: pd.DataFrame, out: Path) -> None:
 def plot_other(cmp: pd.DataFrame, out: Path) -> None:
     plt = setup_matplotlib()
     g = cmp[(cmp.design == "whole game") & (cmp.lineup == "all-random")]
-    metrics = [("camat_per_1000_rounds", "CAMAT per 1000 rounds"),
-               ("unpaid_per_round", "stones owed but unpaid (D7) per round"),
-               ("passes_per_round", "passes per round (incl. PASSEBUNGE)"),
-               ("starter_win_rate", "starter's win rate")]
+    metrics = [
+        ("camat_per_1000_rounds", "CAMAT per 1000 rounds"),
+        ("unpaid_per_round", "stones owed but unpaid (D7) per round"),
+        ("passes_per_round", "passes per round (incl. PASSEBUNGE)"),
+        ("starter_win_rate", "starter's win rate"),
+    ]
     fig, axes = plt.subplots(1, 4, figsize=(15, 4.1), layout="constrained")
     variants = VARIANTS
     for ax, (metric, title) in zip(axes, metrics):
         h = g[g.metric == metric].set_index("variant").reindex(variants)
         xs = np.arange(len(variants))
-        ax.errorbar(xs, h["diff"], yerr=Z95 * h["diff_se"], fmt="none", ecolor="black",
-                    capsize=3, zorder=3)
+        ax.errorbar(
+            xs, h["diff"], yerr=Z95 * h["diff_se"], fmt="none", ecolor="black", capsize=3, zorder=3
+        )
         ax.scatter(xs, h["diff"], c=[VCOL[v] for v in variants], s=50, zorder=4)
         ax.axhline(0, color="#999999", ls="--", lw=1)
         ax.set_xticks(xs)
@@ -200,8 +286,10 @@ def plot_other(cmp: pd.DataFrame, out: Path) -> None:
         d0 = g[(g.variant == "default") & (g.metric == metric)]["value"].iloc[0]
         ax.set_title(f"{title}\n(default {d0:.4g})", fontsize=10)
     axes[0].set_ylabel("variant - default (paired, 95% CI)")
-    fig.suptitle("All-random, whole games (2000 tables x 500 rounds): other consequences of each option",
-                 fontsize=11)
+    fig.suptitle(
+        "All-random, whole games (2000 tables x 500 rounds): other consequences of each option",
+        fontsize=11,
+    )
     save_fig(fig, out / "other_effects.png")
 
 
@@ -216,19 +304,33 @@ def opener_check(timer: Timer) -> pd.DataFrame:
     with tempfile.TemporaryDirectory() as tmp:
         for v in ("default", "opener_leads_double=false"):
             path = Path(tmp) / "records.parquet"
-            domeng.simulate(tables=DESIGNS["first round"][0], rounds=1, players="random",
-                            rules=[] if v == BASELINE else [v], seed=SEED, records=path,
-                            progress=False)
+            domeng.simulate(
+                tables=DESIGNS["first round"][0],
+                rounds=1,
+                players="random",
+                rules=[] if v == BASELINE else [v],
+                seed=SEED,
+                records=path,
+                progress=False,
+            )
             rec = pd.read_parquet(path, columns=["table", "starter", "winner", "lead"])
             rec["led_double"] = TILE_IS_DOUBLE[rec["lead"].to_numpy()]
             rec["starter_won"] = (rec["winner"] == rec["starter"]).astype(float)
             # independent tables: one round each, so a plain binomial SE is right
-            for led, g in [("any tile", rec)] + [(("a double" if k else "a non-double"), gg)
-                                                 for k, gg in rec.groupby("led_double")]:
+            for led, g in [("any tile", rec)] + [
+                (("a double" if k else "a non-double"), gg) for k, gg in rec.groupby("led_double")
+            ]:
                 p = g["starter_won"].mean()
-                rows.append({"variant": v, "starter_led": led, "rounds": len(g),
-                             "share_of_rounds": len(g) / len(rec), "starter_win_rate": p,
-                             "starter_win_rate_se": float(np.sqrt(p * (1 - p) / len(g)))})
+                rows.append(
+                    {
+                        "variant": v,
+                        "starter_led": led,
+                        "rounds": len(g),
+                        "share_of_rounds": len(g) / len(rec),
+                        "starter_win_rate": p,
+                        "starter_win_rate_se": float(np.sqrt(p * (1 - p) / len(g))),
+                    }
+                )
             path.unlink()
     timer.mark("first-round records: starter win rate by the tile led")
     return add_ci(pd.DataFrame(rows), "starter_win_rate")
@@ -241,26 +343,41 @@ def main() -> None:
     cmps, dirs, summaries = [], [], {}
     for design, (tables, rounds) in DESIGNS.items():
         for lineup, players in LINEUPS.items():
-            c = domeng.compare(VARIANTS, tables=tables, rounds=rounds, players=players,
-                               seed=SEED, progress=False)
+            c = domeng.compare(
+                VARIANTS, tables=tables, rounds=rounds, players=players, seed=SEED, progress=False
+            )
             runs = dict(zip([BASELINE] + VARIANTS, c.arms.values()))
             timer.mark(f"{design}, {lineup}: baseline and {len(VARIANTS)} variants")
             cmps.append(compare(c, design, lineup))
             dirs.append(direction_table(runs, design, lineup))
             summaries[f"{design} / {lineup}"] = {
-                v: {"rules": r.summary()["rules"],
-                    "rounds_between_camats": r.summary()["rounds_between_camats"]}
-                for v, r in runs.items()}
+                v: {
+                    "rules": r.summary()["rules"],
+                    "rounds_between_camats": r.summary()["rounds_between_camats"],
+                }
+                for v, r in runs.items()
+            }
     cmp = pd.concat(cmps, ignore_index=True)
     dirs = pd.concat(dirs, ignore_index=True)
     write_csv(cmp, out / "comparisons.csv")
     write_csv(dirs, out / "flows_by_direction.csv")
     # a compact table: the key metrics, one row per design x lineup x variant
-    key = ["passebunge_per_round", "passebunge_round_share", "passes_per_round", "stones_per_round",
-           "stones_from_table", "stones_from_players", "unpaid_per_round", "stones_PASSEBUNGE",
-           "stones_POLLO", "camat_per_1000_rounds", "starter_win_rate"]
-    wide = cmp[cmp.metric.isin(key)].pivot_table(index=["design", "lineup", "variant"],
-                                                 columns="metric", values="value", sort=False)
+    key = [
+        "passebunge_per_round",
+        "passebunge_round_share",
+        "passes_per_round",
+        "stones_per_round",
+        "stones_from_table",
+        "stones_from_players",
+        "unpaid_per_round",
+        "stones_PASSEBUNGE",
+        "stones_POLLO",
+        "camat_per_1000_rounds",
+        "starter_win_rate",
+    ]
+    wide = cmp[cmp.metric.isin(key)].pivot_table(
+        index=["design", "lineup", "variant"], columns="metric", values="value", sort=False
+    )
     wide = wide[key].reset_index()
     write_csv(wide, out / "key_metrics.csv")
     opener = opener_check(timer)
@@ -272,10 +389,14 @@ def main() -> None:
 
     def pick(design, lineup, metric):
         g = cmp[(cmp.design == design) & (cmp.lineup == lineup) & (cmp.metric == metric)]
-        return {r.variant: {"value": est(r.value, r.value_se),
-                            "diff_vs_default": est(r.diff, r.diff_se),
-                            "rel_change": r.rel_change}
-                for r in g.itertuples()}
+        return {
+            r.variant: {
+                "value": est(r.value, r.value_se),
+                "diff_vs_default": est(r.diff, r.diff_se),
+                "rel_change": r.rel_change,
+            }
+            for r in g.itertuples()
+        }
 
     results = {
         "study": "rule_options",
@@ -284,24 +405,46 @@ def main() -> None:
         "lineups": LINEUPS,
         "designs": {d: {"tables": t, "rounds": r} for d, (t, r) in DESIGNS.items()},
         "ci_method": "normal 95% CI, value +- 1.96 SE; differences are paired (same seed, same "
-                     "tables): variant - default per group of tables, ratio estimator, SE across "
-                     "the 1000 groups",
-        "results": {f"{d} / {lu}": {m: pick(d, lu, m) for m in
-                                    ("passebunge_per_round", "passebunge_round_share",
-                                     "passes_per_round", "stones_per_round", "stones_from_table",
-                                     "stones_from_players", "unpaid_per_round",
-                                     "stones_PASSEBUNGE", "stones_PASS", "stones_POLLO",
-                                     "camat_per_1000_rounds", "starter_win_rate", "end_POLLO")}
-                    for d in DESIGNS for lu in LINEUPS},
+        "tables): variant - default per group of tables, ratio estimator, SE across "
+        "the 1000 groups",
+        "results": {
+            f"{d} / {lu}": {
+                m: pick(d, lu, m)
+                for m in (
+                    "passebunge_per_round",
+                    "passebunge_round_share",
+                    "passes_per_round",
+                    "stones_per_round",
+                    "stones_from_table",
+                    "stones_from_players",
+                    "unpaid_per_round",
+                    "stones_PASSEBUNGE",
+                    "stones_PASS",
+                    "stones_POLLO",
+                    "camat_per_1000_rounds",
+                    "starter_win_rate",
+                    "end_POLLO",
+                )
+            }
+            for d in DESIGNS
+            for lu in LINEUPS
+        },
         "first_round_starter_by_lead": [
-            {"variant": r.variant, "starter_led": r.starter_led, "rounds": int(r.rounds),
-             "share_of_rounds": float(r.share_of_rounds),
-             "starter_win_rate": est(r.starter_win_rate, r.starter_win_rate_se)}
-            for r in opener.itertuples()],
+            {
+                "variant": r.variant,
+                "starter_led": r.starter_led,
+                "rounds": int(r.rounds),
+                "share_of_rounds": float(r.share_of_rounds),
+                "starter_win_rate": est(r.starter_win_rate, r.starter_win_rate_se),
+            }
+            for r in opener.itertuples()
+        ],
         "paired_vs_unpaired_se_ratio_whole_game": float(
-            (cmp[(cmp.design == "whole game") & (cmp.variant != "default")]["diff_se"]
-             / cmp[(cmp.design == "whole game") & (cmp.variant != "default")]["diff_se_unpaired"]
-             ).median()),
+            (
+                cmp[(cmp.design == "whole game") & (cmp.variant != "default")]["diff_se"]
+                / cmp[(cmp.design == "whole game") & (cmp.variant != "default")]["diff_se_unpaired"]
+            ).median()
+        ),
         "camat_gaps": summaries,
         "environment": environment(),
     }
@@ -314,8 +457,10 @@ def main() -> None:
         for v in [BASELINE] + VARIANTS:
             a = g[(g.variant == v) & (g.metric == "passebunge_per_round")].iloc[0]
             b = g[(g.variant == v) & (g.metric == "stones_per_round")].iloc[0]
-            print(f"  {v:<29} PB {a.value:.4f} ({fmt_ci(a['diff'], a.diff_se, 4)})  "
-                  f"stones {b.value:.3f} ({fmt_ci(b['diff'], b.diff_se, 4)})")
+            print(
+                f"  {v:<29} PB {a.value:.4f} ({fmt_ci(a['diff'], a.diff_se, 4)})  "
+                f"stones {b.value:.3f} ({fmt_ci(b['diff'], b.diff_se, 4)})"
+            )
     print(f"total {timer.total():.1f} s; outputs in {out}")
 
 

@@ -29,25 +29,52 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 import pandas as pd
+from _common import (
+    Z95,
+    Timer,
+    add_ci,
+    environment,
+    est,
+    fmt_ci,
+    out_dir,
+    ratio_se,
+    save_fig,
+    setup_matplotlib,
+    write_csv,
+    write_json,
+    write_timings,
+)
 
 import domeng
-from domeng.core import layout as L
 from domeng.batch.tables import initial_states, run_tables
+from domeng.core import layout as L
 from domeng.core.rules import Rules
 
-from _common import (write_timings, Z95, Timer, add_ci, environment, est, fmt_ci, out_dir, ratio_se,
-                     save_fig, setup_matplotlib, write_csv, write_json)
-
 SEED = 20240601
-SIM_TABLES, SIM_ROUNDS = 2000, 500          # 1,000,000 rounds per lineup
-STEP_TABLES, STEP_ROUNDS = 2000, 300        # 600,000 rounds per replayed lineup
+SIM_TABLES, SIM_ROUNDS = 2000, 500  # 1,000,000 rounds per lineup
+STEP_TABLES, STEP_ROUNDS = 2000, 300  # 600,000 rounds per replayed lineup
 MIXED = "random,heavy,keeper,hunter,random"
-LINEUPS = {"all-random": "random", "all-heavy": "heavy", "all-keeper": "keeper",
-           "all-hunter": "hunter", "mixed": MIXED}
+LINEUPS = {
+    "all-random": "random",
+    "all-heavy": "heavy",
+    "all-keeper": "keeper",
+    "all-hunter": "hunter",
+    "mixed": MIXED,
+}
 STEP_LINEUPS = {"all-random": "random", "mixed": MIXED}
 KINDS = list(L.KIND_NAMES)
 # per-seat metrics of one round, tabulated by offset
-METRICS = ("win", "received", "given", "net", "passes", "passebunge", "camat", "cucuq", "unpaid_owed")
+METRICS = (
+    "win",
+    "received",
+    "given",
+    "net",
+    "passes",
+    "passebunge",
+    "camat",
+    "cucuq",
+    "unpaid_owed",
+)
 PHASES = ("first round", "no CAMAT yet", "CAMAT starts")
 
 
@@ -55,8 +82,9 @@ PHASES = ("first round", "no CAMAT yet", "CAMAT starts")
 def run_simulations(timer: Timer) -> dict[str, domeng.Results]:
     out = {}
     for name, players in LINEUPS.items():
-        out[name] = domeng.simulate(tables=SIM_TABLES, rounds=SIM_ROUNDS, players=players,
-                                    seed=SEED, progress=False)
+        out[name] = domeng.simulate(
+            tables=SIM_TABLES, rounds=SIM_ROUNDS, players=players, seed=SEED, progress=False
+        )
     timer.mark("simulate 5 lineups")
     return out
 
@@ -71,14 +99,23 @@ def offset_tables(res: dict[str, domeng.Results]):
         n = r.field("A_ROUNDS").astype(float)
         rate, se = ratio_se(w, n)
         d01, se01 = ratio_se(w[:, 0] - w[:, 1], n)
-        tests.append({"lineup": name, "rounds": int(n.sum()), "groups": r.groups,
-                      "starter_rate": rate[0], "starter_se": se[0],
-                      "starter_minus_fair": rate[0] - 0.2,
-                      "z_vs_fair": (rate[0] - 0.2) / se[0],
-                      "starter_minus_next": d01, "starter_minus_next_se": se01,
-                      "z_vs_next": d01 / se01,
-                      "last_rate": rate[4], "last_se": se[4],
-                      "ratio_starter_to_last": rate[0] / rate[4]})
+        tests.append(
+            {
+                "lineup": name,
+                "rounds": int(n.sum()),
+                "groups": r.groups,
+                "starter_rate": rate[0],
+                "starter_se": se[0],
+                "starter_minus_fair": rate[0] - 0.2,
+                "z_vs_fair": (rate[0] - 0.2) / se[0],
+                "starter_minus_next": d01,
+                "starter_minus_next_se": se01,
+                "z_vs_next": d01 / se01,
+                "last_rate": rate[4],
+                "last_se": se[4],
+                "ratio_starter_to_last": rate[0] / rate[4],
+            }
+        )
     offsets = pd.concat(rows, ignore_index=True)
     tests = pd.DataFrame(tests)
     add_ci(tests, "starter_rate", "starter_se")
@@ -92,15 +129,20 @@ def seat_table(res: dict[str, domeng.Results]) -> pd.DataFrame:
     rows = []
     for name, r in res.items():
         n = r.field("A_ROUNDS").astype(float)
-        flow = r.field("A_FLOW").astype(float)          # [G, 6 src, 5 dst, 7]
+        flow = r.field("A_FLOW").astype(float)  # [G, 6 src, 5 dst, 7]
         wins = r.field("A_WINS").sum(axis=2).astype(float)
-        received = flow.sum(axis=(1, 3))                 # [G, 5]
-        given = flow[:, 1:, :, :].sum(axis=(2, 3))       # [G, 5]
+        received = flow.sum(axis=(1, 3))  # [G, 5]
+        given = flow[:, 1:, :, :].sum(axis=(2, 3))  # [G, 5]
         camat = r.field("A_CAMAT").astype(float)
         starts = r.field("A_STARTS").astype(float)
-        stats = {"win_rate": ratio_se(wins, n), "received": ratio_se(received, n),
-                 "given": ratio_se(given, n), "net": ratio_se(received - given, n),
-                 "camat_per_1000": ratio_se(1000 * camat, n), "start_share": ratio_se(starts, n)}
+        stats = {
+            "win_rate": ratio_se(wins, n),
+            "received": ratio_se(received, n),
+            "given": ratio_se(given, n),
+            "net": ratio_se(received - given, n),
+            "camat_per_1000": ratio_se(1000 * camat, n),
+            "start_share": ratio_se(starts, n),
+        }
         for s in range(5):
             row = {"lineup": name, "seat": s, "player": r.players[s]}
             for k, (v, se) in stats.items():
@@ -145,10 +187,20 @@ def replay(players: str, timer: Timer, label: str):
         flow = L.agg_field(agg, "A_FLOW")
         received = flow.sum(axis=(1, 3))
         given = flow[:, 1:, :, :].sum(axis=(2, 3))
-        m = np.stack([L.agg_field(agg, "A_WINS").sum(axis=2), received, given, received - given,
-                      L.agg_field(agg, "A_PASSES"), L.agg_field(agg, "A_PASSEBUNGE"),
-                      L.agg_field(agg, "A_CAMAT"), L.agg_field(agg, "A_CUCUQ"),
-                      L.agg_field(agg, "A_UNPAID").sum(axis=2)], axis=2)  # [n, seat, metric]
+        m = np.stack(
+            [
+                L.agg_field(agg, "A_WINS").sum(axis=2),
+                received,
+                given,
+                received - given,
+                L.agg_field(agg, "A_PASSES"),
+                L.agg_field(agg, "A_PASSEBUNGE"),
+                L.agg_field(agg, "A_CAMAT"),
+                L.agg_field(agg, "A_CUCUQ"),
+                L.agg_field(agg, "A_UNPAID").sum(axis=2),
+            ],
+            axis=2,
+        )  # [n, seat, metric]
         off = (np.arange(5)[None, :] - starter[:, None]) % 5  # [n, seat]
         by_phase[rows, phase[:, None], off, :] += m
         rounds_phase[np.arange(n), phase] += 1
@@ -161,8 +213,12 @@ def replay(players: str, timer: Timer, label: str):
     if not (np.array_equal(whole.agg.sum(axis=0), total_agg) and np.array_equal(whole.state, st)):
         raise RuntimeError("round-by-round replay differs from an uninterrupted run")
     timer.mark(f"replay {label} ({n} tables x {STEP_ROUNDS} rounds, checked)")
-    return {"by_phase": by_phase, "rounds_phase": rounds_phase, "by_seat": by_seat,
-            "rounds_seat": rounds_seat}
+    return {
+        "by_phase": by_phase,
+        "rounds_phase": rounds_phase,
+        "by_seat": by_seat,
+        "rounds_seat": rounds_seat,
+    }
 
 
 def offset_value_table(rep: dict, lineup: str) -> pd.DataFrame:
@@ -176,8 +232,13 @@ def offset_value_table(rep: dict, lineup: str) -> pd.DataFrame:
         x = x[keep].astype(float)
         n = n[keep].astype(float)
         for o in range(5):
-            row = {"lineup": lineup, "scope": scope, "offset": o, "rounds": int(n.sum()),
-                   "tables": int(keep.sum())}
+            row = {
+                "lineup": lineup,
+                "scope": scope,
+                "offset": o,
+                "rounds": int(n.sum()),
+                "tables": int(keep.sum()),
+            }
             for j, mname in enumerate(METRICS):
                 scale = 1000.0 if mname == "camat" else 1.0
                 v, se = ratio_se(scale * x[:, o, j], n)
@@ -204,7 +265,10 @@ def player_offset_table(rep: dict, players: list[str]) -> pd.DataFrame:
         for o in range(5):
             row = {"player": p, "seats": ",".join(map(str, seats)), "offset": o}
             v, se = ratio_se(n[:, o], total_rounds * len(seats))
-            row["share_of_rounds_at_offset"], row["share_of_rounds_at_offset_se"] = float(v), float(se)
+            row["share_of_rounds_at_offset"], row["share_of_rounds_at_offset_se"] = (
+                float(v),
+                float(se),
+            )
             for j, mname in enumerate(("win", "received", "given", "net")):
                 v, se = ratio_se(x[:, o, j], n[:, o])
                 row[mname] = float(v)
@@ -219,8 +283,13 @@ def player_offset_table(rep: dict, players: list[str]) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- plots
-COLORS = {"all-random": "#333333", "all-heavy": "#c0504d", "all-keeper": "#2a7ab9",
-          "all-hunter": "#4f9a4f", "mixed": "#8e6bb8"}
+COLORS = {
+    "all-random": "#333333",
+    "all-heavy": "#c0504d",
+    "all-keeper": "#2a7ab9",
+    "all-hunter": "#4f9a4f",
+    "mixed": "#8e6bb8",
+}
 
 
 def plot_win_by_offset(offsets: pd.DataFrame, out: Path) -> None:
@@ -231,8 +300,7 @@ def plot_win_by_offset(offsets: pd.DataFrame, out: Path) -> None:
     width = 0.16
     for i, (name, g) in enumerate(allk.groupby("lineup", sort=False)):
         x = np.arange(5) + (i - 2) * width
-        ax.bar(x, g["rate"], width, yerr=Z95 * g["se"], capsize=2, label=name,
-               color=COLORS[name])
+        ax.bar(x, g["rate"], width, yerr=Z95 * g["se"], capsize=2, label=name, color=COLORS[name])
     ax.axhline(0.2, color="#999999", ls="--", lw=1)
     ax.text(4.45, 0.203, "fair share 0.2", ha="right", va="bottom", fontsize=8, color="#666666")
     ax.set_xticks(range(5))
@@ -245,8 +313,13 @@ def plot_win_by_offset(offsets: pd.DataFrame, out: Path) -> None:
     ax = axes[1]
     g = offsets[(offsets.lineup == "all-random") & (offsets.kind != "ALL")]
     bottom = np.zeros(5)
-    kcol = {"CAPPU": "#9ecae1", "CEKI": "#fdae6b", "POLLO": "#e6550d", "MANGUNO": "#a1d99b",
-            "MATTIKKENG": "#31a354"}
+    kcol = {
+        "CAPPU": "#9ecae1",
+        "CEKI": "#fdae6b",
+        "POLLO": "#e6550d",
+        "MANGUNO": "#a1d99b",
+        "MATTIKKENG": "#31a354",
+    }
     for k in KINDS:
         v = g[g.kind == k].sort_values("offset")["rate"].to_numpy()
         ax.bar(range(5), v, bottom=bottom, color=kcol[k], label=k, width=0.6)
@@ -273,26 +346,67 @@ def plot_offset_value(vals: pd.DataFrame, out: Path) -> None:
         # received and given: two thin bars per lineup
         wr = w / 2
         base = (i - 0.5) * w
-        axes[0].bar(x + base - wr / 2, g["received"], wr, yerr=Z95 * g["received_se"], capsize=1.5,
-                    color=c, label=f"{lineup}: received")
-        axes[0].bar(x + base + wr / 2, g["given"], wr, yerr=Z95 * g["given_se"], capsize=1.5,
-                    color=c, alpha=0.4, hatch="///", edgecolor=c, label=f"{lineup}: given")
+        axes[0].bar(
+            x + base - wr / 2,
+            g["received"],
+            wr,
+            yerr=Z95 * g["received_se"],
+            capsize=1.5,
+            color=c,
+            label=f"{lineup}: received",
+        )
+        axes[0].bar(
+            x + base + wr / 2,
+            g["given"],
+            wr,
+            yerr=Z95 * g["given_se"],
+            capsize=1.5,
+            color=c,
+            alpha=0.4,
+            hatch="///",
+            edgecolor=c,
+            label=f"{lineup}: given",
+        )
         dx = (i - 0.5) * w
         axes[1].bar(x + dx, g["net"], w, yerr=Z95 * g["net_se"], capsize=2, color=c, label=lineup)
         axes[1].axhline(g["net"].mean(), color=c, ls=":", lw=1.2)
-        axes[2].bar(x + dx, g["camat_per_1000"], w, yerr=Z95 * g["camat_per_1000_se"], capsize=2,
-                    color=c, label=lineup)
+        axes[2].bar(
+            x + dx,
+            g["camat_per_1000"],
+            w,
+            yerr=Z95 * g["camat_per_1000_se"],
+            capsize=2,
+            color=c,
+            label=lineup,
+        )
         axes[2].axhline(g["camat_per_1000"].mean(), color=c, ls=":", lw=1.2)
-        axes[3].bar(x + dx, g["passes"], w, yerr=Z95 * g["passes_se"], capsize=2,
-                    color=c, alpha=0.45, label=f"{lineup}: all passes")
-        axes[3].bar(x + dx, g["passebunge"], w, yerr=Z95 * g["passebunge_se"], capsize=2,
-                    color=c, label=f"{lineup}: of which PASSEBUNGE")
+        axes[3].bar(
+            x + dx,
+            g["passes"],
+            w,
+            yerr=Z95 * g["passes_se"],
+            capsize=2,
+            color=c,
+            alpha=0.45,
+            label=f"{lineup}: all passes",
+        )
+        axes[3].bar(
+            x + dx,
+            g["passebunge"],
+            w,
+            yerr=Z95 * g["passebunge_se"],
+            capsize=2,
+            color=c,
+            label=f"{lineup}: of which PASSEBUNGE",
+        )
     axes[0].set_title("Stones received and given per round")
     axes[0].set_ylabel("stones per round (95% CI)")
     axes[0].legend(fontsize=8, ncols=2, loc="upper center")
     axes[0].set_ylim(0, 1.95)
-    axes[1].set_title("Net stones per round, received - given (penalties: lower is better)\n"
-                      "dotted: mean over the five offsets")
+    axes[1].set_title(
+        "Net stones per round, received - given (penalties: lower is better)\n"
+        "dotted: mean over the five offsets"
+    )
     axes[1].set_ylabel("stones per round (95% CI)")
     axes[1].legend(fontsize=8, loc="upper right")
     axes[2].set_title("CAMAT designations per 1000 rounds\n(seat offset from that round's starter)")
@@ -319,10 +433,18 @@ def plot_phase(vals: pd.DataFrame, out: Path) -> None:
         g = g.sort_values("offset")
         n = int(g["rounds"].iloc[0])
         x = np.arange(5) + (i - 1) * w
-        axes[0].bar(x, g["win"], w, yerr=Z95 * g["win_se"], capsize=2, color=pcol[scope],
-                    label=f"{scope} ({n:,} rounds)")
-        axes[1].bar(x, g["net"], w, yerr=Z95 * g["net_se"], capsize=2, color=pcol[scope],
-                    label=scope)
+        axes[0].bar(
+            x,
+            g["win"],
+            w,
+            yerr=Z95 * g["win_se"],
+            capsize=2,
+            color=pcol[scope],
+            label=f"{scope} ({n:,} rounds)",
+        )
+        axes[1].bar(
+            x, g["net"], w, yerr=Z95 * g["net_se"], capsize=2, color=pcol[scope], label=scope
+        )
     axes[0].axhline(0.2, color="#999999", ls="--", lw=1)
     axes[0].set_title("All-random: win rate by offset, by phase of the game")
     axes[0].set_ylabel("round win rate (95% CI)")
@@ -345,16 +467,32 @@ def plot_mixed(po: pd.DataFrame, out: Path) -> None:
     for i, (p, g) in enumerate(po.groupby("player", sort=False)):
         g = g.sort_values("offset")
         x = np.arange(5) + (i - 1.5) * w
-        axes[0].bar(x, g["win"], w, yerr=Z95 * g["win_se"], capsize=2, color=pcol[p],
-                    label=f"{p} (seat{'s' if ',' in g['seats'].iloc[0] else ''} {g['seats'].iloc[0]})")
-        axes[1].bar(x, g["share_of_rounds_at_offset"], w,
-                    yerr=Z95 * g["share_of_rounds_at_offset_se"], capsize=2, color=pcol[p], label=p)
+        axes[0].bar(
+            x,
+            g["win"],
+            w,
+            yerr=Z95 * g["win_se"],
+            capsize=2,
+            color=pcol[p],
+            label=f"{p} (seat{'s' if ',' in g['seats'].iloc[0] else ''} {g['seats'].iloc[0]})",
+        )
+        axes[1].bar(
+            x,
+            g["share_of_rounds_at_offset"],
+            w,
+            yerr=Z95 * g["share_of_rounds_at_offset_se"],
+            capsize=2,
+            color=pcol[p],
+            label=p,
+        )
     axes[0].axhline(0.2, color="#999999", ls="--", lw=1)
     axes[0].set_title("Mixed lineup: each player's win rate at each offset")
     axes[0].set_ylabel("round win rate (95% CI)")
     axes[1].axhline(0.2, color="#999999", ls="--", lw=1)
-    axes[1].set_title("Mixed lineup: share of a player's rounds at each offset\n"
-                      "(offset 0 = the player starts: it is CAMAT or won the last round)")
+    axes[1].set_title(
+        "Mixed lineup: share of a player's rounds at each offset\n"
+        "(offset 0 = the player starts: it is CAMAT or won the last round)"
+    )
     axes[1].set_ylabel("share of rounds (per seat)")
     for ax in axes:
         ax.set_xticks(range(5))
@@ -372,8 +510,9 @@ def main() -> None:
     offsets, tests = offset_tables(res)
     seats = seat_table(res)
     reps = {name: replay(players, timer, name) for name, players in STEP_LINEUPS.items()}
-    vals = pd.concat([offset_value_table(rep, name) for name, rep in reps.items()],
-                     ignore_index=True)
+    vals = pd.concat(
+        [offset_value_table(rep, name) for name, rep in reps.items()], ignore_index=True
+    )
     po = player_offset_table(reps["mixed"], MIXED.split(","))
 
     write_csv(offsets, out / "win_by_offset.csv")
@@ -394,48 +533,86 @@ def main() -> None:
 
     def val_est(lineup, scope, col):
         g = vals[(vals.lineup == lineup) & (vals.scope == scope)].sort_values("offset")
-        return {str(int(r.offset)): est(getattr(r, col), getattr(r, col + "_se"))
-                for r in g.itertuples()}
+        return {
+            str(int(r.offset)): est(getattr(r, col), getattr(r, col + "_se"))
+            for r in g.itertuples()
+        }
 
     ar = res["all-random"]
     summary_ar = ar.summary()
     results = {
         "study": "starter_advantage",
         "seed": SEED,
-        "sizes": {"simulate": {"tables": SIM_TABLES, "rounds": SIM_ROUNDS,
-                               "lineups": LINEUPS, "groups": ar.groups},
-                  "replay": {"tables": STEP_TABLES, "rounds": STEP_ROUNDS,
-                             "lineups": STEP_LINEUPS}},
+        "sizes": {
+            "simulate": {
+                "tables": SIM_TABLES,
+                "rounds": SIM_ROUNDS,
+                "lineups": LINEUPS,
+                "groups": ar.groups,
+            },
+            "replay": {"tables": STEP_TABLES, "rounds": STEP_ROUNDS, "lineups": STEP_LINEUPS},
+        },
         "ci_method": "normal 95% CI, value +- 1.96 SE; SE of a ratio estimator across the 1000 "
-                     "groups of tables (simulate) or across tables (replay)",
+        "groups of tables (simulate) or across tables (replay)",
         "win_rate_by_offset": {name: offset_est(name) for name in LINEUPS},
-        "starter_tests": {r.lineup: {"starter_rate": est(r.starter_rate, r.starter_se),
-                                     "z_vs_fair_0.2": r.z_vs_fair,
-                                     "starter_minus_next": est(r.starter_minus_next,
-                                                               r.starter_minus_next_se),
-                                     "ratio_starter_to_last": r.ratio_starter_to_last}
-                          for r in tests.itertuples()},
+        "starter_tests": {
+            r.lineup: {
+                "starter_rate": est(r.starter_rate, r.starter_se),
+                "z_vs_fair_0.2": r.z_vs_fair,
+                "starter_minus_next": est(r.starter_minus_next, r.starter_minus_next_se),
+                "ratio_starter_to_last": r.ratio_starter_to_last,
+            }
+            for r in tests.itertuples()
+        },
         "all_random_by_absolute_seat": {
-            str(int(r.seat)): {"win_rate": est(r.win_rate, r.win_rate_se),
-                               "net": est(r.net, r.net_se),
-                               "camat_per_1000": est(r.camat_per_1000, r.camat_per_1000_se)}
-            for r in seats[seats.lineup == "all-random"].itertuples()},
-        "by_offset_all_random": {col: val_est("all-random", "all rounds", col)
-                                 for col in ("win", "received", "given", "net", "passes",
-                                             "passebunge", "camat_per_1000", "cucuq")},
-        "by_offset_mixed": {col: val_est("mixed", "all rounds", col)
-                            for col in ("win", "received", "given", "net", "camat_per_1000")},
+            str(int(r.seat)): {
+                "win_rate": est(r.win_rate, r.win_rate_se),
+                "net": est(r.net, r.net_se),
+                "camat_per_1000": est(r.camat_per_1000, r.camat_per_1000_se),
+            }
+            for r in seats[seats.lineup == "all-random"].itertuples()
+        },
+        "by_offset_all_random": {
+            col: val_est("all-random", "all rounds", col)
+            for col in (
+                "win",
+                "received",
+                "given",
+                "net",
+                "passes",
+                "passebunge",
+                "camat_per_1000",
+                "cucuq",
+            )
+        },
+        "by_offset_mixed": {
+            col: val_est("mixed", "all rounds", col)
+            for col in ("win", "received", "given", "net", "camat_per_1000")
+        },
         "by_phase_all_random": {
-            p: {"rounds": int(vals[(vals.lineup == "all-random") & (vals.scope == p)]["rounds"].iloc[0]),
-                "win": val_est("all-random", p, "win"), "net": val_est("all-random", p, "net")}
-            for p in PHASES},
-        "all_random_context": {"end_kind": summary_ar["end_kind"],
-                               "camat_per_1000_rounds": summary_ar["camat_per_1000_rounds"]["total"],
-                               "rounds_between_camats": summary_ar["rounds_between_camats"]},
+            p: {
+                "rounds": int(
+                    vals[(vals.lineup == "all-random") & (vals.scope == p)]["rounds"].iloc[0]
+                ),
+                "win": val_est("all-random", p, "win"),
+                "net": val_est("all-random", p, "net"),
+            }
+            for p in PHASES
+        },
+        "all_random_context": {
+            "end_kind": summary_ar["end_kind"],
+            "camat_per_1000_rounds": summary_ar["camat_per_1000_rounds"]["total"],
+            "rounds_between_camats": summary_ar["rounds_between_camats"],
+        },
         "mixed_start_share_by_player": {
-            p: est(*ratio_se(res["mixed"].field("A_STARTS")[:, seats_].sum(axis=1) / len(seats_),
-                             res["mixed"].field("A_ROUNDS")))
-            for p, seats_ in res["mixed"].player_seats().items()},
+            p: est(
+                *ratio_se(
+                    res["mixed"].field("A_STARTS")[:, seats_].sum(axis=1) / len(seats_),
+                    res["mixed"].field("A_ROUNDS"),
+                )
+            )
+            for p, seats_ in res["mixed"].player_seats().items()
+        },
         "environment": environment(),
     }
     write_json(results, out / "results.json")
@@ -446,12 +623,16 @@ def main() -> None:
     print("starter win rate (95% CI) and starter - next seat:")
     for name in LINEUPS:
         r = t.loc[name]
-        print(f"  {name:<11} {fmt_ci(r.starter_rate, r.starter_se)}  "
-              f"diff {fmt_ci(r.starter_minus_next, r.starter_minus_next_se)}  z={r.z_vs_fair:.0f}")
+        print(
+            f"  {name:<11} {fmt_ci(r.starter_rate, r.starter_se)}  "
+            f"diff {fmt_ci(r.starter_minus_next, r.starter_minus_next_se)}  z={r.z_vs_fair:.0f}"
+        )
     v = vals[(vals.lineup == "all-random") & (vals.scope == "all rounds")]
     print("all-random by offset: net stones/round, CAMAT/1000:")
     for r in v.itertuples():
-        print(f"  {r.offset}: net {fmt_ci(r.net, r.net_se)}  camat {fmt_ci(r.camat_per_1000, r.camat_per_1000_se, 1)}")
+        print(
+            f"  {r.offset}: net {fmt_ci(r.net, r.net_se)}  camat {fmt_ci(r.camat_per_1000, r.camat_per_1000_se, 1)}"
+        )
     print(f"total {timer.total():.1f} s; outputs in {out}")
 
 

@@ -49,8 +49,9 @@ class Computers:
         prepare()
         self.pids, self.fns = kernel_players(players)
         # each function's compiled address, looked up once (see the module's notes)
-        self._wrapped = tuple(CompileResultWAP(f.get_compile_result(STRATEGY_SIG))
-                              for f in self.fns)
+        self._wrapped = tuple(
+            CompileResultWAP(f.get_compile_result(STRATEGY_SIG)) for f in self.fns
+        )
         self._builtin = [int(p) < N_BUILTIN for p in self.pids]
         self._crng = np.zeros(1, dtype=np.uint64)
         self._pobs = np.zeros(OBS_LEN, dtype=np.int64)
@@ -68,8 +69,11 @@ class Computers:
             return int(loop.builtin_action(self.pids, S, self._crng))
         bad = int(S.st[ST_BAD_MOVES])
         with _quiet_compile():
-            a = int(loop.player_action(self.pids, self._wrapped, S, self._crng, self._pobs,
-                                       self._phist, self._pmoves))
+            a = int(
+                loop.player_action(
+                    self.pids, self._wrapped, S, self._crng, self._pobs, self._phist, self._pmoves
+                )
+            )
         if int(S.st[ST_BAD_MOVES]) != bad:
             raise PlayerError(f"the player of seat {s} returned a move index out of range")
         return a

@@ -127,8 +127,9 @@ def builtin_action(pids, S, crng):
 
 
 @njit(cache=True, _nrt=False)
-def round_loop(pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, rounds,
-               camat_target):
+def round_loop(
+    pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, rounds, camat_target
+):
     """Play ``rounds`` rounds at a table (or until ``camat_target`` CAMATs,
     if > 0); returns the rounds played.  Each round is :func:`step.new_round`
     then :func:`step.step` until it ends, the twin of ``Table.play_round``
@@ -150,8 +151,7 @@ def round_loop(pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, 
 
 
 @njit(cache=True)
-def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec,
-               trace_rows):
+def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, trace_rows):
     """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
     if > 0), continuing from its state ``st`` (updated in place) and adding
     to its aggregates ``agg``; returns ``(rounds played, the state record)``."""
@@ -169,8 +169,9 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
     pobs = np.zeros(OBS_LEN, dtype=np.int64)
     phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
     pmoves = np.full(64, -1, dtype=np.int64)
-    played = round_loop(pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, rounds,
-                        camat_target)
+    played = round_loop(
+        pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, rounds, camat_target
+    )
     E.store_table(S)
     for i in range(L.ST_LEN):
         st[i] = S.st[i]
@@ -187,8 +188,9 @@ def play_rounds_random(rules, st, rounds, camat_target, agg):
     """The engine's aggregate-mode loop when every seat is ``random``
     (compiled without the players' observation)."""
     wk = F.stack_scratch()
-    return F.play_rounds(rules, st, agg, rounds, camat_target, wk, F.no_choice, wk, wk, False,
-                         False)
+    return F.play_rounds(
+        rules, st, agg, rounds, camat_target, wk, F.no_choice, wk, wk, False, False
+    )
 
 
 @njit(cache=True, _nrt=False)
@@ -203,8 +205,9 @@ def play_table_fast(pids, rules, st, rounds, camat_target, agg):
     for p in range(5):
         if pids[p] == P_EXPERT:
             full_obs = True
-    return F.play_rounds(rules, st, agg, rounds, camat_target, pids, builtin_best_inline, obs, wk,
-                         True, full_obs)
+    return F.play_rounds(
+        rules, st, agg, rounds, camat_target, pids, builtin_best_inline, obs, wk, True, full_obs
+    )
 
 
 def fast_path(pids, do_rec) -> bool:
@@ -240,8 +243,9 @@ def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
 def run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
     """:func:`run_kernel` through the step API, in parallel over tables."""
     for i in prange(state.shape[0]):
-        played, _ = play_table(pids, fns, rules, state[i], rounds, camat_target, agg[i], recs,
-                               i * rounds, do_rec, 0)
+        played, _ = play_table(
+            pids, fns, rules, state[i], rounds, camat_target, agg[i], recs, i * rounds, do_rec, 0
+        )
         rec_n[i] = played
 
 
@@ -262,7 +266,7 @@ def trace_kernel(pids, fns, rules, st, rounds, agg, tr):
     """Play one table with the full move-by-move trace; returns rows written
     (rows past ``tr``'s length are counted but not written)."""
     recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
-    played, S = play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 0, tr.shape[0])
+    _played, S = play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 0, tr.shape[0])
     n = min(S.tn[0], tr.shape[0])
     for k in range(n):
         for c in range(K.TR_WIDTH):

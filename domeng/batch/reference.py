@@ -7,15 +7,15 @@ players (any object with ``choose``) can be reported like any other.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from domeng.core import layout as L
-from domeng.core.events import END_KINDS, REASONS, TABLE
-from domeng.engine.reference import Round, Table
 from domeng.core.errors import PlayerError
+from domeng.core.events import END_KINDS, REASONS, TABLE
 from domeng.core.rules import Rules
+from domeng.engine.reference import Round, Table
 
 
 def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
@@ -76,11 +76,11 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
         st[L.ST_CAMATS] += 1
         st[L.ST_SINCE_CAMAT] = 0
     t = rnd.table
-    st[L.ST_STONES:L.ST_STONES + 5] = t.stones
+    st[L.ST_STONES : L.ST_STONES + 5] = t.stones
     st[L.ST_TABLE] = t.table_stones
     st[L.ST_CAMAT] = -1 if t.camat is None else t.camat
     st[L.ST_NEXT_STARTER] = -1 if t.next_starter is None else t.next_starter
-    st[L.ST_RNG:L.ST_RNG + 6] = np.array(t.rng_states(), dtype=np.uint64).view(np.int64)
+    st[L.ST_RNG : L.ST_RNG + 6] = np.array(t.rng_states(), dtype=np.uint64).view(np.int64)
     rec = np.zeros(L.REC_LEN, dtype=np.int64)
     rec[L.RC_ROUND] = rnd.number
     rec[L.RC_STARTER] = rnd.starter
@@ -93,7 +93,7 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
     rec[L.RC_PASSEBUNGE] = res.passebunge
     rec[L.RC_TILES] = res.tiles_played
     rec[L.RC_TURNS] = res.turns
-    rec[L.RC_STONES:L.RC_STONES + L.N_REASONS] = by_reason
+    rec[L.RC_STONES : L.RC_STONES + L.N_REASONS] = by_reason
     rec[L.RC_FROM_TABLE] = from_table
     rec[L.RC_UNPAID] = unpaid
     rec[L.RC_CAMAT] = -1 if res.camat is None else res.camat

@@ -14,28 +14,27 @@ reference engine's event vocabulary (the dicts of ``Round.events``).
 from __future__ import annotations
 
 import os
+import warnings
+from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numba
 import numpy as np
-
-from domeng.core import layout as L
-import warnings
-from contextlib import contextmanager
-
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from domeng.batch import loop
-from domeng.core.numba_cache import prepare as prepare_engine
-from domeng.engine import kernel as K
-from domeng.core.events import decode_rows
-from domeng.core.errors import DomengError, PlayerError
-from domeng.players.registry import resolve_players
 from domeng.batch.reference import run_reference
+from domeng.core import layout as L
+from domeng.core.errors import DomengError, PlayerError
+from domeng.core.events import decode_rows
+from domeng.core.numba_cache import prepare as prepare_engine
 from domeng.core.rules import Rules
+from domeng.engine import kernel as K
 from domeng.infra.interrupt import interruptible
 from domeng.players.heuristics import unused_strategy
+from domeng.players.registry import resolve_players
 from domeng.players.scoring import STRATEGY_SIG
 
 
@@ -55,8 +54,10 @@ def kernel_players(players: Any) -> tuple[np.ndarray, tuple]:
     specs = resolve_players(players)
     slow = [p.name for p in specs if not p.compiled]
     if slow:
-        raise DomengError(f"player(s) {', '.join(slow)} are Python objects: they run on the "
-                          "reference engine only (use run_tables, which falls back to it)")
+        raise DomengError(
+            f"player(s) {', '.join(slow)} are Python objects: they run on the "
+            "reference engine only (use run_tables, which falls back to it)"
+        )
     pids = np.array([p.pid for p in specs], dtype=np.int64)
     prepare_engine()
     # A tuple of compiled players is typed by their one signature (a numba
@@ -120,8 +121,16 @@ def run_tables(
         if state is not None:
             raise DomengError("continuing tables from a state needs compiled players")
         _check_seed(seed)
-        agg, st, recs, _ = run_reference([p.make() for p in specs], rules, seed, n_tables,
-                                         rounds, table_start, records, camats=camats)
+        agg, st, recs, _ = run_reference(
+            [p.make() for p in specs],
+            rules,
+            seed,
+            n_tables,
+            rounds,
+            table_start,
+            records,
+            camats=camats,
+        )
         return TablesOutput(agg, st, recs)
     pids, fns = kernel_players(specs)
     if state is None:
@@ -142,11 +151,13 @@ def run_tables(
     rules_arr = rules.to_array()
     with _quiet_compile():
         if camats > 0 or rounds <= 1 or n_tables == 0:
-            _kernel(threads, pids, fns, rules_arr, state, rounds, camats, agg, recs, rec_n,
-                    int(records))
+            _kernel(
+                threads, pids, fns, rules_arr, state, rounds, camats, agg, recs, rec_n, int(records)
+            )
         else:
-            _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg,
-                           recs if records else None)
+            _run_in_slices(
+                threads, pids, fns, rules_arr, state, rounds, agg, recs if records else None
+            )
     _check_bad_moves(state, specs)
     out_recs = None
     if records:
@@ -195,8 +206,9 @@ def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> N
 
     n = state.shape[0]
     rec_n = np.zeros(n, dtype=np.int64)
-    least = BLOCK_TABLES * max(1, min(int(threads or numba.config.NUMBA_NUM_THREADS),
-                                      numba.config.NUMBA_NUM_THREADS))
+    least = BLOCK_TABLES * max(
+        1, min(int(threads or numba.config.NUMBA_NUM_THREADS), numba.config.NUMBA_NUM_THREADS)
+    )
     work = min(n, least)  # table-rounds per call, grown towards the time target
     b0 = 0
     while b0 < n:
@@ -205,15 +217,30 @@ def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> N
         done = 0
         while done < rounds:
             s = min(rounds - done, max(1, work // nb))
-            buf = (np.zeros((nb * s, L.REC_LEN), dtype=np.int64) if recs is not None
-                   else np.zeros((1, L.REC_LEN), dtype=np.int64))
+            buf = (
+                np.zeros((nb * s, L.REC_LEN), dtype=np.int64)
+                if recs is not None
+                else np.zeros((1, L.REC_LEN), dtype=np.int64)
+            )
             t0 = time.perf_counter()
-            _kernel(threads, pids, fns, rules_arr, state[b0:b1], s, 0, agg[b0:b1], buf,
-                    rec_n[b0:b1], int(recs is not None))
+            _kernel(
+                threads,
+                pids,
+                fns,
+                rules_arr,
+                state[b0:b1],
+                s,
+                0,
+                agg[b0:b1],
+                buf,
+                rec_n[b0:b1],
+                int(recs is not None),
+            )
             took = time.perf_counter() - t0
             if recs is not None:
-                recs.reshape(n, rounds, L.REC_LEN)[b0:b1, done:done + s] = \
-                    buf.reshape(nb, s, L.REC_LEN)
+                recs.reshape(n, rounds, L.REC_LEN)[b0:b1, done : done + s] = buf.reshape(
+                    nb, s, L.REC_LEN
+                )
             done += s
             if took < SLICE_SECONDS / 2:  # grow (at most x8 a time) towards the target
                 work = max(1, min(work * 8, int(nb * s * SLICE_SECONDS / max(took, 1e-6))))
@@ -236,8 +263,10 @@ def _check_bad_moves(state: np.ndarray, specs) -> None:
     bad = int(state[:, L.ST_BAD_MOVES].sum())
     if bad:
         custom = [p.name for p in specs if p.kind == "compiled"]
-        raise PlayerError(f"compiled player(s) {', '.join(custom) or '?'} returned {bad} move "
-                          "index(es) outside 0..n_moves-1")
+        raise PlayerError(
+            f"compiled player(s) {', '.join(custom) or '?'} returned {bad} move "
+            "index(es) outside 0..n_moves-1"
+        )
 
 
 # --------------------------------------------------------------------- trace

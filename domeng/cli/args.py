@@ -6,16 +6,18 @@ from __future__ import annotations
 import argparse
 import re
 
-from domeng.core.errors import UsageError  # noqa: F401  (the commands import it from here)
 from domeng.core.defaults import TABLE_PLAYERS
+from domeng.core.errors import UsageError
 
 
 def players_help(what: str) -> str:
     """The ``--players`` help of a command: ``what`` (e.g. "five players"),
     then every built-in player's name (from :mod:`domeng.core.defaults`, so
     a new player is listed everywhere; the help is ``%``-formatted)."""
-    return (f"{what}: {', '.join(TABLE_PLAYERS)} (NAME-N: N samples or iterations per move), "
-            "or module:function (your own compiled player)")
+    return (
+        f"{what}: {', '.join(TABLE_PLAYERS)} (NAME-N: N samples or iterations per move), "
+        "or module:function (your own compiled player)"
+    )
 
 
 class Parser(argparse.ArgumentParser):
@@ -48,14 +50,18 @@ def whole(minimum: int, name: str = "a whole number", maximum: int = 10**9):
             raise argparse.ArgumentTypeError(f"must be {name} >= {minimum}, got {text!r}") from None
         if v < minimum or v > maximum:
             raise argparse.ArgumentTypeError(
-                f"must be {name} from {minimum} to {maximum:,}, got {text!r}")
+                f"must be {name} from {minimum} to {maximum:,}, got {text!r}"
+            )
         return v
+
     return conv
 
 
 #: a Dask scheduler's address: [SCHEME://]HOST:PORT (checked before dask is imported)
-_ADDRESS = re.compile(r"^(?:(?P<scheme>[A-Za-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+)"
-                      r":(?P<port>[0-9]{1,5})$")
+_ADDRESS = re.compile(
+    r"^(?:(?P<scheme>[A-Za-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+)"
+    r":(?P<port>[0-9]{1,5})$"
+)
 _SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 
 
@@ -64,10 +70,14 @@ def scheduler_address(text: str) -> str:
     malformed one is a usage mistake (exit 2), not a cluster that cannot be
     reached (exit 1)."""
     m = _ADDRESS.match(text.strip())
-    if (m is None or not 1 <= int(m["port"]) <= 65535
-            or (m["scheme"] is not None and m["scheme"].lower() not in _SCHEMES)):
-        raise argparse.ArgumentTypeError(f"must be a Dask scheduler address like "
-                                         f"tcp://HOST:PORT, got {text!r}")
+    if (
+        m is None
+        or not 1 <= int(m["port"]) <= 65535
+        or (m["scheme"] is not None and m["scheme"].lower() not in _SCHEMES)
+    ):
+        raise argparse.ArgumentTypeError(
+            f"must be a Dask scheduler address like tcp://HOST:PORT, got {text!r}"
+        )
     return text.strip()
 
 
@@ -78,8 +88,9 @@ def seed(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {text!r}") from None
     if not 0 <= v < 2**64:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 2**64 - 1, "
-                                         f"got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from 0 to 2**64 - 1, got {text!r}"
+        )
     return v
 
 

@@ -11,70 +11,145 @@ from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 def add_study_options(s, what: str) -> None:
     """Options shared by compare and sweep (tables, rounds, players, seed, output)."""
-    s.add_argument("--tables", "-t", type=whole(1), default=None, metavar="T",
-                   help=f"tables per {what} (default {DEFAULT_TABLES})")
-    s.add_argument("--rounds", "-r", type=whole(1), default=None, metavar="R",
-                   help=f"rounds per table (default {DEFAULT_ROUNDS})")
-    s.add_argument("--players", "-p", default=None, metavar="P[,P,P,P,P]",
-                   help=players_help("the lineup, one player for all seats or five, seat 0..4")
-                   + f" (default {','.join(DEFAULT_PLAYERS)})")
-    s.add_argument("--seed", "-s", type=seed, default=None, metavar="S",
-                   help="study seed (default 0): every arm plays the same tables")
-    s.add_argument("--workers", "-w", type=whole(1), default=None, metavar="N",
-                   help="threads of the batch engine (results do not depend on it)")
-    s.add_argument("--out", "-o", default=None, metavar="DIR",
-                   help="write tables (Parquet, CSV), plots and report.html to DIR; each arm's "
-                        "chunks are saved there as they finish, so an interrupted run can be "
-                        "finished with --resume DIR (finished results of the same command "
-                        "are replaced; anything else is refused)")
-    s.add_argument("--resume", default=None, metavar="DIR",
-                   help="finish the interrupted run in DIR (written by --out "
-                        "DIR): only missing chunks are played; its parameters come from DIR "
-                        "(any given must match)")
+    s.add_argument(
+        "--tables",
+        "-t",
+        type=whole(1),
+        default=None,
+        metavar="T",
+        help=f"tables per {what} (default {DEFAULT_TABLES})",
+    )
+    s.add_argument(
+        "--rounds",
+        "-r",
+        type=whole(1),
+        default=None,
+        metavar="R",
+        help=f"rounds per table (default {DEFAULT_ROUNDS})",
+    )
+    s.add_argument(
+        "--players",
+        "-p",
+        default=None,
+        metavar="P[,P,P,P,P]",
+        help=players_help("the lineup, one player for all seats or five, seat 0..4")
+        + f" (default {','.join(DEFAULT_PLAYERS)})",
+    )
+    s.add_argument(
+        "--seed",
+        "-s",
+        type=seed,
+        default=None,
+        metavar="S",
+        help="study seed (default 0): every arm plays the same tables",
+    )
+    s.add_argument(
+        "--workers",
+        "-w",
+        type=whole(1),
+        default=None,
+        metavar="N",
+        help="threads of the batch engine (results do not depend on it)",
+    )
+    s.add_argument(
+        "--out",
+        "-o",
+        default=None,
+        metavar="DIR",
+        help="write tables (Parquet, CSV), plots and report.html to DIR; each arm's "
+        "chunks are saved there as they finish, so an interrupted run can be "
+        "finished with --resume DIR (finished results of the same command "
+        "are replaced; anything else is refused)",
+    )
+    s.add_argument(
+        "--resume",
+        default=None,
+        metavar="DIR",
+        help="finish the interrupted run in DIR (written by --out "
+        "DIR): only missing chunks are played; its parameters come from DIR "
+        "(any given must match)",
+    )
     add_plot_options(s)
     s.add_argument("--json", action="store_true", help="print only the JSON object on stdout")
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def add_plot_options(s) -> None:
-    s.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
-                   help="plot files: png (default), or vector svg or pdf (the report embeds PNG)")
-    s.add_argument("--dpi", type=whole(30, maximum=1200), default=110, metavar="DPI",
-                   help="resolution of the plots (default 110)")
+    s.add_argument(
+        "--format",
+        choices=("png", "svg", "pdf"),
+        default="png",
+        help="plot files: png (default), or vector svg or pdf (the report embeds PNG)",
+    )
+    s.add_argument(
+        "--dpi",
+        type=whole(30, maximum=1200),
+        default=110,
+        metavar="DPI",
+        help="resolution of the plots (default 110)",
+    )
 
 
 def add_parser(sub) -> None:
     s = sub.add_parser(
-        "compare", help="paired comparison of rule values or lineups on the same tables",
+        "compare",
+        help="paired comparison of rule values or lineups on the same tables",
         description="Play a baseline and one or more variants with the same seed on the same "
-                    "tables (common random numbers) and report every summary metric's difference "
-                    "variant minus baseline, with its paired SE, the unpaired SE and a 95% "
-                    "interval across groups of tables.")
-    s.add_argument("--variant", "-V", action="append", default=[], metavar="SPEC",
-                   help="a variant: NAME=VALUE rule values (comma-joined) and/or players=P,...; "
-                        "items separated by ';', e.g. pollo=4 or 'pollo=4;players=heavy' "
-                        "(repeatable, at least one)")
-    s.add_argument("--baseline", default=None, metavar="SPEC",
-                   help="the baseline, as a variant spec on top of --players and --rule "
-                        "(default: those)")
-    s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="a rule value of the baseline (and so of every variant)")
+        "tables (common random numbers) and report every summary metric's difference "
+        "variant minus baseline, with its paired SE, the unpaired SE and a 95% "
+        "interval across groups of tables.",
+    )
+    s.add_argument(
+        "--variant",
+        "-V",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a variant: NAME=VALUE rule values (comma-joined) and/or players=P,...; "
+        "items separated by ';', e.g. pollo=4 or 'pollo=4;players=heavy' "
+        "(repeatable, at least one)",
+    )
+    s.add_argument(
+        "--baseline",
+        default=None,
+        metavar="SPEC",
+        help="the baseline, as a variant spec on top of --players and --rule (default: those)",
+    )
+    s.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule value of the baseline (and so of every variant)",
+    )
     add_study_options(s, "arm")
     add_target_options(s)
-    s.add_argument("--list-metrics", action="store_true",
-                   help="print the metric names (for --target-ci) and exit")
+    s.add_argument(
+        "--list-metrics",
+        action="store_true",
+        help="print the metric names (for --target-ci) and exit",
+    )
     s.set_defaults(func=cmd_compare)
 
 
 def add_target_options(s) -> None:
-    s.add_argument("--target-ci", action="append", default=[], metavar="METRIC=HALF_WIDTH",
-                   help="play blocks of tables until the 95%% half-width of METRIC is at most "
-                        "HALF_WIDTH (repeatable; a confidence sequence, valid when stopping on "
-                        "the data: see docs/study.md); --tables is then not used; with --out "
-                        "DIR each chunk is saved, and --resume DIR stops at the same point")
-    s.add_argument("--max-rounds", type=whole(1, maximum=10**13), default=None, metavar="N",
-                   help="with --target-ci: stop after at most N rounds (per arm) "
-                        "(default 100,000,000)")
+    s.add_argument(
+        "--target-ci",
+        action="append",
+        default=[],
+        metavar="METRIC=HALF_WIDTH",
+        help="play blocks of tables until the 95%% half-width of METRIC is at most "
+        "HALF_WIDTH (repeatable; a confidence sequence, valid when stopping on "
+        "the data: see docs/study.md); --tables is then not used; with --out "
+        "DIR each chunk is saved, and --resume DIR stops at the same point",
+    )
+    s.add_argument(
+        "--max-rounds",
+        type=whole(1, maximum=10**13),
+        default=None,
+        metavar="N",
+        help="with --target-ci: stop after at most N rounds (per arm) (default 100,000,000)",
+    )
 
 
 def check_output(out: str | None, kind: str) -> None:
@@ -91,10 +166,12 @@ def check_output(out: str | None, kind: str) -> None:
 
 def study_arguments(args) -> dict:
     """tables, rounds, players, seed of compare and sweep, defaults applied."""
-    return dict(tables=DEFAULT_TABLES if args.tables is None else args.tables,
-                rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
-                players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
-                seed=0 if args.seed is None else args.seed)
+    return dict(
+        tables=DEFAULT_TABLES if args.tables is None else args.tables,
+        rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+        players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
+        seed=0 if args.seed is None else args.seed,
+    )
 
 
 def resume_arms(args, kind: str, study_flags: dict):
@@ -104,19 +181,34 @@ def resume_arms(args, kind: str, study_flags: dict):
     from domeng.study.names import modules_named, resolve_names_safely
 
     if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
-        raise UsageError(f"domeng {kind}: error: --resume DIR writes its results into DIR; "
-                         "do not give another --out")
+        raise UsageError(
+            f"domeng {kind}: error: --resume DIR writes its results into DIR; "
+            "do not give another --out"
+        )
     for flag, value in study_flags.items():
         if value:
-            raise UsageError(f"domeng {kind}: error: {flag} cannot be used with --resume (the "
-                             "study's arms come from DIR)")
+            raise UsageError(
+                f"domeng {kind}: error: {flag} cannot be used with --resume (the "
+                "study's arms come from DIR)"
+            )
     allow = modules_named(resolve_names_safely(args.players)) if args.players else False
-    return resume_study(args.resume, kind, workers=args.workers, progress=not args.no_progress,
-                        allow_import=allow, fmt=args.format, dpi=args.dpi,
-                        metrics=getattr(args, "metric", None) or None,
-                        expect=dict(tables=args.tables, rounds=args.rounds, seed=args.seed,
-                                    target_ci=getattr(args, "target_ci", None) or None,
-                                    max_rounds=getattr(args, "max_rounds", None)))
+    return resume_study(
+        args.resume,
+        kind,
+        workers=args.workers,
+        progress=not args.no_progress,
+        allow_import=allow,
+        fmt=args.format,
+        dpi=args.dpi,
+        metrics=getattr(args, "metric", None) or None,
+        expect=dict(
+            tables=args.tables,
+            rounds=args.rounds,
+            seed=args.seed,
+            target_ci=getattr(args, "target_ci", None) or None,
+            max_rounds=getattr(args, "max_rounds", None),
+        ),
+    )
 
 
 def print_result(result, args, out, text) -> int:
@@ -141,19 +233,35 @@ def cmd_compare(args) -> int:
         print("\n".join(known_metrics(arms)))
         return 0
     if args.resume is not None:
-        cmp = resume_arms(args, "compare", {"--variant": args.variant,
-                                            "--baseline": args.baseline, "--rule": args.rule})
+        cmp = resume_arms(
+            args,
+            "compare",
+            {"--variant": args.variant, "--baseline": args.baseline, "--rule": args.rule},
+        )
         return print_result(cmp, args, args.resume, cmp.to_text())
     if not args.variant:
-        raise UsageError("domeng compare: error: give at least one --variant, e.g. --variant "
-                         "pollo=4 (see domeng compare --help)")
+        raise UsageError(
+            "domeng compare: error: give at least one --variant, e.g. --variant "
+            "pollo=4 (see domeng compare --help)"
+        )
     if args.max_rounds is not None and not args.target_ci:
-        raise UsageError("domeng compare: error: --max-rounds caps a study that stops on the "
-                         "data; give --target-ci too")
+        raise UsageError(
+            "domeng compare: error: --max-rounds caps a study that stops on the "
+            "data; give --target-ci too"
+        )
     check_output(args.out, "compare")
-    cmp = compare(args.variant, baseline=args.baseline, rules=args.rule,
-                  target_ci=args.target_ci or None, max_rounds=args.max_rounds,
-                  workers=args.workers, progress=not args.no_progress,
-                  command=command_line(args.argv), out=args.out, fmt=args.format, dpi=args.dpi,
-                  **study)
+    cmp = compare(
+        args.variant,
+        baseline=args.baseline,
+        rules=args.rule,
+        target_ci=args.target_ci or None,
+        max_rounds=args.max_rounds,
+        workers=args.workers,
+        progress=not args.no_progress,
+        command=command_line(args.argv),
+        out=args.out,
+        fmt=args.format,
+        dpi=args.dpi,
+        **study,
+    )
     return print_result(cmp, args, args.out, cmp.to_text())

@@ -7,29 +7,68 @@ from domeng.cli.args import players_help, seed, whole
 
 def add_parser(sub) -> None:
     ld = sub.add_parser(
-        "ladder", help="rank five or more players in duplicate matches",
+        "ladder",
+        help="rank five or more players in duplicate matches",
         description="Every lineup of five of the players plays the same DEALS games of ROUNDS "
-                    "rounds, each under every seating (by default every cyclic order in every "
-                    "rotation), and the players are ranked by net stones per round, with "
-                    "CAMATs per 1000 rounds, 95% confidence intervals and paired margins.")
-    ld.add_argument("--players", "-p", required=True, metavar="A,B,C,D,E,...",
-                    help=players_help("five to ten players"))
-    ld.add_argument("--deals", "-d", type=whole(1, maximum=10**6), default=100, metavar="N",
-                    help="games played by every lineup in every seating (default 100)")
-    ld.add_argument("--rounds", "-r", type=whole(1), default=10, metavar="R",
-                    help="rounds per game (default 10)")
+        "rounds, each under every seating (by default every cyclic order in every "
+        "rotation), and the players are ranked by net stones per round, with "
+        "CAMATs per 1000 rounds, 95% confidence intervals and paired margins.",
+    )
+    ld.add_argument(
+        "--players",
+        "-p",
+        required=True,
+        metavar="A,B,C,D,E,...",
+        help=players_help("five to ten players"),
+    )
+    ld.add_argument(
+        "--deals",
+        "-d",
+        type=whole(1, maximum=10**6),
+        default=100,
+        metavar="N",
+        help="games played by every lineup in every seating (default 100)",
+    )
+    ld.add_argument(
+        "--rounds",
+        "-r",
+        type=whole(1),
+        default=10,
+        metavar="R",
+        help="rounds per game (default 10)",
+    )
     ld.add_argument("--seed", "-s", type=seed, default=0, metavar="S", help="seed (default 0)")
-    ld.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                    help="set a rule option (repeatable; see `domeng rules`)")
-    ld.add_argument("--orders", choices=("all", "balanced", "rotations"), default="all",
-                    help="seating design of each lineup (see `domeng tournament --help`)")
-    ld.add_argument("--workers", "-w", type=whole(1), default=None, metavar="N",
-                    help="threads of the batch engine")
-    ld.add_argument("--out", "-o", default=None, metavar="DIR",
-                    help="write summary.json, players.csv/.parquet, margins.csv, plots and "
-                         "report.html to DIR")
-    ld.add_argument("--json", action="store_true",
-                    help="print only the summary as one JSON object on stdout")
+    ld.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option (repeatable; see `domeng rules`)",
+    )
+    ld.add_argument(
+        "--orders",
+        choices=("all", "balanced", "rotations"),
+        default="all",
+        help="seating design of each lineup (see `domeng tournament --help`)",
+    )
+    ld.add_argument(
+        "--workers",
+        "-w",
+        type=whole(1),
+        default=None,
+        metavar="N",
+        help="threads of the batch engine",
+    )
+    ld.add_argument(
+        "--out",
+        "-o",
+        default=None,
+        metavar="DIR",
+        help="write summary.json, players.csv/.parquet, margins.csv, plots and report.html to DIR",
+    )
+    ld.add_argument(
+        "--json", action="store_true", help="print only the summary as one JSON object on stdout"
+    )
     ld.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     from domeng.cli.compare import add_plot_options
 
@@ -47,9 +86,16 @@ def cmd_ladder(args) -> int:
     rules = Rules.parse(args.rule)
     if args.out:
         check_out(args.out)  # before the ladder is played, not after
-    res = ladder(args.players, deals=args.deals, rounds=args.rounds, seed=args.seed,
-                 rules=rules, orders=args.orders, workers=args.workers,
-                 progress=False if (args.no_progress or args.json) else None)
+    res = ladder(
+        args.players,
+        deals=args.deals,
+        rounds=args.rounds,
+        seed=args.seed,
+        rules=rules,
+        orders=args.orders,
+        workers=args.workers,
+        progress=False if (args.no_progress or args.json) else None,
+    )
     if args.out:
         from domeng.results.html import command_line
 

@@ -23,15 +23,28 @@ EXIT_USAGE = 2
 EXIT_ENVIRONMENT = 1
 
 #: the commands, in the order ``domeng --help`` lists them (module domeng.cli.<name>)
-COMMANDS = ("simulate", "compare", "sweep", "tournament", "ladder", "report", "rules", "play",
-            "trace", "serve")
+COMMANDS = (
+    "simulate",
+    "compare",
+    "sweep",
+    "tournament",
+    "ladder",
+    "report",
+    "rules",
+    "play",
+    "trace",
+    "serve",
+)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of ``domeng``; ``only``: of that command alone (the others'
     modules are not imported: the parser of a command run is built in a few ms)."""
-    p = Parser(prog="domeng", description="Domeng, the five-player domino game of South "
-               "Sulawesi: Monte Carlo studies of its rules and strategies.")
+    p = Parser(
+        prog="domeng",
+        description="Domeng, the five-player domino game of South "
+        "Sulawesi: Monte Carlo studies of its rules and strategies.",
+    )
     from domeng import __version__
 
     p.add_argument("--version", action="version", version=f"domeng {__version__}")
@@ -68,8 +81,9 @@ def _end_process(status: int) -> None:
 
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
     if run_exit_handlers is None or any(
-            t is not threading.main_thread() and not t.daemon and t.is_alive()
-            for t in threading.enumerate()):
+        t is not threading.main_thread() and not t.daemon and t.is_alive()
+        for t in threading.enumerate()
+    ):
         return
     try:
         sys.stdout.flush()
@@ -95,8 +109,9 @@ def _main(argv: list[str] | None) -> int:
         except SystemExit as e:  # --help, --version
             return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
         if args.command is None:
-            raise UsageError(f"domeng: error: choose a command: {', '.join(COMMANDS)} "
-                             "(see domeng --help)")
+            raise UsageError(
+                f"domeng: error: choose a command: {', '.join(COMMANDS)} (see domeng --help)"
+            )
         args.argv = list(sys.argv[1:] if argv is None else argv)  # the command, for reports
         return args.func(args)
     except UsageError as e:
@@ -117,8 +132,11 @@ def _main(argv: list[str] | None) -> int:
         print(f"domeng: error:{where} {e.strerror or one_line(e)}", file=sys.stderr)
         return EXIT_ENVIRONMENT if is_environment_failure(e) else EXIT_USAGE
     except MemoryError:
-        print("domeng: error: not enough memory for this study; use fewer tables or chunk it "
-              "(--chunk-tables)", file=sys.stderr)
+        print(
+            "domeng: error: not enough memory for this study; use fewer tables or chunk it "
+            "(--chunk-tables)",
+            file=sys.stderr,
+        )
         return EXIT_ENVIRONMENT
     except RecursionError:
         print("domeng: error: an input file is nested too deeply to be read", file=sys.stderr)

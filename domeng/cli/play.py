@@ -32,39 +32,83 @@ def _arg_delay(text: str) -> float:
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "play", help="play Domeng at the terminal with computer players",
+        "play",
+        help="play Domeng at the terminal with computer players",
         description="Sit at a Domeng table: any seats people (hot-seat on one terminal) or "
-                    "computer players.  At any prompt: help, rules, save [FILE], quit.  A save "
-                    "file holds the game's seed: whoever reads it can work out every hand.")
+        "computer players.  At any prompt: help, rules, save [FILE], quit.  A save "
+        "file holds the game's seed: whoever reads it can work out every hand.",
+    )
     p.set_defaults(func=run)
-    p.add_argument("--seats", type=_arg_seats, default=None, metavar="S,S,S,S,S",
-                   help="who sits at seats 0..4: human (a person; several make hot-seat play "
-                        "on one terminal) or a computer player: "
-                        f"{', '.join(TABLE_PLAYERS)} (search with N samples per move) "
-                        f"(default {','.join(DEFAULT_SEATS)})")
-    p.add_argument("--rounds", "-r", type=whole(1), default=None, metavar="N",
-                   help="end the game after N rounds")
-    p.add_argument("--camats", type=whole(1), default=None, metavar="K",
-                   help="end the game at the K-th CAMAT (default: the first CAMAT, "
-                        "unless --rounds is given)")
-    p.add_argument("--seed", "-s", type=seed, default=None, metavar="S",
-                   help="seed of the deals and the computer players (default: a random one, "
-                        "shown when the game is over); the same seed and the same choices give "
-                        "the same game")
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="set a rule option, e.g. pollo=4 (repeatable; see `domeng rules`)")
-    p.add_argument("--delay", type=_arg_delay, default=DEFAULT_DELAY, metavar="SECONDS",
-                   help=f"pause before each computer move (default {DEFAULT_DELAY})")
+    p.add_argument(
+        "--seats",
+        type=_arg_seats,
+        default=None,
+        metavar="S,S,S,S,S",
+        help="who sits at seats 0..4: human (a person; several make hot-seat play "
+        "on one terminal) or a computer player: "
+        f"{', '.join(TABLE_PLAYERS)} (search with N samples per move) "
+        f"(default {','.join(DEFAULT_SEATS)})",
+    )
+    p.add_argument(
+        "--rounds",
+        "-r",
+        type=whole(1),
+        default=None,
+        metavar="N",
+        help="end the game after N rounds",
+    )
+    p.add_argument(
+        "--camats",
+        type=whole(1),
+        default=None,
+        metavar="K",
+        help="end the game at the K-th CAMAT (default: the first CAMAT, unless --rounds is given)",
+    )
+    p.add_argument(
+        "--seed",
+        "-s",
+        type=seed,
+        default=None,
+        metavar="S",
+        help="seed of the deals and the computer players (default: a random one, "
+        "shown when the game is over); the same seed and the same choices give "
+        "the same game",
+    )
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option, e.g. pollo=4 (repeatable; see `domeng rules`)",
+    )
+    p.add_argument(
+        "--delay",
+        type=_arg_delay,
+        default=DEFAULT_DELAY,
+        metavar="SECONDS",
+        help=f"pause before each computer move (default {DEFAULT_DELAY})",
+    )
     p.add_argument("--no-wait", action="store_true", help="no pause before computer moves")
-    p.add_argument("--save", default=None, metavar="FILE",
-                   help="save the game to FILE after every move and when you leave (signed "
-                        "JSON; it holds the seed, so keep it private)")
-    p.add_argument("--load", default=None, metavar="FILE",
-                   help="resume the game saved in FILE (it fixes seats, seed and rules); it is "
-                        "then saved back to FILE after every move, unless --save is given")
-    p.add_argument("--allow-modified", action="store_true",
-                   help="load a save that was edited (or saved by another user): the game is "
-                        "then marked MODIFIED on screen and in every later save")
+    p.add_argument(
+        "--save",
+        default=None,
+        metavar="FILE",
+        help="save the game to FILE after every move and when you leave (signed "
+        "JSON; it holds the seed, so keep it private)",
+    )
+    p.add_argument(
+        "--load",
+        default=None,
+        metavar="FILE",
+        help="resume the game saved in FILE (it fixes seats, seed and rules); it is "
+        "then saved back to FILE after every move, unless --save is given",
+    )
+    p.add_argument(
+        "--allow-modified",
+        action="store_true",
+        help="load a save that was edited (or saved by another user): the game is "
+        "then marked MODIFIED on screen and in every later save",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,14 +127,23 @@ def run(args: argparse.Namespace) -> int:
     if args.save is not None:
         check_writable(args.save)  # refused before the game starts
     if args.load is not None:
-        fixed = [name for name, given in (("--seats", args.seats is not None),
-                                          ("--seed", args.seed is not None),
-                                          ("--rule", bool(args.rule))) if given]
+        fixed = [
+            name
+            for name, given in (
+                ("--seats", args.seats is not None),
+                ("--seed", args.seed is not None),
+                ("--rule", bool(args.rule)),
+            )
+            if given
+        ]
         if fixed:
-            raise UsageError(f"domeng play: error: {', '.join(fixed)} cannot be combined with "
-                             "--load (the saved game fixes seats, seed and rules)")
-        session = read_save(args.load, allow_modified=args.allow_modified, rounds=args.rounds,
-                            camats=args.camats)
+            raise UsageError(
+                f"domeng play: error: {', '.join(fixed)} cannot be combined with "
+                "--load (the saved game fixes seats, seed and rules)"
+            )
+        session = read_save(
+            args.load, allow_modified=args.allow_modified, rounds=args.rounds, camats=args.camats
+        )
         save_path = args.save if args.save is not None else args.load
         if args.save is None:
             try:
@@ -102,8 +155,13 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("domeng play: error: --allow-modified goes with --load")
         rules = Rules.parse(args.rule)
         seed_ = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
-        session = Session(args.seats or list(DEFAULT_SEATS), rules=rules, seed=seed_,
-                          rounds=args.rounds, camats=args.camats)
+        session = Session(
+            args.seats or list(DEFAULT_SEATS),
+            rules=rules,
+            seed=seed_,
+            rounds=args.rounds,
+            camats=args.camats,
+        )
         save_path = args.save
     if pending:
         warm_up(session)

@@ -9,11 +9,14 @@ from domeng.cli.compare import add_plot_options
 
 
 def add_parser(sub) -> None:
-    r = sub.add_parser("report", help="render tables, plots and report.html again from a results folder",
-                       description="Load a results folder written by `domeng simulate --out DIR`, "
-                                   "`domeng compare --out DIR` or `domeng sweep --out DIR` (told "
-                                   "apart by their files and schemas) and write its tables, plots "
-                                   "and report.html again.")
+    r = sub.add_parser(
+        "report",
+        help="render tables, plots and report.html again from a results folder",
+        description="Load a results folder written by `domeng simulate --out DIR`, "
+        "`domeng compare --out DIR` or `domeng sweep --out DIR` (told "
+        "apart by their files and schemas) and write its tables, plots "
+        "and report.html again.",
+    )
     r.add_argument("dir", metavar="DIR", help="results folder")
     r.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
     add_plot_options(r)
@@ -48,8 +51,9 @@ def cmd_report(args) -> int:
     except DomengError:
         raise
     except OSError as e:
-        raise ResultsWriteError(f"cannot write the report into {args.dir!r}: "
-                                f"{e.strerror or e}") from None
+        raise ResultsWriteError(
+            f"cannot write the report into {args.dir!r}: {e.strerror or e}"
+        ) from None
     if args.json:
         print(obj.to_json())
     else:
@@ -66,14 +70,22 @@ def _not_rendered(folder: str, kind: str | None) -> str:
     if d.is_symlink() or not d.is_dir():
         return f"no results folder {folder!r}"
     if kind == "tournament":
-        return (f"{folder!r} holds a tournament: its report is written by `domeng tournament "
-                "--out DIR` (run it again to render it anew)")
+        return (
+            f"{folder!r} holds a tournament: its report is written by `domeng tournament "
+            "--out DIR` (run it again to render it anew)"
+        )
     for k, (_, manifest, _) in KINDS.items():
         if (d / manifest).is_file():
-            return (f"{folder!r} holds an unfinished {k} study: finish it with `domeng {k} "
-                    f"--resume {folder}`")
+            return (
+                f"{folder!r} holds an unfinished {k} study: finish it with `domeng {k} "
+                f"--resume {folder}`"
+            )
     if (d / "manifest.json").is_file():
-        return (f"{folder!r} holds an unfinished study: finish it with `domeng simulate "
-                f"--resume {folder}`")
-    return (f"{folder!r} is not a domeng results folder that domeng report can render: it "
-            "holds no results.npz (simulate), compare.json (compare) or sweep.json (sweep)")
+        return (
+            f"{folder!r} holds an unfinished study: finish it with `domeng simulate "
+            f"--resume {folder}`"
+        )
+    return (
+        f"{folder!r} is not a domeng results folder that domeng report can render: it "
+        "holds no results.npz (simulate), compare.json (compare) or sweep.json (sweep)"
+    )

@@ -6,9 +6,12 @@ import sys
 
 
 def add_parser(sub) -> None:
-    ru = sub.add_parser("rules", help="print the rules: terms, decisions, options and defaults",
-                        description="Print the card's terms, the decisions D1..D17 and every rule "
-                                    "option with its default.")
+    ru = sub.add_parser(
+        "rules",
+        help="print the rules: terms, decisions, options and defaults",
+        description="Print the card's terms, the decisions D1..D17 and every rule "
+        "option with its default.",
+    )
     ru.add_argument("--json", action="store_true", help="print the options' defaults as JSON")
     ru.set_defaults(func=cmd_rules)
 

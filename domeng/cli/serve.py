@@ -15,9 +15,11 @@ def _seconds(lo: float, hi: float):
         except ValueError:
             v = float("nan")
         if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"must be a number of seconds {lo:g}..{hi:g}, "
-                                             f"got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"must be a number of seconds {lo:g}..{hi:g}, got {text!r}"
+            )
         return v
+
     return conv
 
 
@@ -43,29 +45,51 @@ def _bind(host: str, port: int, shown: str) -> socket.socket:
     except OSError as e:
         s.close()
         why = e.strerror or " ".join(str(e).split())
-        raise UsageError(f"domeng serve: error: cannot listen on {shown}:{port}: {why} "
-                         "(see --host and --port)") from None
+        raise UsageError(
+            f"domeng serve: error: cannot listen on {shown}:{port}: {why} (see --host and --port)"
+        ) from None
     return s
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("serve", help="serve a browser table for people and computer players",
-                       description="Start the browser table: open the address it prints, "
-                                   "create a table (each seat a person or a computer player) "
-                                   "and send each friend the link of a seat.  Binds 127.0.0.1 "
-                                   "(this machine only) unless --host says otherwise; see "
-                                   "docs/web.md before opening it to a network.")
+    p = sub.add_parser(
+        "serve",
+        help="serve a browser table for people and computer players",
+        description="Start the browser table: open the address it prints, "
+        "create a table (each seat a person or a computer player) "
+        "and send each friend the link of a seat.  Binds 127.0.0.1 "
+        "(this machine only) unless --host says otherwise; see "
+        "docs/web.md before opening it to a network.",
+    )
     p.set_defaults(func=run)
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default 127.0.0.1: this machine only; "
-                        "0.0.0.0 opens it to your network)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; "
+        "0.0.0.0 opens it to your network)",
+    )
     p.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0: any free)")
-    p.add_argument("--delay", type=_seconds(0, 30), default=0.8, metavar="SECONDS",
-                   help="pause of a computer player before each move (default 0.8)")
-    p.add_argument("--idle", type=_seconds(1, 7 * 24 * 3600), default=900, metavar="SECONDS",
-                   help="close a table no person has been at for this long (default 900)")
-    p.add_argument("--max-tables", type=int, default=200, metavar="N",
-                   help="refuse new tables beyond N at once (default 200)")
+    p.add_argument(
+        "--delay",
+        type=_seconds(0, 30),
+        default=0.8,
+        metavar="SECONDS",
+        help="pause of a computer player before each move (default 0.8)",
+    )
+    p.add_argument(
+        "--idle",
+        type=_seconds(1, 7 * 24 * 3600),
+        default=900,
+        metavar="SECONDS",
+        help="close a table no person has been at for this long (default 900)",
+    )
+    p.add_argument(
+        "--max-tables",
+        type=int,
+        default=200,
+        metavar="N",
+        help="refuse new tables beyond N at once (default 200)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,14 +97,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         from domeng.web.server import serve
     except ImportError as e:
-        raise UsageError("domeng serve: error: the web extra is not installed "
-                         f"({e.name}); pip install 'domeng[web]'") from None
+        raise UsageError(
+            "domeng serve: error: the web extra is not installed "
+            f"({e.name}); pip install 'domeng[web]'"
+        ) from None
     if args.max_tables < 1:
         raise UsageError("domeng serve: error: --max-tables must be at least 1")
     shown = f"[{args.host}]" if ":" in args.host else args.host
     with _bind(args.host, args.port, shown) as sock:
         port = sock.getsockname()[1]
         print(f"domeng: the table is at http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
-        serve(args.host, port, delay=args.delay, idle=args.idle, max_tables=args.max_tables,
-              sock=sock)
+        serve(
+            args.host, port, delay=args.delay, idle=args.idle, max_tables=args.max_tables, sock=sock
+        )
     return 0

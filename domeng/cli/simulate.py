@@ -12,62 +12,132 @@ from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 def add_parser(sub) -> None:
     s = sub.add_parser(
-        "simulate", help="play many tables and summarise them",
+        "simulate",
+        help="play many tables and summarise them",
         description="Play TABLES independent tables of ROUNDS rounds each and print a summary "
-                    "(every estimate with a 95% confidence half-width across tables). "
-                    f"Default: {DEFAULT_TABLES} tables x {DEFAULT_ROUNDS} rounds, players "
-                    f"{','.join(DEFAULT_PLAYERS)}.")
-    s.add_argument("--tables", "-t", type=whole(1), default=None, metavar="T",
-                   help=f"number of independent tables (games) (default {DEFAULT_TABLES})")
-    s.add_argument("--rounds", "-r", type=whole(1), default=None, metavar="R",
-                   help=f"rounds per table (default {DEFAULT_ROUNDS})")
-    s.add_argument("--players", "-p", default=None, metavar="P[,P,P,P,P]",
-                   help=players_help("one player for all seats or five, seat 0..4")
-                   + f" (default {','.join(DEFAULT_PLAYERS)})")
-    s.add_argument("--seed", "-s", type=seed, default=None, metavar="S",
-                   help="study seed (default 0); the same seed gives the same numbers")
-    s.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="set a rule option, e.g. passebunge_every_pass=false or pollo=4 "
-                        "(repeatable; see `domeng rules`)")
-    s.add_argument("--workers", "-w", type=whole(1), default=None, metavar="N",
-                   help="threads of the batch engine (default: its own; results do not depend on it)")
-    s.add_argument("--chunk-tables", type=whole(1), default=None, metavar="N",
-                   help="tables per engine call (default: about 200,000 rounds; results do not "
-                        "depend on it)")
-    s.add_argument("--out", "-o", default=None, metavar="DIR",
-                   help="write summary.json, tables (Parquet, CSV), plots (PNG), report.html and "
-                        "results.npz to DIR; each finished chunk is saved there as it completes, "
-                        "so a crashed run can be continued with --resume DIR (an existing "
-                        "results folder is replaced)")
-    s.add_argument("--records", action="store_true",
-                   help="also write one row per table-round to DIR/records.parquet (needs --out)")
-    s.add_argument("--json", action="store_true",
-                   help="print only the summary as one JSON object on stdout")
+        "(every estimate with a 95% confidence half-width across tables). "
+        f"Default: {DEFAULT_TABLES} tables x {DEFAULT_ROUNDS} rounds, players "
+        f"{','.join(DEFAULT_PLAYERS)}.",
+    )
+    s.add_argument(
+        "--tables",
+        "-t",
+        type=whole(1),
+        default=None,
+        metavar="T",
+        help=f"number of independent tables (games) (default {DEFAULT_TABLES})",
+    )
+    s.add_argument(
+        "--rounds",
+        "-r",
+        type=whole(1),
+        default=None,
+        metavar="R",
+        help=f"rounds per table (default {DEFAULT_ROUNDS})",
+    )
+    s.add_argument(
+        "--players",
+        "-p",
+        default=None,
+        metavar="P[,P,P,P,P]",
+        help=players_help("one player for all seats or five, seat 0..4")
+        + f" (default {','.join(DEFAULT_PLAYERS)})",
+    )
+    s.add_argument(
+        "--seed",
+        "-s",
+        type=seed,
+        default=None,
+        metavar="S",
+        help="study seed (default 0); the same seed gives the same numbers",
+    )
+    s.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option, e.g. passebunge_every_pass=false or pollo=4 "
+        "(repeatable; see `domeng rules`)",
+    )
+    s.add_argument(
+        "--workers",
+        "-w",
+        type=whole(1),
+        default=None,
+        metavar="N",
+        help="threads of the batch engine (default: its own; results do not depend on it)",
+    )
+    s.add_argument(
+        "--chunk-tables",
+        type=whole(1),
+        default=None,
+        metavar="N",
+        help="tables per engine call (default: about 200,000 rounds; results do not depend on it)",
+    )
+    s.add_argument(
+        "--out",
+        "-o",
+        default=None,
+        metavar="DIR",
+        help="write summary.json, tables (Parquet, CSV), plots (PNG), report.html and "
+        "results.npz to DIR; each finished chunk is saved there as it completes, "
+        "so a crashed run can be continued with --resume DIR (an existing "
+        "results folder is replaced)",
+    )
+    s.add_argument(
+        "--records",
+        action="store_true",
+        help="also write one row per table-round to DIR/records.parquet (needs --out)",
+    )
+    s.add_argument(
+        "--json", action="store_true", help="print only the summary as one JSON object on stdout"
+    )
     s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    s.add_argument("--resume", default=None, metavar="DIR",
-                   help="continue the unfinished study in DIR (written by --out DIR) after a crash "
-                        "or kill: only missing chunks are played; the study's parameters come from "
-                        "DIR/manifest.json (any given must match)")
-    s.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT", type=scheduler_address,
-                   help="run the chunks on the Dask cluster of this scheduler (see docs/cluster.md)")
-    s.add_argument("--cluster", default=None, metavar="local:N",
-                   help="start a local Dask cluster of N worker processes (1 thread each) for "
-                        "this study, and stop it at the end (secured with temporary TLS "
-                        "credentials; see docs/security.md)")
-    s.add_argument("--dashboard", action="store_true",
-                   help="with --cluster: also serve the Dask dashboard (on 127.0.0.1, a free "
-                        "port; off by default)")
-    s.add_argument("--stall-timeout", type=whole(1, maximum=10**6), default=600, metavar="S",
-                   help="with a cluster: fail (the checkpoint intact) when no chunk finishes "
-                        "for S seconds (default 600)")
+    s.add_argument(
+        "--resume",
+        default=None,
+        metavar="DIR",
+        help="continue the unfinished study in DIR (written by --out DIR) after a crash "
+        "or kill: only missing chunks are played; the study's parameters come from "
+        "DIR/manifest.json (any given must match)",
+    )
+    s.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        type=scheduler_address,
+        help="run the chunks on the Dask cluster of this scheduler (see docs/cluster.md)",
+    )
+    s.add_argument(
+        "--cluster",
+        default=None,
+        metavar="local:N",
+        help="start a local Dask cluster of N worker processes (1 thread each) for "
+        "this study, and stop it at the end (secured with temporary TLS "
+        "credentials; see docs/security.md)",
+    )
+    s.add_argument(
+        "--dashboard",
+        action="store_true",
+        help="with --cluster: also serve the Dask dashboard (on 127.0.0.1, a free "
+        "port; off by default)",
+    )
+    s.add_argument(
+        "--stall-timeout",
+        type=whole(1, maximum=10**6),
+        default=600,
+        metavar="S",
+        help="with a cluster: fail (the checkpoint intact) when no chunk finishes "
+        "for S seconds (default 600)",
+    )
     add_target_options(s)
     add_plot_options(s)
     s.set_defaults(func=cmd_simulate)
 
 
 def cmd_simulate(args) -> int:
-    from domeng.study.cluster import client_for
     from domeng.core.rules import Rules
+    from domeng.study.cluster import client_for
     from domeng.study.simulate import simulate
 
     if args.dashboard and not args.cluster:
@@ -75,15 +145,21 @@ def cmd_simulate(args) -> int:
     if args.scheduler and args.cluster:
         raise UsageError("domeng simulate: error: give either --scheduler or --cluster, not both")
     if args.workers is not None and (args.scheduler or args.cluster):
-        raise UsageError("domeng simulate: error: --workers sets local engine threads; with "
-                         "--scheduler or --cluster each task uses its worker's threads")
+        raise UsageError(
+            "domeng simulate: error: --workers sets local engine threads; with "
+            "--scheduler or --cluster each task uses its worker's threads"
+        )
     if args.max_rounds is not None and not args.target_ci and args.resume is None:
-        raise UsageError("domeng simulate: error: --max-rounds caps a study that stops on the "
-                         "data; give --target-ci too")
+        raise UsageError(
+            "domeng simulate: error: --max-rounds caps a study that stops on the "
+            "data; give --target-ci too"
+        )
     if args.resume is not None:
         if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
-            raise UsageError("domeng simulate: error: --resume DIR writes its results into DIR; "
-                             "do not give another --out")
+            raise UsageError(
+                "domeng simulate: error: --resume DIR writes its results into DIR; "
+                "do not give another --out"
+            )
         from domeng.study.checkpoint import Checkpoint, resume
         from domeng.study.names import modules_named, resolve_names_safely
 
@@ -94,14 +170,24 @@ def cmd_simulate(args) -> int:
             sequential = bool(ck.manifest.get("sequential"))
         if sequential or args.target_ci or args.max_rounds is not None:
             return _sequential(args, allow)
-        expect = dict(tables=args.tables, rounds=args.rounds, seed=args.seed, players=args.players,
-                      chunk_tables=args.chunk_tables,
-                      rules=Rules.parse(args.rule) if args.rule else None,
-                      records=True if args.records else None)
+        expect = dict(
+            tables=args.tables,
+            rounds=args.rounds,
+            seed=args.seed,
+            players=args.players,
+            chunk_tables=args.chunk_tables,
+            rules=Rules.parse(args.rule) if args.rule else None,
+            records=True if args.records else None,
+        )
         with client_for(args.scheduler, args.cluster, args.dashboard) as client:
-            res = resume(args.resume, client=client, workers=args.workers,
-                         progress=not args.no_progress, stall_seconds=args.stall_timeout,
-                         **expect)
+            res = resume(
+                args.resume,
+                client=client,
+                workers=args.workers,
+                progress=not args.no_progress,
+                stall_seconds=args.stall_timeout,
+                **expect,
+            )
         out = args.resume
         _render(res, out, args)
     elif args.target_ci:
@@ -110,12 +196,17 @@ def cmd_simulate(args) -> int:
         if args.records and args.out is None:
             raise UsageError("domeng simulate: error: --records needs --out DIR")
         rules = Rules.parse(args.rule)  # fail fast, before any output folder exists
-        kwargs = dict(tables=DEFAULT_TABLES if args.tables is None else args.tables,
-                      rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
-                      players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
-                      rules=rules, seed=0 if args.seed is None else args.seed,
-                      workers=args.workers, chunk_tables=args.chunk_tables,
-                      progress=not args.no_progress, stall_seconds=args.stall_timeout)
+        kwargs = dict(
+            tables=DEFAULT_TABLES if args.tables is None else args.tables,
+            rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+            players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
+            rules=rules,
+            seed=0 if args.seed is None else args.seed,
+            workers=args.workers,
+            chunk_tables=args.chunk_tables,
+            progress=not args.no_progress,
+            stall_seconds=args.stall_timeout,
+        )
         out = args.out
         if out is not None:
             _check_out(out)
@@ -124,9 +215,12 @@ def cmd_simulate(args) -> int:
                 res = simulate(client=client, **kwargs)
             else:
                 # checkpointed: chunks are saved in DIR as they finish (--resume DIR continues)
-                res = simulate(client=client, checkpoint=out,
-                               records=(Path(out) / "records.parquet") if args.records else None,
-                               **kwargs)
+                res = simulate(
+                    client=client,
+                    checkpoint=out,
+                    records=(Path(out) / "records.parquet") if args.records else None,
+                    **kwargs,
+                )
         if out is not None:
             _render(res, out, args, command=True)
     return _print(res, args, out)
@@ -153,10 +247,15 @@ def _print(res, args, out) -> int:
         if secs:
             from domeng.core.wording import counted
 
-            print(f"\n{counted(res.total_rounds, 'round', ',')} in {secs:.1f} s "
-                  f"({res.total_rounds / secs:,.0f} rounds/s)"
-                  + (f" + {compiling:.1f} s compiling the engine (first run only)"
-                     if compiling else ""))
+            print(
+                f"\n{counted(res.total_rounds, 'round', ',')} in {secs:.1f} s "
+                f"({res.total_rounds / secs:,.0f} rounds/s)"
+                + (
+                    f" + {compiling:.1f} s compiling the engine (first run only)"
+                    if compiling
+                    else ""
+                )
+            )
         if out is not None:
             print(f"results: {out}  (report: {Path(out) / 'report.html'})")
     return 0
@@ -169,32 +268,51 @@ def _sequential(args, allow_import=None) -> int:
     from domeng.core.rules import Rules
     from domeng.study.sequential import resume_until, simulate_until
 
-    for flag, v in (("--records", args.records or None), ("--scheduler", args.scheduler),
-                    ("--cluster", args.cluster), ("--tables", args.tables),
-                    ("--chunk-tables", args.chunk_tables)):
+    for flag, v in (
+        ("--records", args.records or None),
+        ("--scheduler", args.scheduler),
+        ("--cluster", args.cluster),
+        ("--tables", args.tables),
+        ("--chunk-tables", args.chunk_tables),
+    ):
         if v is not None:
-            raise UsageError(f"domeng simulate: error: {flag} cannot be used with a study that "
-                             "stops on the data (--target-ci sets its own size; cap it with "
-                             "--max-rounds)")
+            raise UsageError(
+                f"domeng simulate: error: {flag} cannot be used with a study that "
+                "stops on the data (--target-ci sets its own size; cap it with "
+                "--max-rounds)"
+            )
     rules = Rules.parse(args.rule) if args.rule else None
     if allow_import is not None:
         out = args.resume
-        res = resume_until(out, dict(rounds=args.rounds, seed=args.seed, players=args.players,
-                                     rules=rules, target_ci=args.target_ci or None,
-                                     max_rounds=args.max_rounds),
-                           workers=args.workers, progress=not args.no_progress,
-                           allow_import=allow_import)
+        res = resume_until(
+            out,
+            dict(
+                rounds=args.rounds,
+                seed=args.seed,
+                players=args.players,
+                rules=rules,
+                target_ci=args.target_ci or None,
+                max_rounds=args.max_rounds,
+            ),
+            workers=args.workers,
+            progress=not args.no_progress,
+            allow_import=allow_import,
+        )
     else:
         out = args.out
         if out is not None:
             _check_out(out)
-        res = simulate_until(args.target_ci,
-                             rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
-                             players=",".join(DEFAULT_PLAYERS) if args.players is None
-                             else args.players, rules=rules,
-                             seed=0 if args.seed is None else args.seed, workers=args.workers,
-                             progress=not args.no_progress, max_rounds=args.max_rounds,
-                             checkpoint=out)
+        res = simulate_until(
+            args.target_ci,
+            rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
+            players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
+            rules=rules,
+            seed=0 if args.seed is None else args.seed,
+            workers=args.workers,
+            progress=not args.no_progress,
+            max_rounds=args.max_rounds,
+            checkpoint=out,
+        )
     if out is not None:
         _render(res, out, args, command=allow_import is None)
     return _print(res, args, out)

@@ -7,32 +7,67 @@ from domeng.cli.args import players_help, seed, whole
 
 def add_parser(sub) -> None:
     tn = sub.add_parser(
-        "tournament", help="rank five players in a duplicate tournament",
+        "tournament",
+        help="rank five players in a duplicate tournament",
         description="Play DEALS games of ROUNDS rounds, each once for every seating of the "
-                    "five players around the table (by default every cyclic order in every "
-                    "rotation: 120 seatings; the same deals each time), and rank the "
-                    "players by net stones per round with 95% confidence intervals.")
-    tn.add_argument("--players", "-p", required=True, metavar="A,B,C,D,E",
-                    help=players_help("five players"))
-    tn.add_argument("--deals", "-d", type=whole(1, maximum=10**6), default=200, metavar="N",
-                    help="games played in every seating (default 200)")
-    tn.add_argument("--rounds", "-r", type=whole(1), default=10, metavar="R",
-                    help="rounds per game (default 10)")
+        "five players around the table (by default every cyclic order in every "
+        "rotation: 120 seatings; the same deals each time), and rank the "
+        "players by net stones per round with 95% confidence intervals.",
+    )
+    tn.add_argument(
+        "--players", "-p", required=True, metavar="A,B,C,D,E", help=players_help("five players")
+    )
+    tn.add_argument(
+        "--deals",
+        "-d",
+        type=whole(1, maximum=10**6),
+        default=200,
+        metavar="N",
+        help="games played in every seating (default 200)",
+    )
+    tn.add_argument(
+        "--rounds",
+        "-r",
+        type=whole(1),
+        default=10,
+        metavar="R",
+        help="rounds per game (default 10)",
+    )
     tn.add_argument("--seed", "-s", type=seed, default=0, metavar="S", help="seed (default 0)")
-    tn.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                    help="set a rule option (repeatable; see `domeng rules`)")
-    tn.add_argument("--orders", choices=("all", "balanced", "rotations"), default="all",
-                    help="seating design: all = every cyclic order x 5 rotations (120, "
-                         "default), balanced = 4 cyclic orders x 5 rotations (20; neighbours "
-                         "cancelled to first order), rotations = the given order's 5 rotations "
-                         "(neighbours not cancelled)")
-    tn.add_argument("--workers", "-w", type=whole(1), default=None, metavar="N",
-                    help="threads of the batch engine")
-    tn.add_argument("--out", "-o", default=None, metavar="DIR",
-                    help="write summary.json, players.csv/.parquet, margins.csv, plots and "
-                         "report.html to DIR")
-    tn.add_argument("--json", action="store_true",
-                    help="print only the summary as one JSON object on stdout")
+    tn.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option (repeatable; see `domeng rules`)",
+    )
+    tn.add_argument(
+        "--orders",
+        choices=("all", "balanced", "rotations"),
+        default="all",
+        help="seating design: all = every cyclic order x 5 rotations (120, "
+        "default), balanced = 4 cyclic orders x 5 rotations (20; neighbours "
+        "cancelled to first order), rotations = the given order's 5 rotations "
+        "(neighbours not cancelled)",
+    )
+    tn.add_argument(
+        "--workers",
+        "-w",
+        type=whole(1),
+        default=None,
+        metavar="N",
+        help="threads of the batch engine",
+    )
+    tn.add_argument(
+        "--out",
+        "-o",
+        default=None,
+        metavar="DIR",
+        help="write summary.json, players.csv/.parquet, margins.csv, plots and report.html to DIR",
+    )
+    tn.add_argument(
+        "--json", action="store_true", help="print only the summary as one JSON object on stdout"
+    )
     tn.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     from domeng.cli.compare import add_plot_options
 
@@ -49,9 +84,16 @@ def cmd_tournament(args) -> int:
     rules = Rules.parse(args.rule)
     if args.out:
         check_out(args.out)  # before the tournament is played, not after
-    res = tournament(args.players, deals=args.deals, rounds=args.rounds, seed=args.seed,
-                     rules=rules, workers=args.workers, orders=args.orders,
-                     progress=False if (args.no_progress or args.json) else None)
+    res = tournament(
+        args.players,
+        deals=args.deals,
+        rounds=args.rounds,
+        seed=args.seed,
+        rules=rules,
+        workers=args.workers,
+        orders=args.orders,
+        progress=False if (args.no_progress or args.json) else None,
+    )
     if args.out:
         from domeng.results.html import command_line
 

@@ -17,8 +17,13 @@ P_HEAVY = 1
 P_KEEPER = 2
 P_HUNTER = 3
 P_EXPERT = 4
-PLAYER_IDS = {"random": P_RANDOM, "heavy": P_HEAVY, "keeper": P_KEEPER, "hunter": P_HUNTER,
-              "expert": P_EXPERT}
+PLAYER_IDS = {
+    "random": P_RANDOM,
+    "heavy": P_HEAVY,
+    "keeper": P_KEEPER,
+    "hunter": P_HUNTER,
+    "expert": P_EXPERT,
+}
 N_BUILTIN = 5
 
 # ---------------------------------------------------------------- studies

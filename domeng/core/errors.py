@@ -108,18 +108,44 @@ def is_environment_failure(e: BaseException) -> bool:
     if isinstance(e, MemoryError):
         return True
     if isinstance(e, OSError):
-        return e.errno in {errno.ENOSPC, errno.EACCES, errno.EPERM, errno.EROFS, errno.EIO,
-                           getattr(errno, "EDQUOT", -1), errno.EMFILE, errno.ENFILE,
-                           errno.EBUSY, errno.ETXTBSY}
+        return e.errno in {
+            errno.ENOSPC,
+            errno.EACCES,
+            errno.EPERM,
+            errno.EROFS,
+            errno.EIO,
+            getattr(errno, "EDQUOT", -1),
+            errno.EMFILE,
+            errno.ENFILE,
+            errno.EBUSY,
+            errno.ETXTBSY,
+        }
     return False
 
 
 __all__ = [
-    "DomengError", "EnvironmentFailure", "TileError", "RulesError", "IllegalMoveError",
-    "PlayerError", "UsageError", "StudyError", "CheckpointError", "ResultsError",
-    "OutputFolderError", "UnsafePathError", "ResultsWriteError", "FolderBusyError",
-    "ClusterError", "ClusterFailure", "SaveFileError", "UnreachableTarget", "InputError",
-    "WebError", "EngineBusyError", "is_environment_failure",
+    "CheckpointError",
+    "ClusterError",
+    "ClusterFailure",
+    "DomengError",
+    "EngineBusyError",
+    "EnvironmentFailure",
+    "FolderBusyError",
+    "IllegalMoveError",
+    "InputError",
+    "OutputFolderError",
+    "PlayerError",
+    "ResultsError",
+    "ResultsWriteError",
+    "RulesError",
+    "SaveFileError",
+    "StudyError",
+    "TileError",
+    "UnreachableTarget",
+    "UnsafePathError",
+    "UsageError",
+    "WebError",
+    "is_environment_failure",
 ]
 
 

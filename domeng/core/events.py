@@ -17,8 +17,9 @@ seat or :data:`TABLE` (``"table"`` in JSON).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Sequence, Union
+from typing import Any
 
 from domeng.core.layout import KIND_NAMES, REASON_NAMES
 from domeng.core.tiles import hand_str, tile_str, tiles_of
@@ -95,7 +96,7 @@ class Transfer:
     """Stones moved (D7): ``source`` a seat or ``"table"``, to seat ``to``."""
 
     reason: str
-    source: Union[int, str]
+    source: int | str
     to: int
     amount: int
     type: str = field(default="transfer", init=False)
@@ -147,9 +148,11 @@ class Camat:
     type: str = field(default="camat", init=False)
 
 
-Event = Union[Deal, Lead, Play, Pass, Transfer, Unpaid, Block, RoundEnd, Camat]
-_TYPES = {c.__dataclass_fields__["type"].default: c
-          for c in (Deal, Lead, Play, Pass, Transfer, Unpaid, Block, RoundEnd, Camat)}
+Event = Deal | Lead | Play | Pass | Transfer | Unpaid | Block | RoundEnd | Camat
+_TYPES = {
+    c.__dataclass_fields__["type"].default: c
+    for c in (Deal, Lead, Play, Pass, Transfer, Unpaid, Block, RoundEnd, Camat)
+}
 
 
 def typed(ev: dict[str, Any]) -> Event:
@@ -177,9 +180,15 @@ def for_seat(ev: dict[str, Any], seat: int | None) -> dict[str, Any]:
     if ev.get("type") != "deal":
         return ev
     hands = [list(h) if s == seat else None for s, h in enumerate(ev["hands"])]
-    return {"type": "deal", "round": ev["round"], "starter": ev["starter"], "hands": hands,
-            "hand_sizes": [len(h) for h in ev["hands"]], "out": None,
-            "must_lead": ev["must_lead"]}
+    return {
+        "type": "deal",
+        "round": ev["round"],
+        "starter": ev["starter"],
+        "hands": hands,
+        "hand_sizes": [len(h) for h in ev["hands"]],
+        "out": None,
+        "must_lead": ev["must_lead"],
+    }
 
 
 # ---------------------------------------------------------------- compiled rows
@@ -196,21 +205,50 @@ def decode_rows(rows) -> list[list[dict[str, Any]]]:
             rounds.append(cur)
             hands = [tiles_of(m) for m in a[3:8]]
             dealt = set().union(*map(set, hands))
-            cur.append({"type": "deal", "round": a[0], "starter": a[1],
-                        "hands": hands, "out": sorted(set(range(28)) - dealt),
-                        "must_lead": None if a[2] < 0 else a[2]})
+            cur.append(
+                {
+                    "type": "deal",
+                    "round": a[0],
+                    "starter": a[1],
+                    "hands": hands,
+                    "out": sorted(set(range(28)) - dealt),
+                    "must_lead": None if a[2] < 0 else a[2],
+                }
+            )
         elif typ == EV_LEAD:
             cur.append({"type": "lead", "seat": a[0], "tile": a[1], "left": a[2], "right": a[3]})
         elif typ == EV_PLAY:
-            cur.append({"type": "play", "seat": a[0], "tile": a[1], "end": END_NAMES[a[2]],
-                        "left": a[3], "right": a[4], "mappakuling": bool(a[5])})
+            cur.append(
+                {
+                    "type": "play",
+                    "seat": a[0],
+                    "tile": a[1],
+                    "end": END_NAMES[a[2]],
+                    "left": a[3],
+                    "right": a[4],
+                    "mappakuling": bool(a[5]),
+                }
+            )
         elif typ == EV_PASS:
-            cur.append({"type": "pass", "seat": a[0], "passebunge": bool(a[1]),
-                        "left": a[2], "right": a[3]})
+            cur.append(
+                {
+                    "type": "pass",
+                    "seat": a[0],
+                    "passebunge": bool(a[1]),
+                    "left": a[2],
+                    "right": a[3],
+                }
+            )
         elif typ == EV_TRANSFER:
-            cur.append({"type": "transfer", "reason": REASONS[a[0]],
-                        "source": "table" if a[1] == TABLE else a[1], "to": a[2],
-                        "amount": a[3]})
+            cur.append(
+                {
+                    "type": "transfer",
+                    "reason": REASONS[a[0]],
+                    "source": "table" if a[1] == TABLE else a[1],
+                    "to": a[2],
+                    "amount": a[3],
+                }
+            )
         elif typ == EV_UNPAID:
             cur.append({"type": "unpaid", "reason": REASONS[a[0]], "to": a[1], "amount": a[2]})
         elif typ == EV_BLOCK:
@@ -219,11 +257,19 @@ def decode_rows(rows) -> list[list[dict[str, Any]]]:
             m = a[4]
             mask = a[5]
             matt = [(m + k) % 5 for k in range(1, 5) if m >= 0 and (mask >> ((m + k) % 5)) & 1]
-            cur.append({"type": "end", "kind": END_KINDS[a[0]], "winner": a[1],
-                        "first_cappu": None if a[2] < 0 else a[2],
-                        "cucuq": None if a[3] < 0 else a[3],
-                        "manguno": None if m < 0 else m, "mattikkeng": matt,
-                        "pip_sums": a[6:11], "award": a[11]})
+            cur.append(
+                {
+                    "type": "end",
+                    "kind": END_KINDS[a[0]],
+                    "winner": a[1],
+                    "first_cappu": None if a[2] < 0 else a[2],
+                    "cucuq": None if a[3] < 0 else a[3],
+                    "manguno": None if m < 0 else m,
+                    "mattikkeng": matt,
+                    "pip_sums": a[6:11],
+                    "award": a[11],
+                }
+            )
         elif typ == EV_CAMAT:
             cur.append({"type": "camat", "seat": a[0], "table_stones": a[1]})
     return rounds
@@ -234,8 +280,9 @@ def _src(source) -> str:
     return "the table" if source in ("table", TABLE) else f"seat {source}"
 
 
-def render_events(events: Sequence[Event | dict[str, Any]],
-                  name=lambda seat: f"seat {seat}") -> str:
+def render_events(
+    events: Sequence[Event | dict[str, Any]], name=lambda seat: f"seat {seat}"
+) -> str:
     """The event log as readable text in the game's terms, one line a step.
     ``name(seat)`` labels a seat (e.g. ``"you"`` or a player's name).  A
     deal's hands are shown only where the event holds them (see
@@ -255,17 +302,24 @@ def render_events(events: Sequence[Event | dict[str, Any]],
             if ev.get("out") is not None:
                 lines.append(f"  out of play: {hand_str(ev['out'])}")
         elif typ == "lead":
-            lines.append(f"{name(ev['seat'])} leads {tile_str(ev['tile'])}"
-                         f"  (ends {ev['left']}, {ev['right']})")
+            lines.append(
+                f"{name(ev['seat'])} leads {tile_str(ev['tile'])}"
+                f"  (ends {ev['left']}, {ev['right']})"
+            )
         elif typ == "play":
             extra = ": MAPPAKULING" if ev.get("mappakuling") else ""
-            lines.append(f"{name(ev['seat'])} plays {tile_str(ev['tile'])} on the {ev['end']}"
-                         f"  (ends {ev['left']}, {ev['right']}){extra}")
+            lines.append(
+                f"{name(ev['seat'])} plays {tile_str(ev['tile'])} on the {ev['end']}"
+                f"  (ends {ev['left']}, {ev['right']}){extra}"
+            )
         elif typ == "pass":
             term = "PASSEBUNGE" if ev["passebunge"] else "PASS"
             got = []
-            while i < len(evs) and evs[i]["type"] in ("transfer", "unpaid") \
-                    and evs[i]["reason"] in (PASS, PASSEBUNGE):
+            while (
+                i < len(evs)
+                and evs[i]["type"] in ("transfer", "unpaid")
+                and evs[i]["reason"] in (PASS, PASSEBUNGE)
+            ):
                 tr = evs[i]
                 if tr["type"] == "transfer":
                     got.append(f"+{tr['amount']} from {_src(tr['source'])}")
@@ -278,11 +332,15 @@ def render_events(events: Sequence[Event | dict[str, Any]],
             lines.append(f"{name(ev['seat'])} cannot play either: the round is blocked")
         elif typ == "transfer":
             src = "the table" if ev["source"] in ("table", TABLE) else name(ev["source"])
-            lines.append(f"  {ev['reason']}: {name(ev['to'])} gets {counted(ev['amount'], 'stone')} "
-                         f"from {src}")
+            lines.append(
+                f"  {ev['reason']}: {name(ev['to'])} gets {counted(ev['amount'], 'stone')} "
+                f"from {src}"
+            )
         elif typ == "unpaid":
-            lines.append(f"  {ev['reason']}: {counted(ev['amount'], 'stone')} owed to {name(ev['to'])} "
-                         "cannot be paid")
+            lines.append(
+                f"  {ev['reason']}: {counted(ev['amount'], 'stone')} owed to {name(ev['to'])} "
+                "cannot be paid"
+            )
         elif typ == "end":
             k = ev["kind"]
             sums = ", ".join(f"{name(s)} {v}" for s, v in enumerate(ev["pip_sums"]))
@@ -290,19 +348,27 @@ def render_events(events: Sequence[Event | dict[str, Any]],
             up_to = f", who gets up to {size}" if size is not None else ""
             if k in (CAPPU, CEKI, POLLO):
                 how = {CAPPU: "", CEKI: " by CEKI", POLLO: " by POLLO"}[k]
-                lines.append(f"{name(ev['winner'])} is FIRST CAPPU{how} and wins; "
-                             f"CUCUQ is {name(ev['cucuq'])}{up_to}")
+                lines.append(
+                    f"{name(ev['winner'])} is FIRST CAPPU{how} and wins; "
+                    f"CUCUQ is {name(ev['cucuq'])}{up_to}"
+                )
             elif k == MANGUNO:
-                lines.append(f"{name(ev['manguno'])} is MANGUNO and wins (no MATTIKKENG); "
-                             f"CUCUQ is {name(ev['cucuq'])}{up_to}  [pip sums: {sums}]")
+                lines.append(
+                    f"{name(ev['manguno'])} is MANGUNO and wins (no MATTIKKENG); "
+                    f"CUCUQ is {name(ev['cucuq'])}{up_to}  [pip sums: {sums}]"
+                )
             else:
                 matt = ", ".join(name(s) for s in ev["mattikkeng"])
-                lines.append(f"{name(ev['manguno'])} is MANGUNO; MATTIKKENG: {matt}; "
-                             f"{name(ev['winner'])} wins; MANGUNO gets up to {size}"
-                             f"  [pip sums: {sums}]")
+                lines.append(
+                    f"{name(ev['manguno'])} is MANGUNO; MATTIKKENG: {matt}; "
+                    f"{name(ev['winner'])} wins; MANGUNO gets up to {size}"
+                    f"  [pip sums: {sums}]"
+                )
         elif typ == "camat":
-            lines.append(f"{name(ev['seat'])} becomes CAMAT; all {ev['table_stones']} "
-                         "stones return to the table")
+            lines.append(
+                f"{name(ev['seat'])} becomes CAMAT; all {ev['table_stones']} "
+                "stones return to the table"
+            )
         else:  # pragma: no cover - unknown event types are rendered raw
             lines.append(str(ev))
     return "\n".join(lines)

@@ -55,8 +55,15 @@ N_REASONS = 7
 KIND_NAMES = ("CAPPU", "CEKI", "POLLO", "MANGUNO", "MATTIKKENG")
 REASON_NAMES = ("PASS", "PASSEBUNGE", "CAPPU", "CEKI", "POLLO", "MANGUNO", "MATTIKKENG")
 K_CAPPU, K_CEKI, K_POLLO, K_MANGUNO, K_MATTIKKENG = range(5)
-REASON_PASS, REASON_PASSEBUNGE, REASON_CAPPU, REASON_CEKI, REASON_POLLO, REASON_MANGUNO, \
-    REASON_MATTIKKENG = range(7)
+(
+    REASON_PASS,
+    REASON_PASSEBUNGE,
+    REASON_CAPPU,
+    REASON_CEKI,
+    REASON_POLLO,
+    REASON_MANGUNO,
+    REASON_MATTIKKENG,
+) = range(7)
 #: reason index of each end kind's award
 KIND_REASON = (REASON_CAPPU, REASON_CEKI, REASON_POLLO, REASON_MANGUNO, REASON_MATTIKKENG)
 
@@ -65,15 +72,28 @@ TURNS_BINS = 128
 GAP_BINS = 128
 
 _fields = [
-    ("A_ROUNDS", 1), ("A_TURNS", 1), ("A_TILES", 1),
-    ("A_TILES_HIST", TILES_BINS), ("A_TURNS_HIST", TURNS_BINS),
-    ("A_WINS", N_SEATS * N_KINDS), ("A_WINS_OFFSET", N_SEATS * N_KINDS), ("A_STARTS", N_SEATS),
-    ("A_PASSES", N_SEATS), ("A_PASSEBUNGE", N_SEATS),
-    ("A_PASS_ROUNDS", N_SEATS), ("A_PASSEBUNGE_ROUNDS", N_SEATS),
-    ("A_ANY_PASS_ROUNDS", 1), ("A_ANY_PASSEBUNGE_ROUNDS", 1),
-    ("A_MAPPAKULING", N_SEATS), ("A_MATTIKKENG", N_SEATS), ("A_CUCUQ", N_SEATS),
-    ("A_FLOW", 6 * N_SEATS * N_REASONS), ("A_UNPAID", N_SEATS * N_REASONS),
-    ("A_CAMAT", N_SEATS), ("A_CAMAT_GAP_HIST", GAP_BINS), ("A_CAMAT_GAP_SUM", 1),
+    ("A_ROUNDS", 1),
+    ("A_TURNS", 1),
+    ("A_TILES", 1),
+    ("A_TILES_HIST", TILES_BINS),
+    ("A_TURNS_HIST", TURNS_BINS),
+    ("A_WINS", N_SEATS * N_KINDS),
+    ("A_WINS_OFFSET", N_SEATS * N_KINDS),
+    ("A_STARTS", N_SEATS),
+    ("A_PASSES", N_SEATS),
+    ("A_PASSEBUNGE", N_SEATS),
+    ("A_PASS_ROUNDS", N_SEATS),
+    ("A_PASSEBUNGE_ROUNDS", N_SEATS),
+    ("A_ANY_PASS_ROUNDS", 1),
+    ("A_ANY_PASSEBUNGE_ROUNDS", 1),
+    ("A_MAPPAKULING", N_SEATS),
+    ("A_MATTIKKENG", N_SEATS),
+    ("A_CUCUQ", N_SEATS),
+    ("A_FLOW", 6 * N_SEATS * N_REASONS),
+    ("A_UNPAID", N_SEATS * N_REASONS),
+    ("A_CAMAT", N_SEATS),
+    ("A_CAMAT_GAP_HIST", GAP_BINS),
+    ("A_CAMAT_GAP_SUM", 1),
 ]
 AGG_FIELDS: dict[str, tuple[int, int]] = {}
 _off = 0
@@ -110,16 +130,19 @@ A_CAMAT_GAP_SUM: int
 def flow_index(src: int, dst: int, reason: int) -> int:
     """Offset in the aggregate vector of stones from ``src`` (-1 = table, or a
     seat) to ``dst`` for ``reason``."""
-    return A_FLOW + ((src + 1) * N_SEATS + dst) * N_REASONS + reason
+    # A_FLOW is bound through globals() above; its annotation alone is what a linter sees
+    return A_FLOW + ((src + 1) * N_SEATS + dst) * N_REASONS + reason  # noqa: F821
 
 
 def agg_field(agg: np.ndarray, name: str) -> np.ndarray:
     """A named field of aggregates (last axis), reshaped to its natural shape."""
     off, n = AGG_FIELDS[name]
-    part = agg[..., off:off + n]
+    part = agg[..., off : off + n]
     shape = {
-        "A_WINS": (N_SEATS, N_KINDS), "A_WINS_OFFSET": (N_SEATS, N_KINDS),
-        "A_FLOW": (6, N_SEATS, N_REASONS), "A_UNPAID": (N_SEATS, N_REASONS),
+        "A_WINS": (N_SEATS, N_KINDS),
+        "A_WINS_OFFSET": (N_SEATS, N_KINDS),
+        "A_FLOW": (6, N_SEATS, N_REASONS),
+        "A_UNPAID": (N_SEATS, N_REASONS),
     }.get(name)
     if shape is not None:
         part = part.reshape(part.shape[:-1] + shape)
@@ -143,28 +166,70 @@ ST_LEN = 18
 
 # Per-round records
 REC_COLUMNS = (
-    "table", "round", "starter", "kind", "winner", "cucuq", "manguno", "n_mattikkeng",
-    "passes", "passebunge", "tiles", "turns",
-    "stones_pass", "stones_passebunge", "stones_cappu", "stones_ceki", "stones_pollo",
-    "stones_manguno", "stones_mattikkeng", "stones_from_table", "unpaid", "camat",
-    "lead", "second_passed",
+    "table",
+    "round",
+    "starter",
+    "kind",
+    "winner",
+    "cucuq",
+    "manguno",
+    "n_mattikkeng",
+    "passes",
+    "passebunge",
+    "tiles",
+    "turns",
+    "stones_pass",
+    "stones_passebunge",
+    "stones_cappu",
+    "stones_ceki",
+    "stones_pollo",
+    "stones_manguno",
+    "stones_mattikkeng",
+    "stones_from_table",
+    "unpaid",
+    "camat",
+    "lead",
+    "second_passed",
 )
 REC_LEN = len(REC_COLUMNS)
-(RC_TABLE, RC_ROUND, RC_STARTER, RC_KIND, RC_WINNER, RC_CUCUQ, RC_MANGUNO, RC_N_MATT,
- RC_PASSES, RC_PASSEBUNGE, RC_TILES, RC_TURNS, RC_STONES, _, _, _, _, _, _,
- RC_FROM_TABLE, RC_UNPAID, RC_CAMAT, RC_LEAD, RC_SECOND_PASSED) = range(REC_LEN)
+(
+    RC_TABLE,
+    RC_ROUND,
+    RC_STARTER,
+    RC_KIND,
+    RC_WINNER,
+    RC_CUCUQ,
+    RC_MANGUNO,
+    RC_N_MATT,
+    RC_PASSES,
+    RC_PASSEBUNGE,
+    RC_TILES,
+    RC_TURNS,
+    RC_STONES,
+    _,
+    _,
+    _,
+    _,
+    _,
+    _,
+    RC_FROM_TABLE,
+    RC_UNPAID,
+    RC_CAMAT,
+    RC_LEAD,
+    RC_SECOND_PASSED,
+) = range(REC_LEN)
 #: ``lead``: the tile led; ``second_passed``: 1 if the seat after the starter
 #: passed on its first turn (the foundation's exact first-round values are
 #: checked on these)
 
 # Per-group sums of the final per-table state (``ST_*``), int64[S_LEN]: the
 # ``group_state`` of a study's results (see domeng.study.summary)
-S_STONES = 0            #: [5] stones held at the end, by seat
-S_TABLE = 5             #: stones on the table at the end
-S_CAMAT_HOLDER = 6      #: [6] tables whose current CAMAT is seat 0..4; [5]: no CAMAT
-S_CAMATS = 12           #: CAMATs designated over the whole game
-S_SINCE_CAMAT = 13      #: rounds since the last CAMAT (or since the start)
-S_ROUNDS = 14           #: rounds played
-S_CAMATS_HIST = 15      #: [32] tables by number of CAMATs (bin 31: 31 or more)
+S_STONES = 0  #: [5] stones held at the end, by seat
+S_TABLE = 5  #: stones on the table at the end
+S_CAMAT_HOLDER = 6  #: [6] tables whose current CAMAT is seat 0..4; [5]: no CAMAT
+S_CAMATS = 12  #: CAMATs designated over the whole game
+S_SINCE_CAMAT = 13  #: rounds since the last CAMAT (or since the start)
+S_ROUNDS = 14  #: rounds played
+S_CAMATS_HIST = 15  #: [32] tables by number of CAMATs (bin 31: 31 or more)
 CAMATS_BINS = 32
 S_LEN = S_CAMATS_HIST + CAMATS_BINS

@@ -26,8 +26,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 _PKG = Path(__file__).resolve().parent.parent
 
@@ -130,8 +131,10 @@ def _cache_places() -> list[tuple[Path, list[Path]]]:
         try:
             from numba.core.caching import UserProvidedCacheLocator as U
 
-            dirs = [Path(root) / U.get_suitable_cache_subpath(str(_PKG / sub / "__init__.py"))
-                    for sub in _COMPILED]
+            dirs = [
+                Path(root) / U.get_suitable_cache_subpath(str(_PKG / sub / "__init__.py"))
+                for sub in _COMPILED
+            ]
             key = hashlib.sha1(str(_PKG).encode()).hexdigest()[:12]
             places.append((Path(root) / f"domeng-{key}-numba-source.stamp", dirs))
         except (ImportError, AttributeError):  # pragma: no cover - another numba
@@ -148,8 +151,10 @@ def _light_cache_class():
         from numba.core.runtime import rtsys
     except ImportError:  # pragma: no cover - another numba
         return None
-    if not (callable(getattr(FunctionCache, "_load_overload", None))
-            and callable(getattr(FunctionCache, "_guard_against_spurious_io_errors", None))):
+    if not (
+        callable(getattr(FunctionCache, "_load_overload", None))
+        and callable(getattr(FunctionCache, "_guard_against_spurious_io_errors", None))
+    ):
         return None  # pragma: no cover - another numba
 
     class LightCache(FunctionCache):
@@ -187,14 +192,16 @@ class _index_lock:
             import fcntl
 
             cache._impl.locator.ensure_cache_path()
-            self.fd = os.open(cache._cache_file._index_path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+            self.fd = os.open(
+                cache._cache_file._index_path + ".lock", os.O_RDWR | os.O_CREAT, 0o600
+            )
             fcntl.flock(self.fd, fcntl.LOCK_EX)
         except (ImportError, AttributeError, OSError):
             if self.fd is not None:
                 os.close(self.fd)
             self.fd = None
 
-    def __enter__(self) -> "_index_lock":
+    def __enter__(self) -> _index_lock:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -213,9 +220,15 @@ def _lighten() -> None:
     if len(sys.modules) == _SEEN_MODULES:
         return
     _SEEN_MODULES = len(sys.modules)
-    mods = [(n, m) for n, m in list(sys.modules.items())
-            if n.startswith("domeng.") and n not in _LIGHT and n.count(".") == 2
-            and n.split(".")[1] in _COMPILED and m is not None]
+    mods = [
+        (n, m)
+        for n, m in list(sys.modules.items())
+        if n.startswith("domeng.")
+        and n not in _LIGHT
+        and n.count(".") == 2
+        and n.split(".")[1] in _COMPILED
+        and m is not None
+    ]
     if not mods:
         return
     from numba.core.caching import FunctionCache
@@ -226,8 +239,11 @@ def _lighten() -> None:
     for name, mod in mods:
         _LIGHT.add(name)
         for obj in list(vars(mod).values()):
-            if (isinstance(obj, Dispatcher) and type(getattr(obj, "_cache", None)) is FunctionCache
-                    and obj.__module__ == name):
+            if (
+                isinstance(obj, Dispatcher)
+                and type(getattr(obj, "_cache", None)) is FunctionCache
+                and obj.__module__ == name
+            ):
                 # the same cache (a subclass that only loads differently): no new object
                 obj._cache.__class__ = _LIGHT_CACHE
 

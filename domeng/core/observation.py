@@ -129,8 +129,8 @@ class Observation:
         obs[OBS_STARTER] = self.starter
         obs[OBS_CAMAT] = -1 if self.camat is None else self.camat
         obs[OBS_TABLE] = self.table_stones
-        obs[OBS_STONES:OBS_STONES + N_SEATS] = self.stones
-        obs[OBS_HAND_SIZE:OBS_HAND_SIZE + N_SEATS] = self.hand_sizes
+        obs[OBS_STONES : OBS_STONES + N_SEATS] = self.stones
+        obs[OBS_HAND_SIZE : OBS_HAND_SIZE + N_SEATS] = self.hand_sizes
         obs[OBS_HAND] = mask_of(self.hand)
         obs[OBS_LEFT] = -1 if self.left is None else self.left
         obs[OBS_RIGHT] = -1 if self.right is None else self.right
@@ -146,7 +146,7 @@ class Observation:
         obs[OBS_TURN] = len(self.history)
         obs[OBS_PASSES] = self.passes_since_play
         obs[OBS_MUST_LEAD] = -1 if self.must_lead is None else self.must_lead
-        obs[OBS_RULES:OBS_RULES + len(self.rules)] = self.rules
+        obs[OBS_RULES : OBS_RULES + len(self.rules)] = self.rules
         for i, (s, t, e, _, _) in enumerate(self.history):
             hist[i, H_SEAT] = s
             hist[i, H_TILE] = -1 if t is None else t
@@ -162,5 +162,9 @@ def playable_mask(hand_mask: int, left: int, right: int) -> int:
 
 
 __all__ = [name for name in dir() if name.startswith(("OBS_", "H_"))] + [
-    "Observation", "MAX_TURNS", "N_SEATS", "playable_mask", "tiles_of",
+    "Observation",
+    "MAX_TURNS",
+    "N_SEATS",
+    "playable_mask",
+    "tiles_of",
 ]

@@ -69,12 +69,12 @@ class SplitMix64:
         self.state = int(state) & MASK64
 
     @classmethod
-    def for_table(cls, seed: int, table: int = 0) -> "SplitMix64":
+    def for_table(cls, seed: int, table: int = 0) -> SplitMix64:
         """The deal stream of table ``table``."""
         return cls(table_state(seed, table))
 
     @classmethod
-    def for_seat(cls, seed: int, table: int, seat: int) -> "SplitMix64":
+    def for_seat(cls, seed: int, table: int, seat: int) -> SplitMix64:
         """The stream of ``seat``'s player at table ``table``."""
         return cls(seat_state(seed, table, seat))
 

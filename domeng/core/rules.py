@@ -14,8 +14,8 @@ Options can be given as strings, the way the CLI takes them::
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -80,9 +80,7 @@ class Rules:
             value = getattr(self, f.name)
             if f.type in (bool, "bool"):
                 if not isinstance(value, (bool, np.bool_)):
-                    raise RulesError(
-                        f"rule option {f.name} must be true or false, got {value!r}"
-                    )
+                    raise RulesError(f"rule option {f.name} must be true or false, got {value!r}")
                 object.__setattr__(self, f.name, bool(value))  # numpy bools: plain (JSON)
             else:
                 if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -106,7 +104,7 @@ class Rules:
         return [f.name for f in fields(cls)]
 
     @classmethod
-    def parse(cls, *specs: str | Iterable[str] | None) -> "Rules":
+    def parse(cls, *specs: str | Iterable[str] | None) -> Rules:
         """Build rules from strings ``"name=value"`` (several may be joined
         by commas).  Award names may drop ``_award``: ``"pollo=4"``."""
         values: dict[str, object] = {}
@@ -130,7 +128,7 @@ class Rules:
         return cls(**values)
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, object]) -> "Rules":
+    def from_mapping(cls, mapping: Mapping[str, object]) -> Rules:
         """Build rules from a mapping such as the one :meth:`to_dict` returns."""
         values = {}
         for name, value in mapping.items():
@@ -168,7 +166,7 @@ class Rules:
             ) from None
 
     # ----------------------------------------------------------------- views
-    def replace(self, **changes) -> "Rules":
+    def replace(self, **changes) -> Rules:
         """A copy with some options changed (validated)."""
         return dataclasses.replace(self, **changes)
 
@@ -202,7 +200,9 @@ class Rules:
         ch = self.changed()
         if not ch:
             return "default rules"
-        return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in ch.items())
+        return ", ".join(
+            f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in ch.items()
+        )
 
 
 DEFAULT_RULES = Rules()

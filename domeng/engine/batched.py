@@ -39,14 +39,24 @@ def new_batch(rules, seed, table_start, n, full):
     st = K.init_states(np.uint64(seed), table_start, n, rules[0])
     one = E.new_state(rules, st[0], full, 0)
     b = Batch(
-        np.empty((n, rules.shape[0]), dtype=np.int64), np.zeros((n, 5), dtype=np.int64),
-        np.zeros((n, OBS_LEN), dtype=np.int64), np.full((n, MAX_TURNS, 3), -1, dtype=np.int64),
-        np.zeros((n, K.W_LEN), dtype=np.int64), st, np.zeros((n, 1), dtype=np.uint64),
-        np.zeros((n, 5), dtype=np.uint64), np.zeros((n, L.AGG_LEN), dtype=np.int64),
-        np.zeros((n, L.REC_LEN), dtype=np.int64), np.zeros((n, 1, TR_WIDTH), dtype=np.int64),
-        np.zeros((n, 1), dtype=np.int64), np.zeros((n, E.CTL_LEN), dtype=np.int64),
-        np.zeros((n, 6), dtype=np.int64), np.zeros((n, 28), dtype=np.int64),
-        np.zeros((n, 8), dtype=np.int64), np.zeros((n, 64), dtype=np.int64))
+        np.empty((n, rules.shape[0]), dtype=np.int64),
+        np.zeros((n, 5), dtype=np.int64),
+        np.zeros((n, OBS_LEN), dtype=np.int64),
+        np.full((n, MAX_TURNS, 3), -1, dtype=np.int64),
+        np.zeros((n, K.W_LEN), dtype=np.int64),
+        st,
+        np.zeros((n, 1), dtype=np.uint64),
+        np.zeros((n, 5), dtype=np.uint64),
+        np.zeros((n, L.AGG_LEN), dtype=np.int64),
+        np.zeros((n, L.REC_LEN), dtype=np.int64),
+        np.zeros((n, 1, TR_WIDTH), dtype=np.int64),
+        np.zeros((n, 1), dtype=np.int64),
+        np.zeros((n, E.CTL_LEN), dtype=np.int64),
+        np.zeros((n, 6), dtype=np.int64),
+        np.zeros((n, 28), dtype=np.int64),
+        np.zeros((n, 8), dtype=np.int64),
+        np.zeros((n, 64), dtype=np.int64),
+    )
     for i in range(n):
         b.rules[i, :] = rules
         b.ctl[i, :] = one.ctl
@@ -57,9 +67,25 @@ def new_batch(rules, seed, table_start, n, full):
 @njit(cache=True, inline="always")
 def table_at(b, i):
     """Table ``i`` of the batch as a one-table State (views, no copy)."""
-    return E.State(b.rules[i], b.hands[i], b.obs[i], b.hist[i], b.w[i], b.st[i], b.rng[i],
-                   b.prng[i], b.agg[i], b.rec[i], b.tr[i], b.tn[i], b.ctl[i], b.delta[i],
-                   b.perm[i], b.payers[i], b.moves[i])
+    return E.State(
+        b.rules[i],
+        b.hands[i],
+        b.obs[i],
+        b.hist[i],
+        b.w[i],
+        b.st[i],
+        b.rng[i],
+        b.prng[i],
+        b.agg[i],
+        b.rec[i],
+        b.tr[i],
+        b.tn[i],
+        b.ctl[i],
+        b.delta[i],
+        b.perm[i],
+        b.payers[i],
+        b.moves[i],
+    )
 
 
 @njit(cache=True)

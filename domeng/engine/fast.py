@@ -54,13 +54,30 @@ from domeng.core import layout as L
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import mix64
 from domeng.core.observation import (
-    OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_STONES, OBS_TABLE,
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_HAND_SIZE,
+    OBS_LEFT,
+    OBS_RIGHT,
+    OBS_SEAT,
+    OBS_STONES,
+    OBS_TABLE,
     OBS_VOID,
 )
 from domeng.core.rng import GAMMA
 from domeng.core.rules import (
-    R_CAPPU, R_CEKI, R_MANGUNO, R_MATTIKKENG, R_MATTIKKENG_REDUCED, R_OPENER_LEADS_DOUBLE, R_PASS,
-    R_PASSEBUNGE, R_PASSEBUNGE_EVERY_PASS, R_PENALIZE_MANGUNO_PASS, R_POLLO, R_STONES,
+    R_CAPPU,
+    R_CEKI,
+    R_MANGUNO,
+    R_MATTIKKENG,
+    R_MATTIKKENG_REDUCED,
+    R_OPENER_LEADS_DOUBLE,
+    R_PASS,
+    R_PASSEBUNGE,
+    R_PASSEBUNGE_EVERY_PASS,
+    R_PENALIZE_MANGUNO_PASS,
+    R_POLLO,
+    R_STONES,
 )
 from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 
@@ -110,6 +127,7 @@ def _u(i):
     (every index here is known to be >= 0)."""
     return np.uint64(i)
 
+
 #: pdep is one instruction where the CPU has BMI2 (else a short loop)
 HAS_PDEP = bool(_llvm.get_host_cpu_features().get("bmi2", False))
 
@@ -127,11 +145,13 @@ def _pdep(typingctx, x, m):
 
 
 if HAS_PDEP:
+
     @njit(cache=True)
     def kth_bit(m, k):
         """Index of the ``k``-th (from 0) set bit of ``m``."""
         return lowest_bit(_pdep(np.int64(1) << k, m))
 else:  # pragma: no cover - CPUs without BMI2
+
     @njit(cache=True)
     def kth_bit(m, k):
         """Index of the ``k``-th (from 0) set bit of ``m``."""
@@ -157,9 +177,14 @@ def stack_array(dtype, size):
             ary = make_array(arrty)(context, builder)
             intp = context.get_value_type(types.intp)
             width = context.get_abi_sizeof(item)
-            populate_array(ary, data=data, shape=[ir.Constant(intp, size)],
-                           strides=[ir.Constant(intp, width)],
-                           itemsize=ir.Constant(intp, width), meminfo=None)
+            populate_array(
+                ary,
+                data=data,
+                shape=[ir.Constant(intp, size)],
+                strides=[ir.Constant(intp, width)],
+                itemsize=ir.Constant(intp, width),
+                meminfo=None,
+            )
             return ary._getvalue()
 
         return arrty(), codegen
@@ -172,11 +197,13 @@ stack_scratch = stack_array(types.int64, WK_LEN)
 
 
 if HAS_PDEP:
+
     @njit(cache=True)
     def spread28(h):
         """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
         return _pdep(h, _EVEN) * 3
 else:  # pragma: no cover - CPUs without BMI2
+
     @njit(cache=True)
     def spread28(h):
         """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
@@ -394,8 +421,23 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
         if must >= 0:
             t = must
         else:
-            t = _choice(pids, choose, s, wk[_u(W_H + s)] & _EVEN, -1, -1, tbl, 0, wk, obs, heur,
-                        full_obs) >> 1
+            t = (
+                _choice(
+                    pids,
+                    choose,
+                    s,
+                    wk[_u(W_H + s)] & _EVEN,
+                    -1,
+                    -1,
+                    tbl,
+                    0,
+                    wk,
+                    obs,
+                    heur,
+                    full_obs,
+                )
+                >> 1
+            )
         wk[_u(W_H + s)] &= ~(np.int64(3) << (2 * t))
         if heur:
             wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
@@ -425,8 +467,9 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     # all seats random: branch-free, no draw for a single move
                     code = kth_bit(mv, seat_pick(wk, s, popcount(mv)))
                 elif mv & (mv - 1):
-                    code = _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur,
-                                   full_obs)
+                    code = _choice(
+                        pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur, full_obs
+                    )
                 else:
                     code = lowest_bit(mv)
                 t = code >> 1

@@ -22,14 +22,15 @@ same as table ``table`` of a study with that seed.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from domeng.core import layout as L
-from domeng.core.numba_cache import prepare
 from domeng.core.errors import DomengError, IllegalMoveError
 from domeng.core.events import END_KINDS, END_NAMES, TR_ROWS_PER_ROUND, decode_rows, for_seat
+from domeng.core.numba_cache import prepare
 from domeng.core.observation import MAX_TURNS, OBS_LEN
 from domeng.core.rules import Rules
 from domeng.core.tiles import N_TILES, mask_of, numbers, tile_str, tiles_of
@@ -77,8 +78,7 @@ class Game:
             raise TypeError("rules must be a domeng Rules")
         for name, v, hi in (("seed", seed, 2**64), ("table", table, 2**62)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < hi:
-                raise DomengError(f"{name} must be a whole number 0 <= {name} < {hi}, "
-                                       f"got {v!r}")
+                raise DomengError(f"{name} must be a whole number 0 <= {name} < {hi}, got {v!r}")
         self.seed = int(seed)
         self.table = int(table)
         prepare()  # the compiled engine's cache is checked before its first use
@@ -124,7 +124,7 @@ class Game:
     @property
     def stones(self) -> list[int]:
         """Stones each seat holds (penalties)."""
-        return [int(x) for x in self._S.obs[K.OBS_STONES:K.OBS_STONES + 5]]
+        return [int(x) for x in self._S.obs[K.OBS_STONES : K.OBS_STONES + 5]]
 
     @property
     def table_stones(self) -> int:
@@ -160,7 +160,7 @@ class Game:
 
     @property
     def hand_sizes(self) -> list[int]:
-        return [int(x) for x in self._S.obs[K.OBS_HAND_SIZE:K.OBS_HAND_SIZE + 5]]
+        return [int(x) for x in self._S.obs[K.OBS_HAND_SIZE : K.OBS_HAND_SIZE + 5]]
 
     @property
     def deltas(self) -> list[int]:
@@ -211,8 +211,12 @@ class Game:
         except (TypeError, ValueError):
             raise IllegalMoveError("hands must be five lists of tile ids") from None
         flat = [t for h in hs for t in h]
-        if len(hs) != 5 or any(len(h) != 5 for h in hs) or len(set(flat)) != 25 \
-                or not all(0 <= t < N_TILES for t in flat):
+        if (
+            len(hs) != 5
+            or any(len(h) != 5 for h in hs)
+            or len(set(flat)) != 25
+            or not all(0 <= t < N_TILES for t in flat)
+        ):
             raise IllegalMoveError("hands must be five lists of five different tiles (D2)")
         return np.array([mask_of(h) for h in hs], dtype=np.int64)
 
@@ -237,8 +241,9 @@ class Game:
 
     def _check_action(self, action) -> int:
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalMoveError(f"an action is a whole number 0..{N_ACTIONS - 1}, "
-                                   f"got {action!r}")
+            raise IllegalMoveError(
+                f"an action is a whole number 0..{N_ACTIONS - 1}, got {action!r}"
+            )
         a = int(action)
         if self.round_over:
             raise IllegalMoveError("no round is in progress; start one with new_round()")
@@ -264,8 +269,10 @@ class Game:
             return "a lead is played on the left (action tile * 2)"
         left, right = self.ends
         if (left if end == 0 else right) not in numbers(t):
-            return (f"{tile_str(t)} does not fit the {END_NAMES[end]} end "
-                    f"(open ends {left} and {right})")
+            return (
+                f"{tile_str(t)} does not fit the {END_NAMES[end]} end "
+                f"(open ends {left} and {right})"
+            )
         return f"{tile_str(t)} on the left and on the right leave the same ends: play it left"
 
     def preview(self, action: int) -> Preview:
@@ -273,8 +280,14 @@ class Game:
         a = self._check_action(action)
         E.preview(self._S, a, self._pre)
         p = [int(x) for x in self._pre]
-        return Preview(p[0], p[1], bool(p[2]), bool(p[3]),
-                       END_KINDS[p[4]] if p[4] >= 0 else None, p[5] if p[5] >= 0 else None)
+        return Preview(
+            p[0],
+            p[1],
+            bool(p[2]),
+            bool(p[3]),
+            END_KINDS[p[4]] if p[4] >= 0 else None,
+            p[5] if p[5] >= 0 else None,
+        )
 
     # ------------------------------------------------------------- what a seat sees
     def observe(self, seat: int) -> np.ndarray:
@@ -296,7 +309,7 @@ class Game:
     # ------------------------------------------------------------- helpers
     def _new_events(self) -> list[dict[str, Any]]:
         n = int(self._S.tn[0])
-        rows = self._S.tr[self._read:n]
+        rows = self._S.tr[self._read : n]
         self._read = n
         if not len(rows):
             return []
@@ -309,6 +322,5 @@ class Game:
 
     @staticmethod
     def _check_seat(seat) -> None:
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
-                or not 0 <= seat < 5:
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 5:
             raise IllegalMoveError(f"a seat is 0..4, got {seat!r}")

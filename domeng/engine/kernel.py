@@ -39,18 +39,53 @@ import numpy as np
 from numba import njit
 
 from domeng.core import layout as L
-from domeng.core.events import (  # noqa: F401 (the row layout, re-exported)
-    EV_BLOCK, EV_CAMAT, EV_DEAL, EV_END, EV_LEAD, EV_PASS, EV_PLAY, EV_TRANSFER, EV_UNPAID, TABLE,
-    TR_ROWS_PER_ROUND, TR_WIDTH,
-)
 from domeng.core.bits import lowest_bit, popcount
+from domeng.core.events import (  # noqa: F401 (the row layout, re-exported)
+    EV_BLOCK,
+    EV_CAMAT,
+    EV_DEAL,
+    EV_END,
+    EV_LEAD,
+    EV_PASS,
+    EV_PLAY,
+    EV_TRANSFER,
+    EV_UNPAID,
+    TABLE,
+    TR_ROWS_PER_ROUND,
+    TR_WIDTH,
+)
 from domeng.core.nbrng import randbelow, seat_state, table_state
 from domeng.core.observation import (
-    OBS_CAMAT, OBS_CHAIN, OBS_HAND_SIZE, OBS_HAS_PLAYED, OBS_LAST_MAPPANO,
-    OBS_LEFT, OBS_MUST_LEAD, OBS_RULES, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
+    OBS_CAMAT,
+    OBS_CHAIN,
+    OBS_HAND_SIZE,
+    OBS_HAS_PLAYED,
+    OBS_LAST_MAPPANO,
+    OBS_LEFT,
+    OBS_MUST_LEAD,
+    OBS_PASSES,
+    OBS_PLAYED_BY,
+    OBS_RIGHT,
+    OBS_ROUND,
+    OBS_RULES,
+    OBS_STARTER,
+    OBS_STONES,
+    OBS_TABLE,
+    OBS_TURN,
+    OBS_VOID,
 )
 from domeng.core.rules import (
-    R_CAPPU, R_CEKI, R_MANGUNO, R_MATTIKKENG, R_MATTIKKENG_REDUCED, R_PASS, R_PASSEBUNGE, R_PASSEBUNGE_EVERY_PASS, R_PENALIZE_MANGUNO_PASS, R_POLLO, R_STONES,
+    R_CAPPU,
+    R_CEKI,
+    R_MANGUNO,
+    R_MATTIKKENG,
+    R_MATTIKKENG_REDUCED,
+    R_PASS,
+    R_PASSEBUNGE,
+    R_PASSEBUNGE_EVERY_PASS,
+    R_PENALIZE_MANGUNO_PASS,
+    R_POLLO,
+    R_STONES,
 )
 from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 
@@ -71,7 +106,6 @@ W_UNPAID = 23
 W_NPASS = 24
 W_NPB = 25
 W_LEN = 42  # with the outcome slots W_KIND.. below
-
 
 
 # ---------------------------------------------------------------- trace
@@ -342,8 +376,7 @@ def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace, full)
         w[W_LEAD] = move >> 1
         _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     else:
-        _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT],
-               obs[OBS_RIGHT], mk)
+        _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT], obs[OBS_RIGHT], mk)
         if mk:
             agg[L.A_MAPPAKULING + s] += 1
     if hands[s] != 0:
@@ -394,11 +427,21 @@ def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full):
     obs[OBS_PASSES] += 1
     payers[0] = obs[OBS_LAST_MAPPANO]
     if pb:
-        award(obs, obs[OBS_RULES + R_PASSEBUNGE], s, payers, 1, L.REASON_PASSEBUNGE, agg, w,
-              tr, tn, do_trace)
+        award(
+            obs,
+            obs[OBS_RULES + R_PASSEBUNGE],
+            s,
+            payers,
+            1,
+            L.REASON_PASSEBUNGE,
+            agg,
+            w,
+            tr,
+            tn,
+            do_trace,
+        )
     else:
-        award(obs, obs[OBS_RULES + R_PASS], s, payers, 1, L.REASON_PASS, agg, w, tr, tn,
-              do_trace)
+        award(obs, obs[OBS_RULES + R_PASS], s, payers, 1, L.REASON_PASS, agg, w, tr, tn, do_trace)
     return False
 
 
@@ -410,8 +453,7 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
         w[W_NPASS] += 1
         w[W_PASSED + m] += 1
         _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-        award(obs, obs[OBS_RULES + R_PASS], m, payers, 0, L.REASON_PASS, agg, w, tr, tn,
-              do_trace)
+        award(obs, obs[OBS_RULES + R_PASS], m, payers, 0, L.REASON_PASS, agg, w, tr, tn, do_trace)
     record_pass(obs, hist, m, full)
     _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
     w[W_MANGUNO] = m
@@ -444,8 +486,19 @@ def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
         w[W_SIZE] = obs[OBS_RULES + R_MANGUNO]
         _trace_end(tr, tn, do_trace, w, hands)
         payers[0] = m
-        award(obs, obs[OBS_RULES + R_MANGUNO], cucuq, payers, 1, L.REASON_MANGUNO, agg, w,
-              tr, tn, do_trace)
+        award(
+            obs,
+            obs[OBS_RULES + R_MANGUNO],
+            cucuq,
+            payers,
+            1,
+            L.REASON_MANGUNO,
+            agg,
+            w,
+            tr,
+            tn,
+            do_trace,
+        )
         return
     # D14: M gets up to 5 (1 with several MATTIKKENG or an equal sum), paid
     # by the winner first, then the other MATTIKKENG in turn order after M

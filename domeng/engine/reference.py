@@ -25,20 +25,31 @@ A move is ``Move(tile, end)`` with ``end`` LEFT (0) or RIGHT (1) (D5).
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from domeng.core.errors import IllegalMoveError, PlayerError
+from domeng.core.events import (  # noqa: F401 (the one vocabulary, re-exported)
+    CAPPU,
+    CEKI,
+    END_KINDS,
+    END_NAMES,
+    LEFT,
+    MANGUNO,
+    MATTIKKENG,
+    PASS,
+    PASSEBUNGE,
+    POLLO,
+    REASONS,
+    RIGHT,
+    TABLE,
+    render_events,
+)
 from domeng.core.observation import N_SEATS, Observation
 from domeng.core.rng import SplitMix64
 from domeng.core.rules import Rules
 from domeng.core.tiles import DOUBLE_OF, N_TILES, is_double, numbers, other_end, pips, tile_str
-
-from domeng.core.events import (  # noqa: F401 (the one vocabulary, re-exported)
-    CAPPU, CEKI, END_KINDS, END_NAMES, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, REASONS,
-    RIGHT, TABLE, render_events,
-)
-from domeng.engine.records import Move, RoundResult, Transfer  # noqa: F401 (re-exported)
-
+from domeng.engine.records import Move, RoundResult, Transfer
 
 # ---------------------------------------------------------------------------
 # Stone settlement (D7)
@@ -139,9 +150,9 @@ class Table:
         from the table's generator); seat i gets tiles 5i..5i+4."""
         tiles = list(range(N_TILES))
         self.rng.shuffle(tiles)
-        return [sorted(tiles[5 * i: 5 * i + 5]) for i in range(N_SEATS)]
+        return [sorted(tiles[5 * i : 5 * i + 5]) for i in range(N_SEATS)]
 
-    def new_round(self, hands: Sequence[Iterable[int]] | None = None) -> "Round":
+    def new_round(self, hands: Sequence[Iterable[int]] | None = None) -> Round:
         """Start the next round, dealt at random or with the given ``hands``
         (five collections of five tile ids; the other 3 tiles are out of play)."""
         if self.round is not None and not self.round.ended:
@@ -161,7 +172,7 @@ class Table:
         self.round = Round(self, hands, starter, must_lead=must_lead)
         return self.round
 
-    def play_round(self, players: Sequence["PlayerLike"], hands=None) -> RoundResult:
+    def play_round(self, players: Sequence[PlayerLike], hands=None) -> RoundResult:
         """Play one whole round with five players (one per seat)."""
         if len(players) != N_SEATS:
             raise PlayerError(f"a table needs exactly 5 players, got {len(players)}")
@@ -179,23 +190,27 @@ class Table:
         assert rnd.result is not None
         return rnd.result
 
-    def play(self, players: Sequence["PlayerLike"], rounds: int) -> list[RoundResult]:
+    def play(self, players: Sequence[PlayerLike], rounds: int) -> list[RoundResult]:
         """Play ``rounds`` rounds; returns their results."""
         return [self.play_round(players) for _ in range(rounds)]
 
-    def _finish_round(self, rnd: "Round", result: RoundResult) -> None:
+    def _finish_round(self, rnd: Round, result: RoundResult) -> None:
         """After a round's stones are settled: CAMAT (D15), next starter (D4)."""
         self.rounds_played += 1
-        if result.first_cappu is not None and self.table_stones == 0 \
-                and self.stones[result.first_cappu] == 0:
+        if (
+            result.first_cappu is not None
+            and self.table_stones == 0
+            and self.stones[result.first_cappu] == 0
+        ):
             # D15: the table is empty and the FIRST CAPPU holds no stones -> CAMAT;
             # every stone returns to the table.
             self.camat = result.first_cappu
             result.camat = self.camat
             self.stones = [0] * N_SEATS
             self.table_stones = self.rules.stones
-            rnd.events.append({"type": "camat", "seat": self.camat,
-                               "table_stones": self.table_stones})
+            rnd.events.append(
+                {"type": "camat", "seat": self.camat, "table_stones": self.table_stones}
+            )
         # D4: the CAMAT starts every round; without one, the round's winner.
         self.next_starter = self.camat if self.camat is not None else result.winner
         self.history.append(result)
@@ -276,11 +291,16 @@ class Round:
         self.result: RoundResult | None = None
         self.events: list[dict[str, Any]] = []
         if log_deal:
-            self.events.append({
-                "type": "deal", "round": self.number, "starter": starter,
-                "hands": [sorted(h) for h in self.hands],
-                "out": sorted(self.out_of_play), "must_lead": must_lead,
-            })
+            self.events.append(
+                {
+                    "type": "deal",
+                    "round": self.number,
+                    "starter": starter,
+                    "hands": [sorted(h) for h in self.hands],
+                    "out": sorted(self.out_of_play),
+                    "must_lead": must_lead,
+                }
+            )
 
     @classmethod
     def from_position(
@@ -296,7 +316,7 @@ class Round:
         passes_since_play: int = 0,
         starter: int | None = None,
         chain: Sequence[tuple[int, int, int]] = (),
-    ) -> "Round":
+    ) -> Round:
         """A round in a position built by hand (for worked examples and tests).
 
         ``hands`` may hold fewer than five tiles each; ``left``/``right`` are
@@ -464,8 +484,15 @@ class Round:
         self.n_passes += 1
         self.history.append((s, None, LEFT, self.left, self.right))
         self.passes_since_play += 1
-        self.events.append({"type": "pass", "seat": s, "passebunge": passebunge,
-                            "left": self.left, "right": self.right})
+        self.events.append(
+            {
+                "type": "pass",
+                "seat": s,
+                "passebunge": passebunge,
+                "left": self.left,
+                "right": self.right,
+            }
+        )
         # D7 / term 2, 3: up to 1 (2) stones, from the table, then from the LAST MAPPANO.
         reason = PASSEBUNGE if passebunge else PASS
         size = self.rules.passebunge_award if passebunge else self.rules.pass_award
@@ -481,7 +508,9 @@ class Round:
     # -- settlement -------------------------------------------------------
     def _award(self, size: int, dest: int, payers: Sequence[int], reason: str) -> None:
         t = self.table
-        t.table_stones, transfers, unpaid = pay(t.stones, t.table_stones, size, dest, payers, reason)
+        t.table_stones, transfers, unpaid = pay(
+            t.stones, t.table_stones, size, dest, payers, reason
+        )
         self.transfers.extend(transfers)
         self.events.extend(tr.to_dict() for tr in transfers)
         if unpaid:
@@ -492,10 +521,14 @@ class Round:
         """FIRST CAPPU (term 6): the CUCUQ (seat before, D10) gets up to
         1 / 3 (CEKI) / 5 (POLLO); the rest is given by the FIRST CAPPU."""
         cucuq = (s - 1) % N_SEATS
-        size = {CAPPU: self.rules.cappu_award, CEKI: self.rules.ceki_award,
-                POLLO: self.rules.pollo_award}[kind]
-        self._log_end(kind, winner=s, first_cappu=s, cucuq=cucuq, manguno=None, mattikkeng=[],
-                      award=size)
+        size = {
+            CAPPU: self.rules.cappu_award,
+            CEKI: self.rules.ceki_award,
+            POLLO: self.rules.pollo_award,
+        }[kind]
+        self._log_end(
+            kind, winner=s, first_cappu=s, cucuq=cucuq, manguno=None, mattikkeng=[], award=size
+        )
         self._award(size, cucuq, [s], kind)
         self._close(kind, s, first_cappu=s, cucuq=cucuq, manguno=None, mattikkeng=[])
 
@@ -505,8 +538,15 @@ class Round:
             # D11 option: M's closing pass is a PASS, up to 1 from the table only.
             self.n_passes += 1
             self.history.append((m, None, LEFT, self.left, self.right))
-            self.events.append({"type": "pass", "seat": m, "passebunge": False,
-                                "left": self.left, "right": self.right})
+            self.events.append(
+                {
+                    "type": "pass",
+                    "seat": m,
+                    "passebunge": False,
+                    "left": self.left,
+                    "right": self.right,
+                }
+            )
             self._award(self.rules.pass_award, m, [], PASS)
         else:
             self.history.append((m, None, LEFT, self.left, self.right))
@@ -517,8 +557,15 @@ class Round:
         if not matt:
             # D13: M wins; the CUCUQ gets up to 1, M gives the rest.
             cucuq = (m - 1) % N_SEATS
-            self._log_end(MANGUNO, winner=m, first_cappu=None, cucuq=cucuq, manguno=m,
-                          mattikkeng=[], award=self.rules.manguno_award)
+            self._log_end(
+                MANGUNO,
+                winner=m,
+                first_cappu=None,
+                cucuq=cucuq,
+                manguno=m,
+                mattikkeng=[],
+                award=self.rules.manguno_award,
+            )
             self._award(self.rules.manguno_award, cucuq, [m], MANGUNO)
             self._close(MANGUNO, m, first_cappu=None, cucuq=cucuq, manguno=m, mattikkeng=[])
             return
@@ -526,27 +573,51 @@ class Round:
         winner = min(matt, key=lambda p: (sums[p], order.index(p)))
         reduced = len(matt) >= 2 or sums[matt[0]] == sums[m]
         size = self.rules.mattikkeng_reduced_award if reduced else self.rules.mattikkeng_award
-        self._log_end(MATTIKKENG, winner=winner, first_cappu=None, cucuq=None, manguno=m,
-                      mattikkeng=matt, award=size)
+        self._log_end(
+            MATTIKKENG,
+            winner=winner,
+            first_cappu=None,
+            cucuq=None,
+            manguno=m,
+            mattikkeng=matt,
+            award=size,
+        )
         payers = [winner] + [p for p in matt if p != winner]
         self._award(size, m, payers, MATTIKKENG)
         self._close(MATTIKKENG, winner, first_cappu=None, cucuq=None, manguno=m, mattikkeng=matt)
 
     def _log_end(self, kind, *, winner, first_cappu, cucuq, manguno, mattikkeng, award) -> None:
-        self.events.append({
-            "type": "end", "kind": kind, "winner": winner, "first_cappu": first_cappu,
-            "cucuq": cucuq, "manguno": manguno, "mattikkeng": list(mattikkeng),
-            "pip_sums": self.pip_sums(), "award": award,
-        })
+        self.events.append(
+            {
+                "type": "end",
+                "kind": kind,
+                "winner": winner,
+                "first_cappu": first_cappu,
+                "cucuq": cucuq,
+                "manguno": manguno,
+                "mattikkeng": list(mattikkeng),
+                "pip_sums": self.pip_sums(),
+                "award": award,
+            }
+        )
 
     def _close(self, kind, winner, *, first_cappu, cucuq, manguno, mattikkeng) -> None:
         self.ended = True
         self.result = RoundResult(
-            kind=kind, winner=winner, first_cappu=first_cappu, cucuq=cucuq, manguno=manguno,
-            mattikkeng=list(mattikkeng), pip_sums=self.pip_sums(),
-            transfers=list(self.transfers), unpaid={k: v for k, v in self.unpaid.items() if v},
-            camat=None, turns=len(self.history), tiles_played=len(self.chain),
-            passes=self.n_passes, passebunge=self.n_passebunge,
+            kind=kind,
+            winner=winner,
+            first_cappu=first_cappu,
+            cucuq=cucuq,
+            manguno=manguno,
+            mattikkeng=list(mattikkeng),
+            pip_sums=self.pip_sums(),
+            transfers=list(self.transfers),
+            unpaid={k: v for k, v in self.unpaid.items() if v},
+            camat=None,
+            turns=len(self.history),
+            tiles_played=len(self.chain),
+            passes=self.n_passes,
+            passebunge=self.n_passebunge,
         )
         self.table._finish_round(self, self.result)
 
@@ -567,8 +638,10 @@ class Round:
             a, b = numbers(t)
             end_n = self.left if move.end == LEFT else self.right
             if end_n not in (a, b):
-                return (f"{tile_str(t)} does not fit the {END_NAMES[move.end]} end "
-                        f"(open ends {self.left} and {self.right})")
+                return (
+                    f"{tile_str(t)} does not fit the {END_NAMES[move.end]} end "
+                    f"(open ends {self.left} and {self.right})"
+                )
             return f"{tile_str(t)} on the left and on the right leave the same ends: play it left"
         return f"{move} is not a legal move"
 

@@ -45,7 +45,15 @@ import numpy as np
 from numba import njit
 
 from domeng.core import layout as L
-from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_RULES, OBS_SEAT, OBS_STONES, OBS_TABLE
+from domeng.core.observation import (
+    MAX_TURNS,
+    OBS_HAND,
+    OBS_LEN,
+    OBS_RULES,
+    OBS_SEAT,
+    OBS_STONES,
+    OBS_TABLE,
+)
 from domeng.core.rules import R_OPENER_LEADS_DOUBLE
 from domeng.core.tiles import NUMBER_MASK
 from domeng.engine import kernel as K
@@ -66,8 +74,28 @@ C_DELTA = 7  # keep per-step stone deltas in delta
 C_LAST_SEAT = 8  # the seat that took the last step
 CTL_LEN = 9
 
-State = namedtuple("State", ("rules", "hands", "obs", "hist", "w", "st", "rng", "prng", "agg",
-                             "rec", "tr", "tn", "ctl", "delta", "perm", "payers", "moves"))
+State = namedtuple(
+    "State",
+    (
+        "rules",
+        "hands",
+        "obs",
+        "hist",
+        "w",
+        "st",
+        "rng",
+        "prng",
+        "agg",
+        "rec",
+        "tr",
+        "tn",
+        "ctl",
+        "delta",
+        "perm",
+        "payers",
+        "moves",
+    ),
+)
 
 _NUM = NUMBER_MASK.copy()
 
@@ -88,13 +116,25 @@ def new_state(rules, st, full, trace_rows):
     ctl[C_REC] = 1
     ctl[C_DELTA] = 1
     ctl[C_LAST_SEAT] = -1
-    S = State(rules.copy(), np.zeros(5, dtype=np.int64), np.zeros(OBS_LEN, dtype=np.int64),
-              np.full((MAX_TURNS, 3), -1, dtype=np.int64), np.zeros(K.W_LEN, dtype=np.int64),
-              st.copy(), np.zeros(1, dtype=np.uint64), np.zeros(5, dtype=np.uint64),
-              np.zeros(L.AGG_LEN, dtype=np.int64), np.zeros(L.REC_LEN, dtype=np.int64), tr,
-              np.zeros(1, dtype=np.int64), ctl, np.zeros(6, dtype=np.int64),
-              np.zeros(28, dtype=np.int64), np.zeros(8, dtype=np.int64),
-              np.zeros(64, dtype=np.int64))
+    S = State(
+        rules.copy(),
+        np.zeros(5, dtype=np.int64),
+        np.zeros(OBS_LEN, dtype=np.int64),
+        np.full((MAX_TURNS, 3), -1, dtype=np.int64),
+        np.zeros(K.W_LEN, dtype=np.int64),
+        st.copy(),
+        np.zeros(1, dtype=np.uint64),
+        np.zeros(5, dtype=np.uint64),
+        np.zeros(L.AGG_LEN, dtype=np.int64),
+        np.zeros(L.REC_LEN, dtype=np.int64),
+        tr,
+        np.zeros(1, dtype=np.int64),
+        ctl,
+        np.zeros(6, dtype=np.int64),
+        np.zeros(28, dtype=np.int64),
+        np.zeros(8, dtype=np.int64),
+        np.zeros(64, dtype=np.int64),
+    )
     load_table(S)
     return S
 
@@ -238,15 +278,29 @@ def step(S, action):
     do_trace = S.ctl[C_TRACE]
     full = S.ctl[C_FULL]
     if action == PASS:
-        ended = K.pass_turn(S.hands, S.obs, S.hist, s, S.payers, S.w, S.agg, S.tr, S.tn,
-                            do_trace, full)
+        ended = K.pass_turn(
+            S.hands, S.obs, S.hist, s, S.payers, S.w, S.agg, S.tr, S.tn, do_trace, full
+        )
     else:
-        ended = K.play_move(S.hands, S.obs, S.hist, s, action, S.payers, S.w, S.agg, S.tr, S.tn,
-                            do_trace, full)
+        ended = K.play_move(
+            S.hands, S.obs, S.hist, s, action, S.payers, S.w, S.agg, S.tr, S.tn, do_trace, full
+        )
     S.ctl[C_LAST_SEAT] = s
     if ended:
-        K.finish_round(S.rules, S.obs, S.w, S.st, S.agg, S.rec, S.ctl[C_REC], S.tr, S.tn,
-                       do_trace, S.ctl[C_STARTER], S.ctl[C_ROUND])
+        K.finish_round(
+            S.rules,
+            S.obs,
+            S.w,
+            S.st,
+            S.agg,
+            S.rec,
+            S.ctl[C_REC],
+            S.tr,
+            S.tn,
+            do_trace,
+            S.ctl[C_STARTER],
+            S.ctl[C_ROUND],
+        )
         S.ctl[C_SEAT] = -1
         S.ctl[C_OVER] = 1
     else:

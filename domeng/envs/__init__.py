@@ -24,8 +24,11 @@ def register() -> bool:
     except ImportError:  # the rl extra is not installed
         return False
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="domeng.envs.gym:DomengEnv",
-                           vector_entry_point="domeng.envs.gym:DomengVectorEnv")
+        gymnasium.register(
+            id=ENV_ID,
+            entry_point="domeng.envs.gym:DomengEnv",
+            vector_entry_point="domeng.envs.gym:DomengVectorEnv",
+        )
     return True
 
 

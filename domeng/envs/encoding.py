@@ -18,11 +18,28 @@ import numpy as np
 from numba import njit
 
 from domeng.core.bits import lowest_bit
-from domeng.core.observation import (MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE,
-                                     OBS_HAS_PLAYED, OBS_LAST_MAPPANO, OBS_LEFT, OBS_MUST_LEAD,
-                                     OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND, OBS_RULES,
-                                     OBS_SEAT, OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN,
-                                     OBS_VOID)
+from domeng.core.observation import (
+    MAX_TURNS,
+    OBS_CAMAT,
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_HAND_SIZE,
+    OBS_HAS_PLAYED,
+    OBS_LAST_MAPPANO,
+    OBS_LEFT,
+    OBS_MUST_LEAD,
+    OBS_PASSES,
+    OBS_PLAYED_BY,
+    OBS_RIGHT,
+    OBS_ROUND,
+    OBS_RULES,
+    OBS_SEAT,
+    OBS_STARTER,
+    OBS_STONES,
+    OBS_TABLE,
+    OBS_TURN,
+    OBS_VOID,
+)
 from domeng.core.rules import R_LEN
 from domeng.core.tiles import TILE_HIGH
 
@@ -31,22 +48,32 @@ _SPEC = (
     ("hand", 28, "1 for each tile (id 0..27) in the observer's hand"),
     ("chain", 28, "1 for each tile on the chain"),
     ("played_by", 5 * 28, "[seat r][tile]: 1 if relative seat r played the tile this round"),
-    ("play_order", 28, "(k+1)/25 if the tile was the k-th tile played this round (0-based), else 0"),
+    (
+        "play_order",
+        28,
+        "(k+1)/25 if the tile was the k-th tile played this round (0-based), else 0",
+    ),
     ("play_end", 28, "1 if the tile was played on the right end (a lead counts as left)"),
     ("left", 7, "one-hot of the left open end (all 0 before the lead)"),
     ("right", 7, "one-hot of the right open end (all 0 before the lead)"),
     ("void", 5 * 7, "[seat r][number]: 1 if seat r is known not to hold the number (its passes)"),
     ("passes", 5, "[seat r]: passes seat r made this round (PASS and PASSEBUNGE)"),
-    ("has_played", 5, "[seat r]: 1 once seat r has played a tile this round (else its passes "
-                      "are PASSEBUNGE, D6)"),
+    (
+        "has_played",
+        5,
+        "[seat r]: 1 once seat r has played a tile this round (else its passes are PASSEBUNGE, D6)",
+    ),
     ("hand_size", 5, "[seat r]: tiles left in seat r's hand"),
     ("stones", 5, "[seat r]: stones seat r holds (penalties)"),
     ("table", 1, "stones on the table"),
     ("camat", 5, "one-hot relative seat of the CAMAT (all 0: none yet)"),
     ("starter", 5, "one-hot relative seat that started this round"),
     ("last_mappano", 5, "one-hot relative seat of the LAST MAPPANO (all 0 before the lead)"),
-    ("passes_since_play", 1, "passes since the LAST DOMINO (the fourth lets the LAST MAPPANO "
-                             "block, D11)"),
+    (
+        "passes_since_play",
+        1,
+        "passes since the LAST DOMINO (the fourth lets the LAST MAPPANO block, D11)",
+    ),
     ("must_lead", 7, "one-hot number of the double the opener must lead (D3), else 0"),
     ("round", 1, "round number in the game (1 = first)"),
     ("turn", 1, "turns taken this round"),
@@ -55,7 +82,9 @@ _SPEC = (
 )
 
 FIELDS: tuple[tuple[str, int, int, str], ...] = tuple(
-    (name, sum(s for _, s, _ in _SPEC[:i]), size, text) for i, (name, size, text) in enumerate(_SPEC))
+    (name, sum(s for _, s, _ in _SPEC[:i]), size, text)
+    for i, (name, size, text) in enumerate(_SPEC)
+)
 OFFSET = {name: off for name, off, _, _ in FIELDS}
 #: length of the observation vector
 OBS_SIZE = sum(s for _, s, _ in _SPEC)
@@ -151,7 +180,7 @@ def encode(obs, hist, out):
 
 def describe(vec: np.ndarray) -> dict[str, np.ndarray]:
     """The observation vector split into its named fields (for reading and tests)."""
-    return {name: np.asarray(vec[off:off + size]) for name, off, size, _ in FIELDS}
+    return {name: np.asarray(vec[off : off + size]) for name, off, size, _ in FIELDS}
 
 
 def fields_table() -> str:
@@ -161,4 +190,4 @@ def fields_table() -> str:
     return "\n".join(rows)
 
 
-__all__ = ["FIELDS", "OFFSET", "OBS_SIZE", "MAX_TURNS", "encode", "describe", "fields_table"]
+__all__ = ["FIELDS", "MAX_TURNS", "OBS_SIZE", "OFFSET", "describe", "encode", "fields_table"]

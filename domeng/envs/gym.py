@@ -18,7 +18,8 @@ changes nothing.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -43,7 +44,6 @@ N_ACTIONS = E.N_ACTIONS
 HIGH = float(np.finfo(np.float32).max)
 
 
-
 def _start_tables(env, seed: int | None) -> None:
     """Reset ``env``'s compiled tables (the single and the vector env share
     this): with ``seed``, from table ``table_start`` of that seed; without,
@@ -57,6 +57,7 @@ def _start_tables(env, seed: int | None) -> None:
     env._started = True
     with _quiet_compile():
         env._t.reset(env._seed, start)
+
 
 class LegalActions(spaces.Discrete):
     """The 57 actions; :meth:`sample` without a mask draws a *legal* action
@@ -79,8 +80,9 @@ def _obs_space(shape=(OBS_SIZE,)):
     return spaces.Box(low=0.0, high=HIGH, shape=shape, dtype=np.float32)
 
 
-def _make_tables(n: int, opponents, seat: int, rules, rounds: int, camats: int,
-                 camat_bonus: float) -> Tables:
+def _make_tables(
+    n: int, opponents, seat: int, rules, rounds: int, camats: int, camat_bonus: float
+) -> Tables:
     seat = check_seat(seat)
     opts = EpisodeOptions.make(rules, rounds, camats, camat_bonus)
     pids, fns = kernel_players(seat_players(opponents, seat))
@@ -88,8 +90,11 @@ def _make_tables(n: int, opponents, seat: int, rules, rounds: int, camats: int,
 
 
 def _check_action(a: Any) -> int:
-    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) \
-            or not 0 <= a < N_ACTIONS:
+    if (
+        isinstance(a, (bool, np.bool_))
+        or not isinstance(a, (int, np.integer))
+        or not 0 <= a < N_ACTIONS
+    ):
         raise IllegalMoveError(f"an action is a whole number 0..{N_ACTIONS - 1}, got {a!r}")
     return int(a)
 
@@ -99,8 +104,10 @@ def _illegal_message(tables: Tables, bad: np.ndarray, actions: np.ndarray) -> st
     legal = [action_str(int(x)) for x in np.flatnonzero(tables.mask[i])]
     where = f"table {i}: " if tables.n > 1 else ""
     more = f" (and {len(bad) - 1} other table(s))" if len(bad) > 1 else ""
-    return (f"{where}action {int(actions[i])} ({action_str(int(actions[i]))}) is not legal "
-            f"for seat {tables.seat} now; legal: {', '.join(legal)}{more} (D5); nothing was played")
+    return (
+        f"{where}action {int(actions[i])} ({action_str(int(actions[i]))}) is not legal "
+        f"for seat {tables.seat} now; legal: {', '.join(legal)}{more} (D5); nothing was played"
+    )
 
 
 class DomengEnv(gymnasium.Env):
@@ -117,11 +124,19 @@ class DomengEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
-    def __init__(self, opponents: str | Sequence[str] = "random", seat: int = 0,
-                 rules: Rules | None = None, rounds: int = 1, camats: int = 0,
-                 camat_bonus: float = 0.0, table_start: int = 0,
-                 render_mode: str | None = None, illegal: str = "raise",
-                 illegal_penalty: float = -1.0) -> None:
+    def __init__(
+        self,
+        opponents: str | Sequence[str] = "random",
+        seat: int = 0,
+        rules: Rules | None = None,
+        rounds: int = 1,
+        camats: int = 0,
+        camat_bonus: float = 0.0,
+        table_start: int = 0,
+        render_mode: str | None = None,
+        illegal: str = "raise",
+        illegal_penalty: float = -1.0,
+    ) -> None:
         if render_mode not in (None, "ansi"):
             raise DomengError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if illegal not in ("raise", "penalize"):
@@ -155,25 +170,29 @@ class DomengEnv(gymnasium.Env):
         try:
             self._actions[0] = _check_action(action)
             if self._t.step(self._actions, False) < 0:  # checked first: nothing played
-                raise IllegalMoveError(_illegal_message(self._t, np.flatnonzero(self._t.bad),
-                                                        self._actions))
+                raise IllegalMoveError(
+                    _illegal_message(self._t, np.flatnonzero(self._t.bad), self._actions)
+                )
         except IllegalMoveError:
             if self._illegal == "raise":
                 raise
             # nothing is played: the same observation, the penalty, the same mover
-            return (self._t.obs[0].copy(), self._penalty, False, False,
-                    {**self._info(), "illegal": True})
+            return (
+                self._t.obs[0].copy(),
+                self._penalty,
+                False,
+                False,
+                {**self._info(), "illegal": True},
+            )
         self._done = bool(self._t.terminated[0])
-        return (self._t.obs[0].copy(), float(self._t.reward[0]), self._done, False,
-                self._info())
+        return (self._t.obs[0].copy(), float(self._t.reward[0]), self._done, False, self._info())
 
     def action_masks(self) -> np.ndarray:
         """``bool[57]``: the legal actions now (masked-policy libraries call this)."""
         return self._t.mask[0].astype(bool)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self._t.mask[0].copy(),
-                "table": int(self._t.next_table[0]) - 1}
+        return {"action_mask": self._t.mask[0].copy(), "table": int(self._t.next_table[0]) - 1}
 
     def render(self) -> str | None:
         """``ansi``: the learner's view (its hand, the ends, the stones)."""
@@ -183,9 +202,11 @@ class DomengEnv(gymnasium.Env):
         o = S.obs
         ends = "none yet" if o[OBS_LEFT] < 0 else f"{o[OBS_LEFT]} and {o[OBS_RIGHT]}"
         stones = ", ".join(f"seat {p}: {int(o[OBS_STONES + p])}" for p in range(5))
-        return (f"round {int(o[OBS_ROUND])}, you are seat {self.seat}\n"
-                f"your hand: {hand_str(tiles_of(int(S.hands[self.seat])))}\n"
-                f"open ends: {ends}\nstones: {stones}; table: {int(o[OBS_TABLE])}")
+        return (
+            f"round {int(o[OBS_ROUND])}, you are seat {self.seat}\n"
+            f"your hand: {hand_str(tiles_of(int(S.hands[self.seat])))}\n"
+            f"open ends: {ends}\nstones: {stones}; table: {int(o[OBS_TABLE])}"
+        )
 
 
 class DomengVectorEnv(VectorEnv):
@@ -200,17 +221,30 @@ class DomengVectorEnv(VectorEnv):
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, num_envs: int = 1, opponents: str | Sequence[str] = "random",
-                 seat: int = 0, rules: Rules | None = None, rounds: int = 1, camats: int = 0,
-                 camat_bonus: float = 0.0, table_start: int = 0, copy: bool = True,
-                 render_mode: str | None = None) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
+    def __init__(
+        self,
+        num_envs: int = 1,
+        opponents: str | Sequence[str] = "random",
+        seat: int = 0,
+        rules: Rules | None = None,
+        rounds: int = 1,
+        camats: int = 0,
+        camat_bonus: float = 0.0,
+        table_start: int = 0,
+        copy: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
+        if (
+            isinstance(num_envs, bool)
+            or not isinstance(num_envs, (int, np.integer))
+            or num_envs < 1
+        ):
             raise DomengError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         self.num_envs = int(num_envs)
         with _quiet_compile():
-            self._t = _make_tables(self.num_envs, opponents, seat, rules, rounds, camats,
-                                   camat_bonus)
+            self._t = _make_tables(
+                self.num_envs, opponents, seat, rules, rounds, camats, camat_bonus
+            )
         self.seat = self._t.seat
         self.single_observation_space = _obs_space()
         self.single_action_space = spaces.Discrete(N_ACTIONS)
@@ -235,8 +269,10 @@ class DomengVectorEnv(VectorEnv):
             raise DomengError("call reset() first")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise IllegalMoveError(f"actions must be {self.num_envs} whole numbers "
-                                   f"0..{N_ACTIONS - 1}, got shape {a.shape} of {a.dtype}")
+            raise IllegalMoveError(
+                f"actions must be {self.num_envs} whole numbers "
+                f"0..{N_ACTIONS - 1}, got shape {a.shape} of {a.dtype}"
+            )
         self._actions[:] = a
         t = self._t
         done = t.step(self._actions, True)  # checks every action first
@@ -246,8 +282,13 @@ class DomengVectorEnv(VectorEnv):
         if done:
             info["final_obs"] = self._out(t.final_obs)
             info["_final_obs"] = self._out(t.terminated)
-        return (self._out(t.obs), self._out(t.reward), self._out(t.terminated),
-                self._out(self._truncated), info)
+        return (
+            self._out(t.obs),
+            self._out(t.reward),
+            self._out(t.terminated),
+            self._out(self._truncated),
+            info,
+        )
 
     def action_masks(self) -> np.ndarray:
         """``bool[num_envs, 57]``: the legal actions at each table."""

@@ -55,12 +55,32 @@ from numba import njit
 from domeng.batch.computer import Computers
 from domeng.core.errors import DomengError, IllegalMoveError
 from domeng.core.nbrng import randbelow
-from domeng.core.observation import (MAX_TURNS, OBS_CAMAT, OBS_CHAIN, OBS_HAND_SIZE, OBS_LEFT,
-                                     OBS_LEN, OBS_MUST_LEAD, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND,
-                                     OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_VOID)
+from domeng.core.observation import (
+    MAX_TURNS,
+    OBS_CAMAT,
+    OBS_CHAIN,
+    OBS_HAND_SIZE,
+    OBS_LEFT,
+    OBS_LEN,
+    OBS_MUST_LEAD,
+    OBS_PLAYED_BY,
+    OBS_RIGHT,
+    OBS_ROUND,
+    OBS_STARTER,
+    OBS_STONES,
+    OBS_TABLE,
+    OBS_VOID,
+)
 from domeng.core.rules import R_OPENER_LEADS_DOUBLE, Rules
-from domeng.core.tiles import (DOUBLE_OF, N_TILES, TILE_HIGH, TILE_IS_DOUBLE, hand_str, tile_str,
-                               tiles_of)
+from domeng.core.tiles import (
+    DOUBLE_OF,
+    N_TILES,
+    TILE_HIGH,
+    TILE_IS_DOUBLE,
+    hand_str,
+    tile_str,
+    tiles_of,
+)
 from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.engine.game import action_str
@@ -164,14 +184,16 @@ class DomengGame(pyspiel.Game):
             raise DomengError(f"camat_bonus must be a finite number, got {bonus!r}")
         self.rounds, self.camat_bonus, self.seed = int(rounds), float(bonus), int(seed)
         self.rules = Rules()
-        super().__init__(GAME_TYPE, game_info(self.rounds, self.camat_bonus),
-                         {"rounds": self.rounds, "camat_bonus": self.camat_bonus,
-                          "seed": self.seed})
+        super().__init__(
+            GAME_TYPE,
+            game_info(self.rounds, self.camat_bonus),
+            {"rounds": self.rounds, "camat_bonus": self.camat_bonus, "seed": self.seed},
+        )
 
-    def new_initial_state(self) -> "DomengState":
+    def new_initial_state(self) -> DomengState:
         return DomengState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> "DomengObserver":
+    def make_py_observer(self, iig_obs_type=None, params=None) -> DomengObserver:
         if params:
             raise DomengError(f"python_domeng's observer takes no parameters, got {params}")
         return DomengObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
@@ -228,9 +250,11 @@ class DomengState(pyspiel.State):
             return
         if not 0 <= action < E.N_ACTIONS or not self._mask[action]:
             legal = ", ".join(action_str(int(a)) for a in np.flatnonzero(self._mask))
-            raise IllegalMoveError(f"action {action} is not legal for seat "
-                                   f"{int(self._S.ctl[E.C_SEAT])} now; legal: {legal} (D5); "
-                                   "nothing was played")
+            raise IllegalMoveError(
+                f"action {action} is not legal for seat "
+                f"{int(self._S.ctl[E.C_SEAT])} now; legal: {legal} (D5); "
+                "nothing was played"
+            )
         self._rewards[:] = 0.0
         seat = int(self._S.ctl[E.C_SEAT])
         ended = _apply(self._S, int(action), self._bonus, self._rew, self._mask)
@@ -256,9 +280,11 @@ class DomengState(pyspiel.State):
     def _end_round(self) -> None:
         S = self._S
         w = S.w
-        out = (f"end:{int(w[K.W_KIND])}:{int(w[K.W_WINNER])}:"
-               + ",".join(str(int(x)) for x in S.obs[OBS_STONES:OBS_STONES + 5])
-               + f":{int(S.obs[OBS_TABLE])}:{int(S.obs[OBS_CAMAT])}")
+        out = (
+            f"end:{int(w[K.W_KIND])}:{int(w[K.W_WINNER])}:"
+            + ",".join(str(int(x)) for x in S.obs[OBS_STONES : OBS_STONES + 5])
+            + f":{int(S.obs[OBS_TABLE])}:{int(S.obs[OBS_CAMAT])}"
+        )
         for p in range(N_PLAYERS):
             self._log[p].append(out)
         self._round_marks.append(len(self._log[0]))
@@ -288,15 +314,18 @@ class DomengState(pyspiel.State):
         """The whole state (every hand: for debugging, never for a seat)."""
         S = self._S
         if len(self._dealt) < DEALT:
-            hands = [[t for k, t in enumerate(self._dealt) if k // HAND == s]
-                     for s in range(N_PLAYERS)]
+            hands = [
+                [t for k, t in enumerate(self._dealt) if k // HAND == s] for s in range(N_PLAYERS)
+            ]
         else:
             hands = [tiles_of(int(S.hands[s])) for s in range(N_PLAYERS)]
-        return (f"round {len(self._past) + (0 if self._over else 1)}; "
-                + "; ".join(f"seat {s}: {hand_str(h)}" for s, h in enumerate(hands))
-                + f"; actions {self._actions}; stones "
-                + ",".join(str(int(x)) for x in S.obs[OBS_STONES:OBS_STONES + 5])
-                + f"; table {int(S.obs[OBS_TABLE])}")
+        return (
+            f"round {len(self._past) + (0 if self._over else 1)}; "
+            + "; ".join(f"seat {s}: {hand_str(h)}" for s, h in enumerate(hands))
+            + f"; actions {self._actions}; stones "
+            + ",".join(str(int(x)) for x in S.obs[OBS_STONES : OBS_STONES + 5])
+            + f"; table {int(S.obs[OBS_TABLE])}"
+        )
 
     # ------------------------------------------------------------- views
     def own_tiles(self, seat: int) -> int:
@@ -322,7 +351,7 @@ class DomengState(pyspiel.State):
         out[:] = 0.0
         for name in _CARRY:
             off, size = _FIELD[name]
-            out[off:off + size] = full[off:off + size]
+            out[off : off + size] = full[off : off + size]
         if self._over:  # the last round as it ended
             out[:] = full
             return
@@ -338,34 +367,42 @@ class DomengState(pyspiel.State):
         ``private=False``: without its hand."""
         S = self._S
         rnd = len(self._past) + (0 if self._over else 1)
-        stones = ",".join(str(int(x)) for x in S.obs[OBS_STONES:OBS_STONES + 5])
+        stones = ",".join(str(int(x)) for x in S.obs[OBS_STONES : OBS_STONES + 5])
         camat = int(S.obs[OBS_CAMAT])
         hand = hand_str(tiles_of(self.own_tiles(seat))) if private else "?"
-        head = (f"seat {seat} round {rnd} hand {hand} "
-                f"stones {stones} table {int(S.obs[OBS_TABLE])} camat "
-                f"{'-' if camat < 0 else camat}")
+        head = (
+            f"seat {seat} round {rnd} hand {hand} "
+            f"stones {stones} table {int(S.obs[OBS_TABLE])} camat "
+            f"{'-' if camat < 0 else camat}"
+        )
         if len(self._dealt) < DEALT and not self._over:
             return f"{head} dealing {len(self._dealt)}/{DEALT}"
         o = S.obs
         ends = "-" if o[OBS_LEFT] < 0 else f"{int(o[OBS_LEFT])}-{int(o[OBS_RIGHT])}"
-        played = " ".join(f"{p}:{hand_str(tiles_of(int(o[OBS_PLAYED_BY + p])))}"
-                          for p in range(N_PLAYERS))
+        played = " ".join(
+            f"{p}:{hand_str(tiles_of(int(o[OBS_PLAYED_BY + p])))}" for p in range(N_PLAYERS)
+        )
         voids = ",".join(f"{int(o[OBS_VOID + p]):07b}" for p in range(N_PLAYERS))
         sizes = ",".join(str(int(o[OBS_HAND_SIZE + p])) for p in range(N_PLAYERS))
         mover = int(S.ctl[E.C_SEAT])
-        return (f"{head} ends {ends} chain {int(o[OBS_CHAIN])} played {played} voids {voids} "
-                f"sizes {sizes} starter {int(S.ctl[E.C_STARTER])} last "
-                f"{int(o[K.OBS_LAST_MAPPANO])} turn {int(o[K.OBS_TURN])} to_move {mover}")
+        return (
+            f"{head} ends {ends} chain {int(o[OBS_CHAIN])} played {played} voids {voids} "
+            f"sizes {sizes} starter {int(S.ctl[E.C_STARTER])} last "
+            f"{int(o[K.OBS_LAST_MAPPANO])} turn {int(o[K.OBS_TURN])} to_move {mover}"
+        )
 
     def recall_string(self, seat: int, private: bool = True) -> str:
         """``seat``'s perfect-recall log (the information-state string);
         ``private=False``: without the tiles dealt to it."""
-        log = self._log[seat] if private else [t.split(":")[0] if t.startswith("d") else t
-                                               for t in self._log[seat]]
+        log = (
+            self._log[seat]
+            if private
+            else [t.split(":")[0] if t.startswith("d") else t for t in self._log[seat]]
+        )
         return f"p{seat} " + " ".join(log)
 
     # ------------------------------------------------------------- resampling
-    def resample_from_infostate(self, player_id: int, probability_sampler) -> "DomengState":
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> DomengState:
         """A state that ``player_id`` cannot tell from this one: the tiles it
         cannot see are dealt anew by the engine's determinizer
         (:func:`domeng.players.isearch.determinize`: exact hand sizes and
@@ -378,8 +415,9 @@ class DomengState(pyspiel.State):
         seat = int(player_id)
         if not 0 <= seat < N_PLAYERS:
             raise DomengError(f"a player is 0..4, got {player_id!r}")
-        rng = np.array([(int(probability_sampler() * 2**53) * 2654435761 + 1) % 2**64],
-                       dtype=np.uint64)
+        rng = np.array(
+            [(int(probability_sampler() * 2**53) * 2654435761 + 1) % 2**64], dtype=np.uint64
+        )
         new = self.get_game().new_initial_state()
         for r, (deal, actions) in enumerate(self._past):
             true = new.clone()
@@ -397,12 +435,18 @@ class DomengState(pyspiel.State):
             for k, t in enumerate(self._dealt):
                 new.apply_action(int(t) if k // HAND == seat else int(next(others)))
             return new
-        return self._replay(new, seat, self._dealt, self._actions, self._S, rng,
-                            self._log[seat])
+        return self._replay(new, seat, self._dealt, self._actions, self._S, rng, self._log[seat])
 
     @staticmethod
-    def _replay(base: "DomengState", seat: int, deal: list[int], actions: list[int],
-                S: E.State, rng: np.ndarray, want: list[str]) -> "DomengState":
+    def _replay(
+        base: DomengState,
+        seat: int,
+        deal: list[int],
+        actions: list[int],
+        S: E.State,
+        rng: np.ndarray,
+        want: list[str],
+    ) -> DomengState:
         """``base`` after a round (``deal``, then ``actions``; ``S``: the
         engine's record of it now) replayed with the tiles ``seat`` cannot
         see redealt, retried until the seat's log is ``want``."""
@@ -415,8 +459,10 @@ class DomengState(pyspiel.State):
                 continue
             if cand._log[seat] == want:
                 return cand
-        raise DomengError(f"no redeal of round {len(base._past) + 1} matched seat {seat}'s "
-                          f"view in {RESAMPLE_TRIES} tries")
+        raise DomengError(
+            f"no redeal of round {len(base._past) + 1} matched seat {seat}'s "
+            f"view in {RESAMPLE_TRIES} tries"
+        )
 
 
 def _redeal(seat: int, S: E.State, deal: list[int], rng: np.ndarray) -> list[int]:
@@ -452,7 +498,7 @@ def _redeal(seat: int, S: E.State, deal: list[int], rng: np.ndarray) -> list[int
     out: list[int] = []
     for s in range(N_PLAYERS):
         if s == seat:
-            out += deal[s * HAND:(s + 1) * HAND]
+            out += deal[s * HAND : (s + 1) * HAND]
         else:
             out += tiles_of(int(hands[s]) | int(view[OBS_PLAYED_BY + s]))
     return out
@@ -491,7 +537,7 @@ class DomengObserver:
     def __init__(self, iig_obs_type) -> None:
         self.iig = iig_obs_type
         self.tensor = np.zeros(OBS_SIZE, dtype=np.float32)
-        self.dict = {name: self.tensor[off:off + size] for name, (off, size) in _FIELD.items()}
+        self.dict = {name: self.tensor[off : off + size] for name, (off, size) in _FIELD.items()}
         self._private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self._public = bool(iig_obs_type.public_info)
 
@@ -512,5 +558,11 @@ class DomengObserver:
 
 pyspiel.register_game(GAME_TYPE, DomengGame)
 
-__all__ = ["GAME_TYPE", "DomengGame", "DomengState", "DomengObserver", "game_info",
-           "computer_action"]
+__all__ = [
+    "GAME_TYPE",
+    "DomengGame",
+    "DomengObserver",
+    "DomengState",
+    "computer_action",
+    "game_info",
+]

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,8 +33,9 @@ class EpisodeOptions:
     camat_bonus: float = 0.0
 
     @classmethod
-    def make(cls, rules: Rules | None = None, rounds: int = 1, camats: int = 0,
-             camat_bonus: float = 0.0) -> "EpisodeOptions":
+    def make(
+        cls, rules: Rules | None = None, rounds: int = 1, camats: int = 0, camat_bonus: float = 0.0
+    ) -> EpisodeOptions:
         rules = Rules() if rules is None else rules
         if not isinstance(rules, Rules):
             raise DomengError("rules must be a domeng.core.rules.Rules")
@@ -41,8 +43,11 @@ class EpisodeOptions:
         camats = _whole("camats", camats, 0, 2**31)
         if rounds == 0 and camats == 0:
             raise DomengError("an episode needs an end: rounds > 0 or camats > 0")
-        if isinstance(camat_bonus, bool) or not isinstance(camat_bonus, (int, float, np.number)) \
-                or not np.isfinite(camat_bonus):
+        if (
+            isinstance(camat_bonus, bool)
+            or not isinstance(camat_bonus, (int, float, np.number))
+            or not np.isfinite(camat_bonus)
+        ):
             raise DomengError(f"camat_bonus must be a finite number, got {camat_bonus!r}")
         return cls(rules, rounds, camats, float(camat_bonus))
 
@@ -64,8 +69,10 @@ def seat_players(opponents: str | Sequence[str], seat: int) -> list[str]:
     else:
         names = list(opponents)
         if len(names) != 4 or not all(isinstance(n, str) for n in names):
-            raise DomengError("opponents must be one player name or four names (the other "
-                              f"seats in seat order), got {opponents!r}")
+            raise DomengError(
+                "opponents must be one player name or four names (the other "
+                f"seats in seat order), got {opponents!r}"
+            )
     out = list(names)
     out.insert(seat, names[0])
     return out

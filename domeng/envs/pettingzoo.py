@@ -42,12 +42,22 @@ class raw_env(AECEnv):
     ``camats``, ``camat_bonus``, ``table`` (the table index of the seed),
     ``render_mode`` (``"ansi"``: the round so far as a spectator sees it)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "domeng_v0", "is_parallelizable": False,
-                "render_fps": 2}
+    metadata = {
+        "render_modes": ["ansi"],
+        "name": "domeng_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
-    def __init__(self, rules: Rules | None = None, rounds: int = 1, camats: int = 0,
-                 camat_bonus: float = 0.0, table: int = 0,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        rounds: int = 1,
+        camats: int = 0,
+        camat_bonus: float = 0.0,
+        table: int = 0,
+        render_mode: str | None = None,
+    ) -> None:
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise DomengError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -57,8 +67,9 @@ class raw_env(AECEnv):
         self.possible_agents = list(AGENTS)
         obs = spaces.Box(0.0, HIGH, (OBS_SIZE,), np.float32)
         mask = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
-        self.observation_spaces = {a: spaces.Dict({"observation": obs, "action_mask": mask})
-                                   for a in AGENTS}
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": obs, "action_mask": mask}) for a in AGENTS
+        }
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self.game: Game | None = None
         self._rew = np.zeros(5)

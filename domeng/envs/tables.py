@@ -35,9 +35,9 @@ from domeng.core.nbrng import randbelow_at, seat_state, table_state
 from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT
 from domeng.core.rules import R_STONES, Rules
 from domeng.engine import kernel as K
-from domeng.players.heuristics import N_BUILTIN, builtin_choose
 from domeng.engine import step as E
 from domeng.envs.encoding import OBS_SIZE, encode
+from domeng.players.heuristics import N_BUILTIN, builtin_choose
 
 State = E.State
 
@@ -54,9 +54,25 @@ game_over = _inline(E.game_over.py_func)
 @njit(cache=True, inline="always")
 def table_at(B, i):
     """Table ``i`` of the stacked record ``B`` as a step-API state (views)."""
-    return State(B.rules[i], B.hands[i], B.obs[i], B.hist[i], B.w[i], B.st[i], B.rng[i],
-                 B.prng[i], B.agg[i], B.rec[i], B.tr[i], B.tn[i], B.ctl[i], B.delta[i],
-                 B.perm[i], B.payers[i], B.moves[i])
+    return State(
+        B.rules[i],
+        B.hands[i],
+        B.obs[i],
+        B.hist[i],
+        B.w[i],
+        B.st[i],
+        B.rng[i],
+        B.prng[i],
+        B.agg[i],
+        B.rec[i],
+        B.tr[i],
+        B.tn[i],
+        B.ctl[i],
+        B.delta[i],
+        B.perm[i],
+        B.payers[i],
+        B.moves[i],
+    )
 
 
 @njit(cache=True, inline="always")
@@ -152,23 +168,70 @@ def write_view(S, learner, tmp, obs_out, mask_out):
 # called, not inlined: a new episode is rare, and its inlined copy of ``advance``
 # doubled the compile of the step kernels (first use of an env: 101 -> 47 s)
 @njit(cache=True)
-def _start_episode(S, seed, next_table, learner, pids, fns, rounds, camats, camat_bonus,
-                   crng, pobs, phist, pmoves, rew):
+def _start_episode(
+    S,
+    seed,
+    next_table,
+    learner,
+    pids,
+    fns,
+    rounds,
+    camats,
+    camat_bonus,
+    crng,
+    pobs,
+    phist,
+    pmoves,
+    rew,
+):
     fresh_game(S, seed, next_table[0])
     next_table[0] += 1
-    r, _ = advance(S, learner, pids, fns, rounds, camats, camat_bonus, crng, pobs, phist,
-                   pmoves, rew)
+    r, _ = advance(
+        S, learner, pids, fns, rounds, camats, camat_bonus, crng, pobs, phist, pmoves, rew
+    )
     return r
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def vec_reset(B, seed, next_table, learner, pids, fns, rounds, camats, camat_bonus, obs_out,
-              mask_out, pending, scratch_obs, crng, pobs, phist, pmoves, rew):
+def vec_reset(
+    B,
+    seed,
+    next_table,
+    learner,
+    pids,
+    fns,
+    rounds,
+    camats,
+    camat_bonus,
+    obs_out,
+    mask_out,
+    pending,
+    scratch_obs,
+    crng,
+    pobs,
+    phist,
+    pmoves,
+    rew,
+):
     """Start an episode at every table; the learner is to move at each."""
     for i in range(B.ctl.shape[0]):
         S = table_at(B, i)
-        pending[i] = _start_episode(S, seed, next_table, learner, pids, fns, rounds, camats,
-                                    camat_bonus, crng, pobs, phist, pmoves, rew)
+        pending[i] = _start_episode(
+            S,
+            seed,
+            next_table,
+            learner,
+            pids,
+            fns,
+            rounds,
+            camats,
+            camat_bonus,
+            crng,
+            pobs,
+            phist,
+            pmoves,
+            rew,
+        )
         write_view(S, learner, scratch_obs, obs_out[i], mask_out[i])
 
 
@@ -185,9 +248,32 @@ def _check(B, actions, bad):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def vec_step(B, actions, seed, next_table, learner, pids, fns, rounds, camats, camat_bonus,
-             autoreset, obs_out, mask_out, rew_out, term_out, final_obs, pending, scratch_obs,
-             crng, pobs, phist, pmoves, rew, bad):
+def vec_step(
+    B,
+    actions,
+    seed,
+    next_table,
+    learner,
+    pids,
+    fns,
+    rounds,
+    camats,
+    camat_bonus,
+    autoreset,
+    obs_out,
+    mask_out,
+    rew_out,
+    term_out,
+    final_obs,
+    pending,
+    scratch_obs,
+    crng,
+    pobs,
+    phist,
+    pmoves,
+    rew,
+    bad,
+):
     """The learner plays ``actions[i]`` at every table, then the opponents
     play until it is to move again or the episode ends.  With ``autoreset``
     a finished table's last observation goes to ``final_obs[i]`` and the
@@ -204,8 +290,9 @@ def vec_step(B, actions, seed, next_table, learner, pids, fns, rounds, camats, c
         ended = E.step(S, actions[i])
         step_rewards(S, ended, camat_bonus, rew)
         own = rew[learner]
-        r, over = advance(S, learner, pids, fns, rounds, camats, camat_bonus, crng, pobs,
-                          phist, pmoves, rew)
+        r, over = advance(
+            S, learner, pids, fns, rounds, camats, camat_bonus, crng, pobs, phist, pmoves, rew
+        )
         rew_out[i] = pending[i] + own + r
         pending[i] = 0.0
         term_out[i] = over
@@ -213,8 +300,22 @@ def vec_step(B, actions, seed, next_table, learner, pids, fns, rounds, camats, c
             done += 1
             if autoreset:
                 write_view(S, learner, scratch_obs, final_obs[i], mask_out[i])
-                pending[i] = _start_episode(S, seed, next_table, learner, pids, fns, rounds,
-                                            camats, camat_bonus, crng, pobs, phist, pmoves, rew)
+                pending[i] = _start_episode(
+                    S,
+                    seed,
+                    next_table,
+                    learner,
+                    pids,
+                    fns,
+                    rounds,
+                    camats,
+                    camat_bonus,
+                    crng,
+                    pobs,
+                    phist,
+                    pmoves,
+                    rew,
+                )
         write_view(S, learner, scratch_obs, obs_out[i], mask_out[i])
     return done
 
@@ -224,35 +325,197 @@ def vec_step(B, actions, seed, next_table, learner, pids, fns, rounds, camats, c
 # opponent is a built-in player no such tuple is passed: ``fns`` is ``None``
 # and ``advance`` asks :func:`builtin_action`.
 @njit(cache=True, _nrt=False)
-def reset_builtin(B, seed, next_table, learner, pids, rounds, camats, camat_bonus, obs_out,
-                  mask_out, pending, scratch_obs, crng, pobs, phist, pmoves, rew):
-    vec_reset(B, seed, next_table, learner, pids, None, rounds, camats, camat_bonus,
-              obs_out, mask_out, pending, scratch_obs, crng, pobs, phist, pmoves, rew)
+def reset_builtin(
+    B,
+    seed,
+    next_table,
+    learner,
+    pids,
+    rounds,
+    camats,
+    camat_bonus,
+    obs_out,
+    mask_out,
+    pending,
+    scratch_obs,
+    crng,
+    pobs,
+    phist,
+    pmoves,
+    rew,
+):
+    vec_reset(
+        B,
+        seed,
+        next_table,
+        learner,
+        pids,
+        None,
+        rounds,
+        camats,
+        camat_bonus,
+        obs_out,
+        mask_out,
+        pending,
+        scratch_obs,
+        crng,
+        pobs,
+        phist,
+        pmoves,
+        rew,
+    )
 
 
 @njit(cache=True, _nrt=False)
-def step_builtin(B, actions, seed, next_table, learner, pids, rounds, camats, camat_bonus,
-                 autoreset, obs_out, mask_out, rew_out, term_out, final_obs, pending,
-                 scratch_obs, crng, pobs, phist, pmoves, rew, bad):
-    return vec_step(B, actions, seed, next_table, learner, pids, None, rounds,
-                    camats, camat_bonus, autoreset, obs_out, mask_out, rew_out, term_out,
-                    final_obs, pending, scratch_obs, crng, pobs, phist, pmoves, rew, bad)
+def step_builtin(
+    B,
+    actions,
+    seed,
+    next_table,
+    learner,
+    pids,
+    rounds,
+    camats,
+    camat_bonus,
+    autoreset,
+    obs_out,
+    mask_out,
+    rew_out,
+    term_out,
+    final_obs,
+    pending,
+    scratch_obs,
+    crng,
+    pobs,
+    phist,
+    pmoves,
+    rew,
+    bad,
+):
+    return vec_step(
+        B,
+        actions,
+        seed,
+        next_table,
+        learner,
+        pids,
+        None,
+        rounds,
+        camats,
+        camat_bonus,
+        autoreset,
+        obs_out,
+        mask_out,
+        rew_out,
+        term_out,
+        final_obs,
+        pending,
+        scratch_obs,
+        crng,
+        pobs,
+        phist,
+        pmoves,
+        rew,
+        bad,
+    )
 
 
 @njit(cache=True, _nrt=False)
-def reset_custom(B, seed, next_table, learner, pids, fns, rounds, camats, camat_bonus, obs_out,
-                 mask_out, pending, scratch_obs, crng, pobs, phist, pmoves, rew):
-    vec_reset(B, seed, next_table, learner, pids, fns, rounds, camats, camat_bonus,
-              obs_out, mask_out, pending, scratch_obs, crng, pobs, phist, pmoves, rew)
+def reset_custom(
+    B,
+    seed,
+    next_table,
+    learner,
+    pids,
+    fns,
+    rounds,
+    camats,
+    camat_bonus,
+    obs_out,
+    mask_out,
+    pending,
+    scratch_obs,
+    crng,
+    pobs,
+    phist,
+    pmoves,
+    rew,
+):
+    vec_reset(
+        B,
+        seed,
+        next_table,
+        learner,
+        pids,
+        fns,
+        rounds,
+        camats,
+        camat_bonus,
+        obs_out,
+        mask_out,
+        pending,
+        scratch_obs,
+        crng,
+        pobs,
+        phist,
+        pmoves,
+        rew,
+    )
 
 
 @njit(cache=True, _nrt=False)
-def step_custom(B, actions, seed, next_table, learner, pids, fns, rounds, camats, camat_bonus,
-                autoreset, obs_out, mask_out, rew_out, term_out, final_obs, pending,
-                scratch_obs, crng, pobs, phist, pmoves, rew, bad):
-    return vec_step(B, actions, seed, next_table, learner, pids, fns, rounds, camats,
-                    camat_bonus, autoreset, obs_out, mask_out, rew_out, term_out, final_obs,
-                    pending, scratch_obs, crng, pobs, phist, pmoves, rew, bad)
+def step_custom(
+    B,
+    actions,
+    seed,
+    next_table,
+    learner,
+    pids,
+    fns,
+    rounds,
+    camats,
+    camat_bonus,
+    autoreset,
+    obs_out,
+    mask_out,
+    rew_out,
+    term_out,
+    final_obs,
+    pending,
+    scratch_obs,
+    crng,
+    pobs,
+    phist,
+    pmoves,
+    rew,
+    bad,
+):
+    return vec_step(
+        B,
+        actions,
+        seed,
+        next_table,
+        learner,
+        pids,
+        fns,
+        rounds,
+        camats,
+        camat_bonus,
+        autoreset,
+        obs_out,
+        mask_out,
+        rew_out,
+        term_out,
+        final_obs,
+        pending,
+        scratch_obs,
+        crng,
+        pobs,
+        phist,
+        pmoves,
+        rew,
+        bad,
+    )
 
 
 class Tables:
@@ -260,8 +523,17 @@ class Tables:
     (:func:`domeng.batch.tables.kernel_players`), with buffers for the
     observations (``obs``), masks (``mask``, int8), rewards and terminations."""
 
-    def __init__(self, n: int, rules: Rules, seat: int, pids: np.ndarray, fns: tuple,
-                 rounds: int, camats: int, camat_bonus: float) -> None:
+    def __init__(
+        self,
+        n: int,
+        rules: Rules,
+        seat: int,
+        pids: np.ndarray,
+        fns: tuple,
+        rounds: int,
+        camats: int,
+        camat_bonus: float,
+    ) -> None:
         self.n = n
         self.rules = rules
         self.seat = seat
@@ -271,8 +543,9 @@ class Tables:
         self.rounds, self.camats, self.camat_bonus = int(rounds), int(camats), float(camat_bonus)
         st = K.init_states(np.uint64(0), 0, 1, rules.stones)[0]
         one = E.new_state(rules.to_array(), st, 1, 0)  # the field layout of one table
-        self.B = State(*[np.ascontiguousarray(np.repeat(np.asarray(f)[None], n, axis=0))
-                         for f in one])
+        self.B = State(
+            *[np.ascontiguousarray(np.repeat(np.asarray(f)[None], n, axis=0)) for f in one]
+        )
         self.obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.final_obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.mask = np.zeros((n, E.N_ACTIONS), dtype=np.int8)
@@ -297,23 +570,81 @@ class Tables:
         self.seed = np.uint64(seed)
         self.next_table[0] = table_start
         f = reset_builtin if self.builtin else reset_custom
-        f(self.B, self.seed, self.next_table, self.seat, self.pids, *self._fns,
-          self.rounds, self.camats, self.camat_bonus, self.obs, self.mask, self.pending,
-          self._scratch, self._crng, self._pobs, self._phist, self._pmoves, self._rew)
+        f(
+            self.B,
+            self.seed,
+            self.next_table,
+            self.seat,
+            self.pids,
+            *self._fns,
+            self.rounds,
+            self.camats,
+            self.camat_bonus,
+            self.obs,
+            self.mask,
+            self.pending,
+            self._scratch,
+            self._crng,
+            self._pobs,
+            self._phist,
+            self._pmoves,
+            self._rew,
+        )
 
     def step(self, actions: np.ndarray, autoreset: bool) -> int:
         """One compiled call (:func:`vec_step`): the number of episodes that
         ended, or minus the number of illegal actions (then nothing was
         played; :attr:`bad` marks them)."""
         if self.builtin:
-            return step_builtin(self.B, actions, self.seed, self.next_table, self.seat, self.pids,
-                                self.rounds, self.camats, self.camat_bonus, autoreset, self.obs,
-                                self.mask, self.reward, self.terminated, self.final_obs,
-                                self.pending, self._scratch, self._crng, self._pobs,
-                                self._phist, self._pmoves, self._rew, self.bad)
+            return step_builtin(
+                self.B,
+                actions,
+                self.seed,
+                self.next_table,
+                self.seat,
+                self.pids,
+                self.rounds,
+                self.camats,
+                self.camat_bonus,
+                autoreset,
+                self.obs,
+                self.mask,
+                self.reward,
+                self.terminated,
+                self.final_obs,
+                self.pending,
+                self._scratch,
+                self._crng,
+                self._pobs,
+                self._phist,
+                self._pmoves,
+                self._rew,
+                self.bad,
+            )
         with _quiet_compile():
-            return step_custom(self.B, actions, self.seed, self.next_table, self.seat, self.pids,
-                               self.fns, self.rounds, self.camats, self.camat_bonus, autoreset,
-                               self.obs, self.mask, self.reward, self.terminated, self.final_obs,
-                               self.pending, self._scratch, self._crng, self._pobs,
-                               self._phist, self._pmoves, self._rew, self.bad)
+            return step_custom(
+                self.B,
+                actions,
+                self.seed,
+                self.next_table,
+                self.seat,
+                self.pids,
+                self.fns,
+                self.rounds,
+                self.camats,
+                self.camat_bonus,
+                autoreset,
+                self.obs,
+                self.mask,
+                self.reward,
+                self.terminated,
+                self.final_obs,
+                self.pending,
+                self._scratch,
+                self._crng,
+                self._pobs,
+                self._phist,
+                self._pmoves,
+                self._rew,
+                self.bad,
+            )

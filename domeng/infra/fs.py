@@ -28,12 +28,19 @@ import os
 import secrets
 import shutil
 import stat
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
-from domeng.core.errors import (CheckpointError, FolderBusyError, OutputFolderError,
-                                ResultsWriteError, UnsafePathError, is_environment_failure)
+from domeng.core.errors import (
+    CheckpointError,
+    FolderBusyError,
+    OutputFolderError,
+    ResultsWriteError,
+    UnsafePathError,
+    is_environment_failure,
+)
 
 #: every temporary this module creates ends with this
 TEMP_SUFFIX = ".partial"
@@ -86,8 +93,9 @@ def open_exclusive(path: Path, mode: int = 0o600) -> tuple[int, Path]:
     raise FileExistsError(f"cannot create a temporary file beside {str(path)!r}")
 
 
-def atomic_write(path: str | os.PathLike, data: bytes | str | Callable[[Any], None],
-                 mode: int = 0o644) -> Path:
+def atomic_write(
+    path: str | os.PathLike, data: bytes | str | Callable[[Any], None], mode: int = 0o644
+) -> Path:
     """Write ``path`` atomically and durably.  ``data``: bytes, text (UTF-8)
     or a function given the open binary file.  On any error the temporary is
     removed and ``path`` is unchanged.  Returns ``path``."""
@@ -173,15 +181,21 @@ def fixed_subfolder(folder: str | os.PathLike, name: str, create: bool = True) -
             p.mkdir()
         return p
     if stat.S_ISLNK(st.st_mode):
-        raise UnsafePathError(f"refusing to write into {str(p)!r}: it is a symbolic link "
-                              "(a results folder's subfolders must be real folders)")
+        raise UnsafePathError(
+            f"refusing to write into {str(p)!r}: it is a symbolic link "
+            "(a results folder's subfolders must be real folders)"
+        )
     if not stat.S_ISDIR(st.st_mode):
         raise OutputFolderError(f"refusing to write into {str(p)!r}: it is not a folder")
     return p
 
 
-def inspect_output(folder: str | os.PathLike, finished: str, unfinished: str | None = None,
-                   what: str = "domeng results") -> str:
+def inspect_output(
+    folder: str | os.PathLike,
+    finished: str,
+    unfinished: str | None = None,
+    what: str = "domeng results",
+) -> str:
     """What ``folder`` is, for a command about to write there:
     ``"absent"``, ``"empty"``, ``"finished"`` (holds the marker file
     ``finished``) or ``"unfinished"`` (holds ``unfinished`` but not
@@ -201,8 +215,10 @@ def inspect_output(folder: str | os.PathLike, finished: str, unfinished: str | N
         return "finished"
     if unfinished is not None and unfinished in names:
         return "unfinished"
-    raise OutputFolderError(f"refusing to write results to {str(p)!r}: the folder exists and "
-                            f"holds something other than {what}")
+    raise OutputFolderError(
+        f"refusing to write results to {str(p)!r}: the folder exists and "
+        f"holds something other than {what}"
+    )
 
 
 def check_writable(folder: str | os.PathLike) -> None:
@@ -245,18 +261,25 @@ def is_previous_of(folder: str | os.PathLike, candidate: str | os.PathLike) -> b
     if cand.parent != folder.parent or cand.is_symlink():
         return False
     name, base = cand.name, folder.name + ".previous"
-    return name == base or (name.startswith(base) and name[len(base):].isdigit()
-                            and name[len(base):].isascii())
+    return name == base or (
+        name.startswith(base) and name[len(base) :].isdigit() and name[len(base) :].isascii()
+    )
 
 
 def _unfinished(folder: Path, what: str, resume_hint: str | None) -> CheckpointError:
     hint = f"continue it with `{resume_hint}`" if resume_hint else "it cannot be continued"
-    return CheckpointError(f"{str(folder)!r} holds an unfinished {what}: {hint}, or delete "
-                           "the folder")
+    return CheckpointError(
+        f"{str(folder)!r} holds an unfinished {what}: {hint}, or delete the folder"
+    )
 
 
-def check_output(folder: str | os.PathLike, finished: str, unfinished: str | None = None,
-                 what: str = "domeng results", resume_hint: str | None = None) -> str:
+def check_output(
+    folder: str | os.PathLike,
+    finished: str,
+    unfinished: str | None = None,
+    what: str = "domeng results",
+    resume_hint: str | None = None,
+) -> str:
     """Refuse, before anything runs, an output folder a new run may not use
     (see :func:`prepare_output`); returns its state (:func:`inspect_output`)."""
     state = inspect_output(folder, finished, unfinished, what)
@@ -266,8 +289,13 @@ def check_output(folder: str | os.PathLike, finished: str, unfinished: str | Non
     return state
 
 
-def prepare_output(folder: str | os.PathLike, finished: str, unfinished: str | None = None,
-                   what: str = "domeng results", resume_hint: str | None = None) -> Path | None:
+def prepare_output(
+    folder: str | os.PathLike,
+    finished: str,
+    unfinished: str | None = None,
+    what: str = "domeng results",
+    resume_hint: str | None = None,
+) -> Path | None:
     """Make ``folder`` ready for a new run that writes it in place: create it
     (or use it if empty); move a finished results folder (holding
     ``finished``) aside to ``DIR.previous`` and name it in ``DIR/PREVIOUS``,
@@ -309,9 +337,14 @@ def drop_previous(folder: str | os.PathLike) -> None:
 
 
 @contextmanager
-def writing_output(folder: str | os.PathLike, finished: str, unfinished: str | None = None,
-                   what: str = "domeng results", resume_hint: str | None = None,
-                   resume: bool = False) -> Iterator[Path]:
+def writing_output(
+    folder: str | os.PathLike,
+    finished: str,
+    unfinished: str | None = None,
+    what: str = "domeng results",
+    resume_hint: str | None = None,
+    resume: bool = False,
+) -> Iterator[Path]:
     """THE policy around a run that writes ``folder`` in place: a new run
     prepares it (:func:`prepare_output`), a resumed one (``resume``) accepts
     only an unfinished (or finished) folder of its kind; the folder is locked
@@ -332,8 +365,9 @@ def writing_output(folder: str | os.PathLike, finished: str, unfinished: str | N
 
 
 @contextmanager
-def atomic_directory(target: str | os.PathLike, finished: str = "results.npz",
-                     what: str = "domeng results") -> Iterator[Path]:
+def atomic_directory(
+    target: str | os.PathLike, finished: str = "results.npz", what: str = "domeng results"
+) -> Iterator[Path]:
     """Yield a fresh temporary folder next to ``target``; on success it
     replaces ``target`` in one rename (only an empty folder or a finished
     results folder, holding ``finished``, is replaced; see
@@ -353,8 +387,9 @@ def atomic_directory(target: str | os.PathLike, finished: str = "results.npz",
         yield tmp
         os.chmod(tmp, 0o755)
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old" + TEMP_SUFFIX,
-                                        dir=parent))
+            old = Path(
+                tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old" + TEMP_SUFFIX, dir=parent)
+            )
             os.rmdir(old)
             os.rename(target, old)
             os.rename(tmp, target)
@@ -376,18 +411,24 @@ def resolve_inside(folder: str | os.PathLike, relative: str, what: str = "path")
         raise UnsafePathError(f"bad {what} {relative!r} in {str(folder)!r}")
     rel = Path(relative)
     if rel.is_absolute() or rel.drive or ".." in rel.parts:
-        raise UnsafePathError(f"refusing the {what} {relative!r} read from {str(folder)!r}: "
-                              "it must be a path inside that folder")
+        raise UnsafePathError(
+            f"refusing the {what} {relative!r} read from {str(folder)!r}: "
+            "it must be a path inside that folder"
+        )
     base = Path(folder).resolve()
     full = (base / rel).resolve()
     try:
         full.relative_to(base)
     except ValueError:
-        raise UnsafePathError(f"refusing the {what} {relative!r} read from {str(folder)!r}: "
-                              "it leads outside that folder") from None
+        raise UnsafePathError(
+            f"refusing the {what} {relative!r} read from {str(folder)!r}: "
+            "it leads outside that folder"
+        ) from None
     if full == base:
-        raise UnsafePathError(f"refusing the {what} {relative!r} read from {str(folder)!r}: "
-                              "it names the folder itself")
+        raise UnsafePathError(
+            f"refusing the {what} {relative!r} read from {str(folder)!r}: "
+            "it names the folder itself"
+        )
     return Path(folder) / rel
 
 
@@ -405,16 +446,18 @@ class FolderLock:
         self.folder = Path(folder)
         self._fd: int | None = None
 
-    def acquire(self) -> "FolderLock":
+    def acquire(self) -> FolderLock:
         path = self.folder / LOCK_NAME
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o644)
         except OSError as e:
             if getattr(e, "errno", None) in (40,):  # ELOOP: the lock file is a link
-                raise UnsafePathError(f"refusing to lock {str(self.folder)!r}: its lock file "
-                                      "is a symbolic link") from None
-            raise ResultsWriteError(f"cannot lock {str(self.folder)!r}: "
-                                     f"{e.strerror or e}") from None
+                raise UnsafePathError(
+                    f"refusing to lock {str(self.folder)!r}: its lock file is a symbolic link"
+                ) from None
+            raise ResultsWriteError(
+                f"cannot lock {str(self.folder)!r}: {e.strerror or e}"
+            ) from None
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows: no advisory lock
@@ -424,8 +467,10 @@ class FolderLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise FolderBusyError(f"{str(self.folder)!r} is being written by another domeng run "
-                                  "(wait for it to finish, or stop it)") from None
+            raise FolderBusyError(
+                f"{str(self.folder)!r} is being written by another domeng run "
+                "(wait for it to finish, or stop it)"
+            ) from None
         self._fd = fd
         return self
 
@@ -434,7 +479,7 @@ class FolderLock:
             os.close(self._fd)  # closing the file releases the flock
             self._fd = None
 
-    def __enter__(self) -> "FolderLock":
+    def __enter__(self) -> FolderLock:
         return self.acquire()
 
     def __exit__(self, *exc) -> None:

@@ -34,7 +34,8 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from domeng.core.errors import EngineBusyError
 
@@ -67,7 +68,7 @@ def interruptible(fn: Callable[..., T], *args: Any) -> T:
     def work() -> None:
         try:
             box["value"] = fn(*args)
-        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+        except BaseException as e:
             box["error"] = e
         finally:
             done.set()
@@ -105,9 +106,11 @@ def _wait_for_abandoned() -> None:
     while abandoned_running():
         left = deadline - time.monotonic()
         if left <= 0:
-            raise EngineBusyError("an interrupted compiled call (a player that never returns, "
-                                  "or a very long search decision) is still running in this "
-                                  "process: restart Python to use the engine again")
+            raise EngineBusyError(
+                "an interrupted compiled call (a player that never returns, "
+                "or a very long search decision) is still running in this "
+                "process: restart Python to use the engine again"
+            )
         with _lock:
             d = _abandoned[0] if _abandoned else None
         if d is not None:

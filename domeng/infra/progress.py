@@ -64,9 +64,17 @@ class Progress:
     each call, the study's cap, is not where it will stop); :meth:`close`
     draws the last count."""
 
-    def __init__(self, total: int | None, *, unit: str = "table", per_item: float = 1.0,
-                 rate_unit: str | None = "rounds", done0: int = 0,
-                 compile_pending: bool = False, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        total: int | None,
+        *,
+        unit: str = "table",
+        per_item: float = 1.0,
+        rate_unit: str | None = "rounds",
+        done0: int = 0,
+        compile_pending: bool = False,
+        stream: TextIO | None = None,
+    ) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.total = None if total is None else int(total)
@@ -86,12 +94,15 @@ class Progress:
 
     def _draw(self, postfix: str) -> None:
         if self.total is None:
-            line = (f"{counted(self.n, self.unit, ',')}{'' if self.closed else ' so far'}"
-                    + (f", {postfix}" if postfix else ""))
+            line = f"{counted(self.n, self.unit, ',')}{'' if self.closed else ' so far'}" + (
+                f", {postfix}" if postfix else ""
+            )
         else:
             pct = 100.0 * self.n / self.total if self.total else 100.0
-            line = (f"{pct:5.1f}% |{_bar(self.n / self.total if self.total else 1.0)}| "
-                    f"{self.n}/{counted(self.total, self.unit)}" + (f", {postfix}" if postfix else ""))
+            line = (
+                f"{pct:5.1f}% |{_bar(self.n / self.total if self.total else 1.0)}| "
+                f"{self.n}/{counted(self.total, self.unit)}" + (f", {postfix}" if postfix else "")
+            )
         pad = " " * max(self._width - len(line), 0)
         try:
             self.stream.write(("\r" if self._width else "") + line + pad)

@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from domeng.core.errors import DomengError
+from domeng.infra import jsontext
 from domeng.infra.fs import atomic_write
 from domeng.play.session import SaveFileError, Session
-from domeng.infra import jsontext
 
 KEY_BYTES = 32
 #: a save is a few kilobytes; anything far larger is not one
@@ -62,8 +62,10 @@ def _read_key(path: Path) -> bytes | None:
     except (UnicodeDecodeError, ValueError):
         key = b""
     if len(key) != KEY_BYTES:
-        raise SaveFileError(f"the save key {path} is damaged; delete it (older saves will then "
-                            "load only with --allow-modified)")
+        raise SaveFileError(
+            f"the save key {path} is damaged; delete it (older saves will then "
+            "load only with --allow-modified)"
+        )
     return key
 
 
@@ -75,8 +77,9 @@ def load_key(create: bool) -> bytes | None:
         return key
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                     0o600)
+        fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )
     except FileExistsError:  # another process made it just now
         return _read_key(path)
     except OSError as e:
@@ -122,8 +125,9 @@ def write_save(path: str, session: Session) -> None:
     0600: it holds the seed, so only its owner may read it (D17)."""
     data = session.to_save()
     data["hmac"] = _digest(load_key(create=True), data)  # type: ignore[arg-type]
-    text = "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) \
-        + "\n}\n"
+    text = (
+        "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n"
+    )
     try:
         atomic_write(path, text, mode=0o600)  # the one atomic write (domeng.infra.fs)
     except OSError as e:
@@ -135,8 +139,9 @@ def write_save(path: str, session: Session) -> None:
 # ---------------------------------------------------------------------------
 
 
-def read_save(path: str, *, allow_modified: bool = False, rounds: int | None = None,
-              camats: int | None = None) -> Session:
+def read_save(
+    path: str, *, allow_modified: bool = False, rounds: int | None = None, camats: int | None = None
+) -> Session:
     """The session saved in ``path``, replayed.  An edited save (its HMAC
     does not verify with this user's key) is refused with one line, unless
     ``allow_modified``: then it loads with ``session.modified`` set."""
@@ -153,19 +158,25 @@ def read_save(path: str, *, allow_modified: bool = False, rounds: int | None = N
     except UnicodeDecodeError:
         raise SaveFileError(f"{where} is corrupt: not UTF-8 text") from None
     except json.JSONDecodeError as e:
-        raise SaveFileError(f"{where} is corrupt: not valid JSON ({e.msg}, line {e.lineno})") \
-            from None
+        raise SaveFileError(
+            f"{where} is corrupt: not valid JSON ({e.msg}, line {e.lineno})"
+        ) from None
     except RecursionError:
         raise SaveFileError(f"{where} is corrupt: nested too deeply") from None
     if not isinstance(data, dict) or data.get("format") is None:
         raise SaveFileError(f"{where} is not a domeng play save file")
     key = load_key(create=False)
     sig = data.get("hmac")
-    ok = key is not None and isinstance(sig, str) and hmac.compare_digest(
-        sig.encode("ascii", "replace"), _digest(key, data).encode("ascii"))
+    ok = (
+        key is not None
+        and isinstance(sig, str)
+        and hmac.compare_digest(sig.encode("ascii", "replace"), _digest(key, data).encode("ascii"))
+    )
     if not ok and not allow_modified:
-        raise SaveFileError(f"{where} was modified since domeng saved it (or was saved by "
-                            "another user); load it anyway with --allow-modified")
+        raise SaveFileError(
+            f"{where} was modified since domeng saved it (or was saved by "
+            "another user); load it anyway with --allow-modified"
+        )
     try:
         session = Session.from_save(data, rounds=rounds, camats=camats)
     except SaveFileError as e:

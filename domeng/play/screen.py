@@ -10,7 +10,7 @@ written by the one renderer, :func:`domeng.core.events.render_events`.
 from __future__ import annotations
 
 import textwrap
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
@@ -84,8 +84,13 @@ def wrap(text: str, width: int, indent: str = "", sub: str = "    ") -> list[str
     """``text`` wrapped to ``width`` columns, never inside a seat's label."""
     nb = "\u00a0"
     protected = text.replace("seat ", f"seat{nb}").replace(" (", f"{nb}(")
-    lines = textwrap.wrap(protected, max(20, width), initial_indent=indent,
-                          subsequent_indent=indent + sub, break_on_hyphens=False)
+    lines = textwrap.wrap(
+        protected,
+        max(20, width),
+        initial_indent=indent,
+        subsequent_indent=indent + sub,
+        break_on_hyphens=False,
+    )
     return [ln.replace(nb, " ") for ln in lines] or [""]
 
 
@@ -98,8 +103,8 @@ def move_note(m: Move) -> str:
     p = m.preview
     if p.ends_round:
         return {"CAPPU": "FIRST CAPPU!", "CEKI": "CEKI!", "POLLO": "POLLO!"}.get(
-            p.kind or "", "ends the round") + (f" CUCUQ gets up to {p.award}"
-                                               if p.award is not None else "")
+            p.kind or "", "ends the round"
+        ) + (f" CUCUQ gets up to {p.award}" if p.award is not None else "")
     return "MAPPAKULING" if p.mappakuling else ""
 
 
@@ -109,14 +114,17 @@ def moves_lines(moves: Sequence[Move], width: int) -> list[str]:
     for i, m in enumerate(moves, 1):
         where = "lead" if m.end == "lead" else m.end
         note = move_note(m)
-        cells.append(f"{i:>2} {tile_str(m.tile)} {where:<5} -> {m.preview.left}|"
-                     f"{m.preview.right}{'  ' + note if note else ''}")
+        cells.append(
+            f"{i:>2} {tile_str(m.tile)} {where:<5} -> {m.preview.left}|"
+            f"{m.preview.right}{'  ' + note if note else ''}"
+        )
     if not cells:
         return []
     cw = max(len(c) for c in cells) + 3
     per = max(1, width // cw)
-    return ["".join(c.ljust(cw) for c in cells[i:i + per]).rstrip()
-            for i in range(0, len(cells), per)]
+    return [
+        "".join(c.ljust(cw) for c in cells[i : i + per]).rstrip() for i in range(0, len(cells), per)
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -135,8 +143,9 @@ def header(session: Session, view: View, label: Label, target: str) -> list[Text
     t.append(f" · CAMAT: {label(view.camat) if view.camat is not None else 'none yet'}")
     out = [t, Text(f" the game ends {target}", style="dim")]
     if session.modified:
-        out[1].append("   MODIFIED SAVE: this game was edited outside domeng",
-                      style="bold white on red")
+        out[1].append(
+            "   MODIFIED SAVE: this game was edited outside domeng", style="bold white on red"
+        )
     return out
 
 
@@ -161,30 +170,44 @@ def seats_lines(session: Session, view: View, label: Label) -> list[Text]:
         n = view.hand_sizes[s]
         line = Text(f" {mark} ")
         line.append(f"{label(s):<{w}}", style="bold" if session.is_human(s) else "")
-        line.append(f" {n} tile{' ' if n == 1 else 's'}  {view.stones[s]:>2} "
-                    f"stone{' ' if view.stones[s] == 1 else 's'}  ")
+        line.append(
+            f" {n} tile{' ' if n == 1 else 's'}  {view.stones[s]:>2} "
+            f"stone{' ' if view.stones[s] == 1 else 's'}  "
+        )
         line.append(", ".join(notes), style="magenta")
         out.append(line)
     return out
 
 
-def table_screen(session: Session, view: View, label: Label, target: str, width: int,
-                 height: int, moves: Sequence[Move] = (), message: str = "",
-                 show_hand: bool = True) -> list[Text]:
+def table_screen(
+    session: Session,
+    view: View,
+    label: Label,
+    target: str,
+    width: int,
+    height: int,
+    moves: Sequence[Move] = (),
+    message: str = "",
+    show_hand: bool = True,
+) -> list[Text]:
     """The whole table as one screen of at most ``height`` lines: what
     ``view``'s seat may see (its hand only when ``show_hand``)."""
     top = header(session, view, label, target) + seats_lines(session, view, label)
     mid: list[Text] = []
     if view.ends is None:
         if view.must_lead is not None and view.round:
-            mid.append(Text(f" Chain: empty: the round opens with {tile_str(view.must_lead)} "
-                            "(D3)."))
+            mid.append(
+                Text(f" Chain: empty: the round opens with {tile_str(view.must_lead)} (D3).")
+            )
         else:
             mid.append(Text(" Chain: empty."))
     else:
         mid.extend(chain_lines(view.chain, view.last_tile, width - 2))
-        mid.append(Text(f" open ends: {view.ends[0]} on the left, {view.ends[1]} on the right",
-                        style="bold"))
+        mid.append(
+            Text(
+                f" open ends: {view.ends[0]} on the left, {view.ends[1]} on the right", style="bold"
+            )
+        )
     bottom: list[Text] = []
     if show_hand and view.hand is not None:
         playable = {m.tile for m in moves}
@@ -206,7 +229,7 @@ def log_lines(events, label: Label, width: int) -> list[str]:
     text = render_events(events, name=label)
     out: list[str] = []
     for ln in text.splitlines():
-        indent = ln[:len(ln) - len(ln.lstrip())]
+        indent = ln[: len(ln) - len(ln.lstrip())]
         out.extend(wrap(ln.strip(), width - 1, " " + indent))
     return out
 
@@ -224,8 +247,9 @@ def round_summary(events, label: Label, width: int) -> tuple[list[str], list[Tex
                 net[ev["source"]] -= ev["amount"]
     moved = ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(net) if v) or "none moved"
     rnd = next(ev["round"] for ev in events if ev["type"] == "deal")
-    out = [Text(f" Round {rnd} over: {label(end['winner'])} wins ({end['kind']}).",
-                style="bold green")]
+    out = [
+        Text(f" Round {rnd} over: {label(end['winner'])} wins ({end['kind']}).", style="bold green")
+    ]
     out.extend(Text(x) for x in wrap(f"Stones this round: {moved}.", width, " "))
     if any(ev["type"] == "camat" for ev in events):
         out.append(Text(" A CAMAT: every stone went back to the table.", style="bold magenta"))
@@ -235,12 +259,21 @@ def round_summary(events, label: Label, width: int) -> tuple[list[str], list[Tex
 def standings_lines(session: Session, label: Label) -> list[Text]:
     n = session.rounds_played
     w = label_width(label)
-    out = [Text(f" Standings after {n} round{'s' if n != 1 else ''} (stones are penalties: "
-                "fewer is better):", style="bold"),
-           Text(f"   {'seat':<{w}} stones  received  won  CAMAT", style="dim")]
+    out = [
+        Text(
+            f" Standings after {n} round{'s' if n != 1 else ''} (stones are penalties: "
+            "fewer is better):",
+            style="bold",
+        ),
+        Text(f"   {'seat':<{w}} stones  received  won  CAMAT", style="dim"),
+    ]
     for r in session.standings():
-        out.append(Text(f"   {label(r['seat']):<{w}} {r['stones']:>6}  {r['received']:>8}  "
-                        f"{r['wins']:>3}  {r['camats']:>5}"))
+        out.append(
+            Text(
+                f"   {label(r['seat']):<{w}} {r['stones']:>6}  {r['received']:>8}  "
+                f"{r['wins']:>3}  {r['camats']:>5}"
+            )
+        )
     out.append(Text(f"   {'table':<{w}} {session.game.table_stones:>6}"))
     return out
 
@@ -248,21 +281,42 @@ def standings_lines(session: Session, label: Label) -> list[Text]:
 def final_lines(session: Session, label: Label, target: str, width: int) -> list[Text]:
     """Game over: the ranking, why it is in that order, and the seed."""
     n = session.rounds_played
-    out = [Text("═" * min(width, 79)),
-           Text(f" Game over after {n} round{'s' if n != 1 else ''} (the game ends {target}).",
-                style="bold")]
-    out.extend(Text(x, style="dim") for x in wrap(
-        "Final ranking: most CAMATs first (a CAMAT returns every stone to the table), then "
-        "fewest stones held, then fewest stones received over the whole game, then most "
-        "rounds won.", width, " ", "  "))
+    out = [
+        Text("═" * min(width, 79)),
+        Text(
+            f" Game over after {n} round{'s' if n != 1 else ''} (the game ends {target}).",
+            style="bold",
+        ),
+    ]
+    out.extend(
+        Text(x, style="dim")
+        for x in wrap(
+            "Final ranking: most CAMATs first (a CAMAT returns every stone to the table), then "
+            "fewest stones held, then fewest stones received over the whole game, then most "
+            "rounds won.",
+            width,
+            " ",
+            "  ",
+        )
+    )
     w = label_width(label)
     out.append(Text(f"   place  {'seat':<{w}} CAMAT  stones  received  won", style="dim"))
     for place, r in enumerate(session.ranking(), 1):
-        out.append(Text(f"   {place:>5}  {label(r['seat']):<{w}} {r['camats']:>5}  "
-                        f"{r['stones']:>6}  {r['received']:>8}  {r['wins']:>3}",
-                        style="bold green" if place == 1 else ""))
+        out.append(
+            Text(
+                f"   {place:>5}  {label(r['seat']):<{w}} {r['camats']:>5}  "
+                f"{r['stones']:>6}  {r['received']:>8}  {r['wins']:>3}",
+                style="bold green" if place == 1 else "",
+            )
+        )
     seed = session.seed
-    out.extend(Text(x) for x in wrap(
-        f"This game's seed was {seed}: `domeng play --seed {seed}` with the same seats deals "
-        "the same tiles again.", width, " "))
+    out.extend(
+        Text(x)
+        for x in wrap(
+            f"This game's seed was {seed}: `domeng play --seed {seed}` with the same seats deals "
+            "the same tiles again.",
+            width,
+            " ",
+        )
+    )
     return out

@@ -24,12 +24,19 @@ the game to whoever reads it (see :mod:`domeng.play.savefile`).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from domeng.batch.computer import Computers
-from domeng.core.defaults import (  # noqa: F401
-    DEFAULT_SEATS, HUMAN, N_BUILTIN, PLAYER_IDS, SEARCH_FAMILY, TABLE_PLAYERS)
-from domeng.core.errors import SaveFileError, DomengError, IllegalMoveError, PlayerError
+from domeng.core.defaults import (
+    DEFAULT_SEATS,
+    HUMAN,
+    N_BUILTIN,
+    PLAYER_IDS,
+    SEARCH_FAMILY,
+    TABLE_PLAYERS,
+)
+from domeng.core.errors import DomengError, IllegalMoveError, PlayerError, SaveFileError
 from domeng.core.events import END_NAMES
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
@@ -47,7 +54,6 @@ MAX_ACTIONS_PER_ROUND = 1_000
 MAX_SAVED_ROUNDS = 100_000
 
 
-
 # ---------------------------------------------------------------------------
 # Seats
 # ---------------------------------------------------------------------------
@@ -58,30 +64,44 @@ def check_seat(name: Any) -> str:
     at a table with people.  :class:`PlayerError` (one line) otherwise: a
     player that sees hidden tiles (D17), a name that would import code, an
     unknown name, an oversized search budget."""
-    if not isinstance(name, str) or not name.strip() or len(name) > 40 \
-            or not name.strip().isascii() or not name.strip().isprintable():
-        raise PlayerError(f"a seat is human or a computer player ({', '.join(TABLE_PLAYERS)}); "
-                          f"got {str(name)[:40]!r}")
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or len(name) > 40
+        or not name.strip().isascii()
+        or not name.strip().isprintable()
+    ):
+        raise PlayerError(
+            f"a seat is human or a computer player ({', '.join(TABLE_PLAYERS)}); "
+            f"got {str(name)[:40]!r}"
+        )
     low = name.strip().lower()
     if low in (HUMAN, "you", "person"):
         return HUMAN
     if low in SEEING_PLAYERS or "omniscient" in low:
-        raise PlayerError(f"player {low!r} sees hidden tiles: it cannot sit at a table with "
-                          "people (D17)")
+        raise PlayerError(
+            f"player {low!r} sees hidden tiles: it cannot sit at a table with people (D17)"
+        )
     if low in PLAYER_IDS or low in SEARCH_FAMILY:
         return low
     kind, dash, n = low.partition("-")
     if dash and kind in SEARCH_FAMILY:
-        if not (n.isascii() and n.isdigit() and 1 <= len(n) <= 6
-                and 1 <= int(n) <= MAX_SEARCH_SAMPLES):
-            raise PlayerError(f"bad search budget in {name.strip()!r}: write {kind}-N with "
-                              f"1 <= N <= {MAX_SEARCH_SAMPLES} samples per move")
+        if not (
+            n.isascii() and n.isdigit() and 1 <= len(n) <= 6 and 1 <= int(n) <= MAX_SEARCH_SAMPLES
+        ):
+            raise PlayerError(
+                f"bad search budget in {name.strip()!r}: write {kind}-N with "
+                f"1 <= N <= {MAX_SEARCH_SAMPLES} samples per move"
+            )
         return f"{kind}-{int(n)}"
     if ":" in low:
-        raise PlayerError(f"only built-in players sit at a table ({', '.join(TABLE_PLAYERS)}); "
-                          f"{name.strip()!r} would import code")
-    raise PlayerError(f"unknown player {name.strip()!r}; at a table: human, "
-                      f"{', '.join(TABLE_PLAYERS)}")
+        raise PlayerError(
+            f"only built-in players sit at a table ({', '.join(TABLE_PLAYERS)}); "
+            f"{name.strip()!r} would import code"
+        )
+    raise PlayerError(
+        f"unknown player {name.strip()!r}; at a table: human, {', '.join(TABLE_PLAYERS)}"
+    )
 
 
 def parse_seats(text: str | Sequence[str]) -> list[str]:
@@ -89,8 +109,10 @@ def parse_seats(text: str | Sequence[str]) -> list[str]:
     seat 0 first."""
     items = [s.strip() for s in text.split(",")] if isinstance(text, str) else list(text)
     if len(items) != N_SEATS or not all(isinstance(s, str) and s for s in items):
-        raise PlayerError(f"--seats needs 5 comma-separated seats, seat 0 first, e.g. "
-                          f"{','.join(DEFAULT_SEATS)}; got {len(items)}")
+        raise PlayerError(
+            f"--seats needs 5 comma-separated seats, seat 0 first, e.g. "
+            f"{','.join(DEFAULT_SEATS)}; got {len(items)}"
+        )
     return [check_seat(s) for s in items]
 
 
@@ -157,8 +179,14 @@ def chain_of(events: Sequence[dict[str, Any]]) -> tuple[list[tuple[int, int]], i
 class Session:
     """One game: five seats, a target, the engine and the record of actions."""
 
-    def __init__(self, seats: Sequence[str], rules: Rules | None = None, seed: int = 0,
-                 rounds: int | None = None, camats: int | None = None) -> None:
+    def __init__(
+        self,
+        seats: Sequence[str],
+        rules: Rules | None = None,
+        seed: int = 0,
+        rounds: int | None = None,
+        camats: int | None = None,
+    ) -> None:
         self.seats = parse_seats(list(seats))
         self.rules = rules if rules is not None else Rules()
         if rounds is None and camats is None:
@@ -205,8 +233,9 @@ class Session:
     @property
     def game_over(self) -> bool:
         """D16: the target reached, between rounds."""
-        return self.round_over and self.game.game_over(self.target_rounds or 0,
-                                                       self.target_camats or 0)
+        return self.round_over and self.game.game_over(
+            self.target_rounds or 0, self.target_camats or 0
+        )
 
     @property
     def seed(self) -> int | None:
@@ -274,8 +303,9 @@ class Session:
 
     def _check_not_interrupted(self) -> None:
         if self.interrupted:
-            raise DomengError("a computer player's move was interrupted: save the game and load "
-                              "it again to go on")
+            raise DomengError(
+                "a computer player's move was interrupted: save the game and load it again to go on"
+            )
 
     def _step(self, action: int) -> list[dict[str, Any]]:
         self._check_not_interrupted()
@@ -294,8 +324,22 @@ class Session:
         hand = None
         if seat is not None and not self.round_over:
             hand = sorted(g.hand(seat))
-        return View(g.round_number, g.starter, g.seat, g.stones, g.table_stones, g.camat,
-                    g.hand_sizes, g.ends, chain, last, g.last_mappano, g.must_lead, hand, events)
+        return View(
+            g.round_number,
+            g.starter,
+            g.seat,
+            g.stones,
+            g.table_stones,
+            g.camat,
+            g.hand_sizes,
+            g.ends,
+            chain,
+            last,
+            g.last_mappano,
+            g.must_lead,
+            hand,
+            events,
+        )
 
     def standings(self) -> list[dict[str, int]]:
         """Per seat over the whole game: stones held now, rounds won, CAMATs,
@@ -313,36 +357,55 @@ class Session:
                 elif ev["type"] == "transfer":
                     received[ev["to"]] += ev["amount"]
         st = self.game.stones
-        return [{"seat": s, "stones": st[s], "wins": wins[s], "camats": camats[s],
-                 "received": received[s]} for s in range(N_SEATS)]
+        return [
+            {
+                "seat": s,
+                "stones": st[s],
+                "wins": wins[s],
+                "camats": camats[s],
+                "received": received[s],
+            }
+            for s in range(N_SEATS)
+        ]
 
     def ranking(self) -> list[dict[str, int]]:
         """The final order: most CAMATs (the CAMAT rises above the table,
         D15), then fewest stones held, then fewest stones received over the
         game, then most rounds won."""
-        return sorted(self.standings(), key=lambda r: (-r["camats"], r["stones"], r["received"],
-                                                       -r["wins"], r["seat"]))
+        return sorted(
+            self.standings(),
+            key=lambda r: (-r["camats"], r["stones"], r["received"], -r["wins"], r["seat"]),
+        )
 
     # -- save and load ----------------------------------------------------------------
     def to_save(self) -> dict[str, Any]:
         """The game as JSON data: rules, seats, seed, target and actions; no
         hand and no generator state (a load replays the actions)."""
-        return {"format": SAVE_FORMAT, "version": SAVE_VERSION, "rules": self.rules.to_dict(),
-                "seats": list(self.seats), "seed": self.game.seed,
-                "target": {"rounds": self.target_rounds, "camats": self.target_camats},
-                "actions": [list(r) for r in self.actions], "modified": self.modified}
+        return {
+            "format": SAVE_FORMAT,
+            "version": SAVE_VERSION,
+            "rules": self.rules.to_dict(),
+            "seats": list(self.seats),
+            "seed": self.game.seed,
+            "target": {"rounds": self.target_rounds, "camats": self.target_camats},
+            "actions": [list(r) for r in self.actions],
+            "modified": self.modified,
+        }
 
     @classmethod
-    def from_save(cls, data: Any, *, rounds: int | None = None,
-                  camats: int | None = None) -> "Session":
+    def from_save(
+        cls, data: Any, *, rounds: int | None = None, camats: int | None = None
+    ) -> Session:
         """Replay a saved game; :class:`SaveFileError` (one line) if the data
         is not a usable save of this version.  ``rounds``/``camats`` replace
         the saved target."""
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
             raise SaveFileError("is not a domeng play save file")
         if data.get("version") != SAVE_VERSION:
-            raise SaveFileError(f"is a save of format version {str(data.get('version'))[:20]}; "
-                                f"this domeng reads version {SAVE_VERSION}")
+            raise SaveFileError(
+                f"is a save of format version {str(data.get('version'))[:20]}; "
+                f"this domeng reads version {SAVE_VERSION}"
+            )
         try:
             return cls._replay(data, rounds, camats)
         except SaveFileError:
@@ -354,7 +417,7 @@ class Session:
             raise SaveFileError(f"is corrupt: {why}") from None
 
     @classmethod
-    def _replay(cls, data: dict, rounds: int | None, camats: int | None) -> "Session":
+    def _replay(cls, data: dict, rounds: int | None, camats: int | None) -> Session:
         rules_map = data["rules"]
         if not isinstance(rules_map, dict):
             raise ValueError("rules must be an object")
@@ -392,11 +455,11 @@ class Session:
                     continue
                 s.auto_step()
                 if s.actions[-1][-1] != a:
-                    raise ValueError(f"round {r}, action {i}: seat {seat} "
-                                     f"({s.seats[seat]}) does not play that")
+                    raise ValueError(
+                        f"round {r}, action {i}: seat {seat} ({s.seats[seat]}) does not play that"
+                    )
         return s
 
 
 #: the compiled player that stands in a person's seat (never asked to move)
 HUMAN_STAND_IN = "random"
-

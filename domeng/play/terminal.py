@@ -21,9 +21,10 @@ import os
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -38,25 +39,33 @@ from domeng.play.savefile import check_writable, key_path, write_save
 from domeng.play.session import HUMAN, SaveFileError, Session
 from domeng.play.typed import InputError, clean, parse_move
 
-
 #: the ``help`` text: (first-line indent, paragraph) pairs, each paragraph
 #: wrapped to the terminal's width (:func:`help_lines`)
 HELP = (
-    ("", "On your turn type the number of a move, or the tile itself: 5-3, [5|3] or 53, with "
-         "left or right (l / r) when it fits both ends, e.g. 5-3 left.  Enter plays the only "
-         "move when there is just one; a seat with no tile that fits passes by itself."),
+    (
+        "",
+        "On your turn type the number of a move, or the tile itself: 5-3, [5|3] or 53, with "
+        "left or right (l / r) when it fits both ends, e.g. 5-3 left.  Enter plays the only "
+        "move when there is just one; a seat with no tile that fits passes by itself.",
+    ),
     ("", "Commands at any prompt:"),
     ("  help           ", "this text"),
     ("  rules          ", "the rules of Domeng and this game's options"),
-    ("  save [FILE]    ", "save the game (to FILE, or to the file it is saved in); from then "
-                          "on it is saved after every move"),
+    (
+        "  save [FILE]    ",
+        "save the game (to FILE, or to the file it is saved in); from then "
+        "on it is saved after every move",
+    ),
     ("  quit           ", "leave (you can save first); Ctrl-C and Ctrl-D also leave"),
-    ("", "Stones are penalties: fewer is better.  A PASS earns {pass_award} (a PASSEBUNGE, "
-         "before your first play, {passebunge_award}); when someone plays out (FIRST CAPPU) "
-         "the seat before them (the CUCUQ) gets {cappu_award}, or {ceki_award} for a CEKI, "
-         "{pollo_award} for a POLLO.  Stones come from the table while it has any, then from "
-         "the player who caused them.  Once the table is empty, a FIRST CAPPU who holds no "
-         "stones becomes CAMAT: every stone returns to the table."),
+    (
+        "",
+        "Stones are penalties: fewer is better.  A PASS earns {pass_award} (a PASSEBUNGE, "
+        "before your first play, {passebunge_award}); when someone plays out (FIRST CAPPU) "
+        "the seat before them (the CUCUQ) gets {cappu_award}, or {ceki_award} for a CEKI, "
+        "{pollo_award} for a POLLO.  Stones come from the table while it has any, then from "
+        "the player who caused them.  Once the table is empty, a FIRST CAPPU who holds no "
+        "stones becomes CAMAT: every stone returns to the table.",
+    ),
 )
 
 
@@ -64,8 +73,13 @@ def help_lines(rules: dict[str, Any], width: int) -> list[str]:
     """The ``help`` text with this game's awards, wrapped to ``width`` columns."""
     out: list[str] = []
     for head, text in HELP:
-        out += textwrap.wrap(text.format(**rules), max(30, width), initial_indent=head,
-                             subsequent_indent=" " * len(head), break_on_hyphens=False)
+        out += textwrap.wrap(
+            text.format(**rules),
+            max(30, width),
+            initial_indent=head,
+            subsequent_indent=" " * len(head),
+            break_on_hyphens=False,
+        )
     return out
 
 
@@ -78,9 +92,11 @@ PRIVATE_ON = "\x1b[?1049h\x1b[H\x1b[2J"
 PRIVATE_OFF = "\x1b[H\x1b[2J\x1b[3J\x1b[?1049l"
 
 _NO = ("", "n", "no", "none", "nothing", "don't", "dont")
-_LEAK_WARNING = ("Warning: a save file holds the game's seed, so whoever reads it can work out "
-                 "every hand, yours included.  With two or more people at this table, keep it "
-                 "where only you can read it.")
+_LEAK_WARNING = (
+    "Warning: a save file holds the game's seed, so whoever reads it can work out "
+    "every hand, yours included.  With two or more people at this table, keep it "
+    "where only you can read it."
+)
 
 
 class Quit(Exception):
@@ -91,10 +107,16 @@ class Terminal:
     """The terminal game over one session; ``read``, ``console`` and
     ``sleep`` are injectable for tests."""
 
-    def __init__(self, session: Session, *, delay: float = DEFAULT_DELAY,
-                 save_path: str | None = None, console: Console | None = None,
-                 read: Callable[[str], str] | None = None,
-                 sleep: Callable[[float], Any] = time.sleep) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        delay: float = DEFAULT_DELAY,
+        save_path: str | None = None,
+        console: Console | None = None,
+        read: Callable[[str], str] | None = None,
+        sleep: Callable[[float], Any] = time.sleep,
+    ) -> None:
         self.s = session
         self.delay = max(0.0, float(delay))
         self.save_path = save_path
@@ -149,8 +171,19 @@ class Terminal:
     def draw(self, seat: int | None, moves=(), show_hand: bool = True) -> None:
         view = self.s.view(seat)
         height = max(20, self.con.height)
-        self.show(screen.table_screen(self.s, view, self.label, self.target_text(), self.width,
-                                      height - 1, moves, self.message, show_hand))
+        self.show(
+            screen.table_screen(
+                self.s,
+                view,
+                self.label,
+                self.target_text(),
+                self.width,
+                height - 1,
+                moves,
+                self.message,
+                show_hand,
+            )
+        )
         self.message = ""
 
     def viewer(self) -> int | None:
@@ -172,7 +205,7 @@ class Terminal:
                 self._leave()
         except (EOFError, KeyboardInterrupt):
             self.say("Goodbye.")
-        except Exception as e:  # noqa: BLE001 - never lose a game to a bug
+        except Exception as e:
             return self._rescue(e)
         return 0
 
@@ -208,8 +241,10 @@ class Terminal:
                 slow = not s.is_builtin(seat) and s.seats[seat] not in self.thought
                 if slow:  # a search player (any of the family) compiles on its first move
                     self.thought.add(s.seats[seat])
-                    self.message = (f"{self.label(seat)} is thinking (its first move also "
-                                    "prepares the search player: up to a minute)...")
+                    self.message = (
+                        f"{self.label(seat)} is thinking (its first move also "
+                        "prepares the search player: up to a minute)..."
+                    )
                 if self.delay > 0 or slow:
                     self.draw(self.viewer())
                 if self.delay > 0:
@@ -224,8 +259,10 @@ class Terminal:
         if len(s.humans) > 1:
             while True:
                 self.draw(None)
-                self.say(f"=== {self.label(seat)}: your turn; the others look away please ===",
-                         "bold yellow")
+                self.say(
+                    f"=== {self.label(seat)}: your turn; the others look away please ===",
+                    "bold yellow",
+                )
                 ans = self.ask("Press Enter to see your hand (or help, rules, save, quit): ")
                 if not self._command(ans):
                     break
@@ -237,8 +274,7 @@ class Terminal:
         """A person's private view: in hot-seat play on a terminal, between
         :data:`PRIVATE_ON` and :data:`PRIVATE_OFF` (also when they leave or
         an error ends the game); with one person, the screen as it is."""
-        hide = (len(self.s.humans) > 1 and self.con.is_terminal
-                and not self.con.is_dumb_terminal)
+        hide = len(self.s.humans) > 1 and self.con.is_terminal and not self.con.is_dumb_terminal
         if hide:
             self._raw(PRIVATE_ON)
         try:
@@ -265,8 +301,14 @@ class Terminal:
             if self._command(text):
                 continue
             try:
-                move = parse_move(text, moves, view.hand or [], view.ends, view.must_lead,
-                                  [t for t in _chain_tiles(view)])
+                move = parse_move(
+                    text,
+                    moves,
+                    view.hand or [],
+                    view.ends,
+                    view.must_lead,
+                    [t for t in _chain_tiles(view)],
+                )
             except InputError as e:
                 self.message = f"Refused: {e}."
                 continue
@@ -373,8 +415,10 @@ class Terminal:
         if path is None:
             path = self.save_path or self._ask_file("Save to which file? (Enter or no: cancel): ")
         if path and self._save_to(path):
-            self.message = (f"The game is saved in {path}; from now on after every move "
-                            f"(resume with domeng play --load {path}).")
+            self.message = (
+                f"The game is saved in {path}; from now on after every move "
+                f"(resume with domeng play --load {path})."
+            )
             self._warn_leak()
 
     def _ask_file(self, prompt: str) -> str | None:
@@ -401,8 +445,10 @@ class Terminal:
             return
         if self.save_path:
             self._autosave()
-            self.line(f"Goodbye: the game is saved in {self.save_path} "
-                     f"(resume with domeng play --load {self.save_path}).")
+            self.line(
+                f"Goodbye: the game is saved in {self.save_path} "
+                f"(resume with domeng play --load {self.save_path})."
+            )
             return
         while True:
             name = self._ask_file("Save the game? File name (Enter or no: don't save): ")
@@ -411,8 +457,9 @@ class Terminal:
                 return
             if self._save_to(name):
                 self._warn_leak(now=True)
-                self.line(f"Goodbye: the game is saved in {name} "
-                         f"(resume with domeng play --load {name}).")
+                self.line(
+                    f"Goodbye: the game is saved in {name} (resume with domeng play --load {name})."
+                )
                 return
             self.say(self.message, "bold red")
             self.message = ""
@@ -435,8 +482,9 @@ class Terminal:
             except (DomengError, OSError):
                 saved = "; the game could not be saved"
         why = " ".join(str(err).split())[:200] or type(err).__name__
-        print(f"domeng play: unexpected error ({type(err).__name__}: {why}){saved}",
-              file=sys.stderr)
+        print(
+            f"domeng play: unexpected error ({type(err).__name__}: {why}){saved}", file=sys.stderr
+        )
         return 1
 
 

@@ -10,12 +10,14 @@ The legal moves come from the engine: nothing here decides a rule.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
-from domeng.core.errors import TileError
+from domeng.core.errors import (
+    InputError,
+    TileError,
+)
 from domeng.core.tiles import numbers, parse_tile, tile_str
 from domeng.play.session import Move
-from domeng.core.errors import InputError  # noqa: F401 (re-exported)
 
 MAX_INPUT = 200  # characters: no move or command is longer
 
@@ -31,8 +33,10 @@ def clean(text: str) -> str:
 
 
 _END_WORDS = {"l": "left", "left": "left", "r": "right", "right": "right"}
-_END_RE = re.compile(r"^(?P<tile>.*?)\s*(?:\bon\s+)?(?:\bthe\s+)?"
-                     r"(?P<end>left|right|l|r)(?:\s+end)?\s*$")
+_END_RE = re.compile(
+    r"^(?P<tile>.*?)\s*(?:\bon\s+)?(?:\bthe\s+)?"
+    r"(?P<end>left|right|l|r)(?:\s+end)?\s*$"
+)
 
 
 def _split_end(s: str) -> tuple[str, str | None]:
@@ -43,9 +47,14 @@ def _split_end(s: str) -> tuple[str, str | None]:
     return s, None
 
 
-def parse_move(text: str, moves: Sequence[Move], hand: Sequence[int],
-               ends: tuple[int, int] | None, must_lead: int | None = None,
-               chain: Sequence[int] = ()) -> Move:
+def parse_move(
+    text: str,
+    moves: Sequence[Move],
+    hand: Sequence[int],
+    ends: tuple[int, int] | None,
+    must_lead: int | None = None,
+    chain: Sequence[int] = (),
+) -> Move:
     """What a person typed -> one of ``moves`` (in the numbered order shown),
     or :class:`InputError` with a short reason.
 
@@ -64,8 +73,9 @@ def parse_move(text: str, moves: Sequence[Move], hand: Sequence[int],
         if len(s) <= 3 and 1 <= int(s) <= n:
             return moves[int(s) - 1]
         if not (len(s) == 2 and all(c in "0123456" for c in s)):
-            raise InputError(f"there is no move {s if len(s) <= 6 else s[:6] + '...'}: "
-                             f"type {choose}")
+            raise InputError(
+                f"there is no move {s if len(s) <= 6 else s[:6] + '...'}: type {choose}"
+            )
     tile_text, end = _split_end(s)
     try:
         if not tile_text.isascii():
@@ -73,8 +83,9 @@ def parse_move(text: str, moves: Sequence[Move], hand: Sequence[int],
         t = parse_tile(tile_text)
     except (TileError, ValueError):
         shown = text.strip() if len(text.strip()) <= 20 else text.strip()[:20] + "..."
-        raise InputError(f"cannot read {shown!r}: type {choose}, or a tile like 5-3 left "
-                         "(help for more)") from None
+        raise InputError(
+            f"cannot read {shown!r}: type {choose}, or a tile like 5-3 left (help for more)"
+        ) from None
     ts = tile_str(t)
     if t not in hand:
         if t in chain:
@@ -86,8 +97,9 @@ def parse_move(text: str, moves: Sequence[Move], hand: Sequence[int],
             raise InputError(f"the first round must be opened with {tile_str(must_lead)} (D3)")
         where = f"the open ends are {ends[0]} and {ends[1]}" if ends else "it cannot lead"
         raise InputError(f"{ts} does not fit: {where}")
-    if len(fitting) == 1 and (end is None or ends is None or ends[0] == ends[1]
-                              or fitting[0].end == end):
+    if len(fitting) == 1 and (
+        end is None or ends is None or ends[0] == ends[1] or fitting[0].end == end
+    ):
         return fitting[0]  # a lead, or a tile with one way to go
     if end is None:
         a, b = numbers(t)
@@ -97,5 +109,4 @@ def parse_move(text: str, moves: Sequence[Move], hand: Sequence[int],
             return m
     assert ends is not None
     num = ends[0] if end == "left" else ends[1]
-    raise InputError(f"{ts} does not fit the {end} end ({num}); it goes on the "
-                     f"{fitting[0].end}")
+    raise InputError(f"{ts} does not fit the {end} end ({num}); it goes on the {fitting[0].end}")

@@ -44,17 +44,34 @@ from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from domeng.core.bits import lowest_bit, popcount
-from domeng.core.nbrng import randbelow
 from domeng.core.observation import (
-    OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_STONES, OBS_TABLE,
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_HAND_SIZE,
+    OBS_LEFT,
+    OBS_RIGHT,
+    OBS_SEAT,
+    OBS_STONES,
+    OBS_TABLE,
     OBS_VOID,
 )
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 from domeng.engine.kernel import ends_after
 from domeng.players.scoring import best_moves, compile_player, pick_best
 
-FEATURES = ("pips", "options", "finisher", "pass_table", "pass_mine", "next_fits", "double",
-            "threat", "race_options", "mappakuling", "numbers")
+FEATURES = (
+    "pips",
+    "options",
+    "finisher",
+    "pass_table",
+    "pass_mine",
+    "next_fits",
+    "double",
+    "threat",
+    "race_options",
+    "mappakuling",
+    "numbers",
+)
 N_FEATURES = len(FEATURES)
 
 #: Hand-set starting point of the tuning (hunter-like).
@@ -63,8 +80,19 @@ START_WEIGHTS = (1.0, 1.5, 50.0, 6.0, 6.0, -0.6, 1.0, -2.0, 0.0, 0.0, 0.5)
 #: The tuned weights, in the order of :data:`FEATURES` (see the module docstring):
 #: ``analysis/expert_tuning/run.py --iterations 12 --population 24 --deals 3000``
 #: (seed 2026, against four hunters; output/results.json has the validation).
-EXPERT_WEIGHTS = (1.0, 6.6148, 48.0759, 1.1473, 2.1343, -6.2497, 3.1456, -7.9697, -1.6233, 2.4477,
-                  5.1804)
+EXPERT_WEIGHTS = (
+    1.0,
+    6.6148,
+    48.0759,
+    1.1473,
+    2.1343,
+    -6.2497,
+    3.1456,
+    -7.9697,
+    -1.6233,
+    2.4477,
+    5.1804,
+)
 
 _W = np.array(EXPERT_WEIGHTS, dtype=np.float64)
 _NUM = NUMBER_MASK.copy()
@@ -114,18 +142,37 @@ def move_features(obs, move, hand, possible, void, table, race, one_left):
     for n in range(7):
         if rest & _NUM[n]:
             numbers += 1
-    return (float(_PIPS[t]), float(options), float(finisher),
-            float(blocked_next * (table > 0)), float(blocked_next * (table == 0)),
-            float(next_fits), float(_DBL[t]),
-            float(one_left * (next_fits > 0) * (n_rest > 0)),
-            float(race * options), float((nl == nr) * (n_rest > 0)), float(numbers))
+    return (
+        float(_PIPS[t]),
+        float(options),
+        float(finisher),
+        float(blocked_next * (table > 0)),
+        float(blocked_next * (table == 0)),
+        float(next_fits),
+        float(_DBL[t]),
+        float(one_left * (next_fits > 0) * (n_rest > 0)),
+        float(race * options),
+        float((nl == nr) * (n_rest > 0)),
+        float(numbers),
+    )
 
 
 @njit(cache=True, inline="always")
 def move_score(w, obs, move, hand, possible, void, table, race, one_left):
     f = move_features(obs, move, hand, possible, void, table, race, one_left)
-    return (w[0] * f[0] + w[1] * f[1] + w[2] * f[2] + w[3] * f[3] + w[4] * f[4] + w[5] * f[5]
-            + w[6] * f[6] + w[7] * f[7] + w[8] * f[8] + w[9] * f[9] + w[10] * f[10])
+    return (
+        w[0] * f[0]
+        + w[1] * f[1]
+        + w[2] * f[2]
+        + w[3] * f[3]
+        + w[4] * f[4]
+        + w[5] * f[5]
+        + w[6] * f[6]
+        + w[7] * f[7]
+        + w[8] * f[8]
+        + w[9] * f[9]
+        + w[10] * f[10]
+    )
 
 
 @njit(cache=True, inline="always")
@@ -165,8 +212,9 @@ def expert_pick(w, obs, moves, n_moves, rng):
     if n_moves == 1:
         return 0
     hand, possible, void, table, race, one_left = decision_context(obs)
-    return pick_best(_context_score, (w, obs, hand, possible, void, table, race, one_left),
-                     moves, n_moves, rng)
+    return pick_best(
+        _context_score, (w, obs, hand, possible, void, table, race, one_left), moves, n_moves, rng
+    )
 
 
 @njit(cache=True, inline="always")
@@ -231,7 +279,9 @@ def make_expert_strategy(weights) -> object:
     ``weights`` (a sequence of :data:`N_FEATURES` numbers)."""
     key = tuple(float(x) for x in weights)
     if len(key) != N_FEATURES or not all(np.isfinite(key)):
-        raise ValueError(f"expert weights: give {N_FEATURES} finite numbers ({', '.join(FEATURES)})")
+        raise ValueError(
+            f"expert weights: give {N_FEATURES} finite numbers ({', '.join(FEATURES)})"
+        )
     if key not in _MADE:
         w = np.array(key, dtype=np.float64)
 

@@ -43,18 +43,29 @@ import numpy as np
 from numba import njit
 
 from domeng.core.bits import lowest_bit, popcount
+from domeng.core.defaults import (  # noqa: F401  (the ids live where --help reads them)
+    N_BUILTIN,
+    P_EXPERT,
+    P_HEAVY,
+    P_HUNTER,
+    P_KEEPER,
+    P_RANDOM,
+    PLAYER_IDS,
+)
 from domeng.core.nbrng import randbelow
-from domeng.players.expert import expert_best_called, expert_strategy
-from domeng.engine.kernel import ends_after
-from domeng.players.scoring import STRATEGY_SIG, best_moves, pick_best
 from domeng.core.observation import (
-    OBS_CHAIN, OBS_HAND, OBS_LEFT, OBS_RIGHT, OBS_SEAT, OBS_TABLE, OBS_VOID,
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_LEFT,
+    OBS_RIGHT,
+    OBS_SEAT,
+    OBS_TABLE,
+    OBS_VOID,
 )
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
-
-from domeng.core.defaults import (  # noqa: F401  (the ids live where --help reads them)
-    N_BUILTIN, P_EXPERT, P_HEAVY, P_HUNTER, P_KEEPER, P_RANDOM, PLAYER_IDS,
-)
+from domeng.engine.kernel import ends_after
+from domeng.players.expert import expert_best_called, expert_strategy
+from domeng.players.scoring import best_moves, pick_best
 
 _NUM = NUMBER_MASK.copy()
 _HI = TILE_HIGH.copy()

@@ -54,17 +54,31 @@ from numba import njit
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import next64, randbelow
 from domeng.core.observation import (
-    H_END, H_SEAT, H_TILE, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEFT, OBS_LEN,
-    OBS_MUST_LEAD, OBS_PLAYED_BY, OBS_RIGHT, OBS_RULES, OBS_SEAT, OBS_STONES, OBS_TURN, OBS_VOID,
+    H_END,
+    H_SEAT,
+    H_TILE,
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_HAND_SIZE,
+    OBS_LEFT,
+    OBS_LEN,
+    OBS_MUST_LEAD,
+    OBS_PLAYED_BY,
+    OBS_RIGHT,
+    OBS_RULES,
+    OBS_SEAT,
+    OBS_STONES,
+    OBS_TURN,
+    OBS_VOID,
 )
 from domeng.core.rules import R_LEN
 from domeng.core.tiles import TILE_HIGH, TILE_LOW
 from domeng.engine import kernel as K
 from domeng.engine import step as E
+from domeng.engine.kernel import ends_after
 from domeng.players.expert import _W as EXPERT_W
 from domeng.players.expert import decision_context, move_score
 from domeng.players.heuristics import P_EXPERT, builtin_choose
-from domeng.engine.kernel import ends_after
 from domeng.players.scoring import compile_player, runtime_ints
 from domeng.players.search import CAMAT_BONUS
 
@@ -132,7 +146,7 @@ def determinize(obs, rng, hands, tiles, cap, choice, tries=RANDOM_TRIES):
         tiles[n] = lowest_bit(m)
         m &= m - 1
         n += 1
-    for attempt in range(tries):
+    for _attempt in range(tries):
         for p in range(5):
             hands[p] = 0
             cap[p] = obs[OBS_HAND_SIZE + p] if p != me else 0
@@ -235,16 +249,22 @@ def log_likelihood(obs, hist, hands, beta, r_obs, moves):
                 top = -1e300
                 sa = 0.0
                 for i in range(n):
-                    sc = beta * move_score(EXPERT_W, r_obs, moves[i], hand, possible, void,
-                                           table, race, one_left)
+                    sc = beta * move_score(
+                        EXPERT_W, r_obs, moves[i], hand, possible, void, table, race, one_left
+                    )
                     if sc > top:
                         top = sc
                     if moves[i] == actual:
                         sa = sc
                 z = 0.0
                 for i in range(n):
-                    z += math.exp(beta * move_score(EXPERT_W, r_obs, moves[i], hand, possible,
-                                                    void, table, race, one_left) - top)
+                    z += math.exp(
+                        beta
+                        * move_score(
+                            EXPERT_W, r_obs, moves[i], hand, possible, void, table, race, one_left
+                        )
+                        - top
+                    )
                 ll += sa - top - math.log(z)
         left, right = ends_after(t, hist[k, H_END], left, right)
         chain |= np.int64(1) << t
@@ -330,7 +350,7 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta, later, e
     s_moves = np.zeros(64, dtype=np.int64)
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
-    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
+    S = E.new_rollout_state(obs[OBS_RULES : OBS_RULES + R_LEN].copy())
     totals = np.zeros(n_moves)
     K.counters_from_history(obs, hist, w0)
     if beta > 0:
@@ -350,8 +370,9 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta, later, e
             determinize(obs, rng, hands, tiles, cap, choice)
         seed = next64(rng)
         for i in range(n_moves):
-            totals[i] += rollout(S, hands, obs, w0, me, moves[i], seed, policy, s_rng, later,
-                                 explore)
+            totals[i] += rollout(
+                S, hands, obs, w0, me, moves[i], seed, policy, s_rng, later, explore
+            )
     best = 0
     for i in range(1, n_moves):
         if totals[i] > totals[best]:
@@ -364,8 +385,7 @@ _MADE: dict[tuple[str, int, float], object] = {}
 KINDS = {"esearch": (0.0, _NO_NEXT), "isearch": (BETA, _NO_NEXT), "nsearch": (0.0, NEXT_START)}
 
 
-def make_isearch_strategy(kind: str = "isearch", samples: int | None = None,
-                          explore: float = 0.0):
+def make_isearch_strategy(kind: str = "isearch", samples: int | None = None, explore: float = 0.0):
     """The ``esearch``, ``isearch`` or ``nsearch`` player with ``samples`` determinizations
     per decision (default :data:`DEFAULT_SAMPLES`), compiled for the player
     signature.  ``explore`` (research only, not a registered name): the
@@ -387,8 +407,9 @@ def make_isearch_strategy(kind: str = "isearch", samples: int | None = None,
         floats = np.array([beta, explore])
 
         def strategy(obs, hist, moves, n_moves, rng):
-            return isearch_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], floats[0],
-                                later, floats[1])
+            return isearch_core(
+                obs, hist, moves, n_moves, rng, ints[0], ints[1], floats[0], later, floats[1]
+            )
 
         strategy.__name__ = f"{kind}_{n}" + (f"_explore{explore:g}" if explore else "")
         _MADE[key] = compile_player(strategy)

@@ -125,14 +125,14 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
     choice = np.zeros(28, dtype=np.int64)
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
-    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
+    S = E.new_rollout_state(obs[OBS_RULES : OBS_RULES + R_LEN].copy())
     K.counters_from_history(obs, hist, w0)
     full = 1 if policy != P_HEAVY else 0
     # running moments of the rewards, for the scale of exploration
     r_n = 0.0
     r_sum = 0.0
     r_sq = 0.0
-    for it in range(iterations):
+    for _it in range(iterations):
         determinize(obs, rng, hands, tiles, cap, choice)
         E.set_position(S, obs, w0, hands)
         S.ctl[E.C_FULL] = full
@@ -205,8 +205,9 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
                 c = kids[0]
                 for i in range(n):
                     k = kids[i]
-                    u = (total[k] / visits[k]
-                         + c_uct * sd * math.sqrt(math.log(avail[k]) / visits[k]))
+                    u = total[k] / visits[k] + c_uct * sd * math.sqrt(
+                        math.log(avail[k]) / visits[k]
+                    )
                     if legal[i] == pref:
                         u += pb * sd / (visits[k] + 1.0)
                     if u > best_u:
@@ -251,8 +252,13 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
 _MADE: dict[tuple[int, int, float, bool, float], object] = {}
 
 
-def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
-                         c_uct: float = C_UCT, model: bool = MODEL_OTHERS, pb: float = 0.0):
+def make_ismcts_strategy(
+    iterations: int | None = None,
+    rollout: str = "expert",
+    c_uct: float = C_UCT,
+    model: bool = MODEL_OTHERS,
+    pb: float = 0.0,
+):
     """The ``ismcts`` player with ``iterations`` per decision (default
     :data:`DEFAULT_ITERATIONS`), ``rollout`` players (``expert`` or
     ``heavy``), exploration constant ``c_uct``, with ``model`` the
@@ -263,8 +269,9 @@ def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
     if not 1 <= n <= MAX_ITERATIONS:
         raise ValueError(f"iterations must be from 1 to {MAX_ITERATIONS}")
     if rollout not in ROLLOUT_POLICIES:
-        raise ValueError(f"unknown rollout player {rollout!r}; choose one of "
-                         f"{', '.join(ROLLOUT_POLICIES)}")
+        raise ValueError(
+            f"unknown rollout player {rollout!r}; choose one of {', '.join(ROLLOUT_POLICIES)}"
+        )
     policy = ROLLOUT_POLICIES[rollout]
     c = float(c_uct)
     m = bool(model)
@@ -277,15 +284,17 @@ def make_ismcts_strategy(iterations: int | None = None, rollout: str = "expert",
         floats = np.array([c, bias])
 
         def strategy(obs, hist, moves, n_moves, rng):
-            return ismcts_core(obs, hist, moves, n_moves, rng, ints[0], ints[1], floats[0],
-                               ints[2] != 0, floats[1])
+            return ismcts_core(
+                obs, hist, moves, n_moves, rng, ints[0], ints[1], floats[0], ints[2] != 0, floats[1]
+            )
 
-        strategy.__name__ = f"ismcts_{n}" + ("" if (rollout, c, m, bias) == ("expert", C_UCT,
-                                                                            MODEL_OTHERS, 0.0)
-                                             else f"_{rollout}_c{c:g}_{'model' if m else 'uct'}"
-                                                  f"_pb{bias:g}")
+        strategy.__name__ = f"ismcts_{n}" + (
+            ""
+            if (rollout, c, m, bias) == ("expert", C_UCT, MODEL_OTHERS, 0.0)
+            else f"_{rollout}_c{c:g}_{'model' if m else 'uct'}_pb{bias:g}"
+        )
         _MADE[key] = compile_player(strategy)
     return _MADE[key]
 
 
-__all__ = ["make_ismcts_strategy", "ismcts_core", "DEFAULT_ITERATIONS", "MAX_ITERATIONS", "C_UCT"]
+__all__ = ["C_UCT", "DEFAULT_ITERATIONS", "MAX_ITERATIONS", "ismcts_core", "make_ismcts_strategy"]

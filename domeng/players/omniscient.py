@@ -19,7 +19,7 @@ seat, on the true hands; the best mean value wins (value as in
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
@@ -27,8 +27,8 @@ from numba import njit
 from domeng.core.errors import PlayerError
 from domeng.core.nbrng import next64
 from domeng.core.observation import OBS_RULES, OBS_SEAT, Observation
-from domeng.core.rules import R_LEN
 from domeng.core.rng import SplitMix64
+from domeng.core.rules import R_LEN
 from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.engine.records import Move
@@ -51,12 +51,14 @@ def omniscient_core(obs, hist, moves, n_moves, rng, all_hands, samples):
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
     totals = np.zeros(n_moves)
-    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
+    S = E.new_rollout_state(obs[OBS_RULES : OBS_RULES + R_LEN].copy())
     K.counters_from_history(obs, hist, w0)
-    for d in range(samples):
+    for _d in range(samples):
         seed = next64(rng)
         for i in range(n_moves):
-            totals[i] += rollout(S, all_hands, obs, w0, me, moves[i], seed, P_EXPERT, s_rng, _NO_NEXT)
+            totals[i] += rollout(
+                S, all_hands, obs, w0, me, moves[i], seed, P_EXPERT, s_rng, _NO_NEXT
+            )
     best = 0
     for i in range(1, n_moves):
         if totals[i] > totals[best]:
@@ -76,12 +78,19 @@ class OmniscientPlayer:
         self.samples = int(samples)
 
     def choose(self, obs: Observation, moves: list[Move], rng: SplitMix64) -> Move:
-        raise PlayerError("the omniscient player sees every hand: it plays only in "
-                          "domeng.study.omniscient.omniscient_match (research), never at a "
-                          "game, study or tournament")
+        raise PlayerError(
+            "the omniscient player sees every hand: it plays only in "
+            "domeng.study.omniscient.omniscient_match (research), never at a "
+            "game, study or tournament"
+        )
 
-    def choose_seeing_all(self, obs: Observation, moves: list[Move], rng: SplitMix64,
-                          all_hands: Sequence[Sequence[int]]) -> Move:
+    def choose_seeing_all(
+        self,
+        obs: Observation,
+        moves: list[Move],
+        rng: SplitMix64,
+        all_hands: Sequence[Sequence[int]],
+    ) -> Move:
         """Choose a move seeing ``all_hands`` (every seat's tiles)."""
         o, hist = obs.to_array()
         enc = np.array([m.tile * 2 + m.end for m in moves], dtype=np.int64)

@@ -14,17 +14,17 @@ so they behave identically in both engines.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numba
-
 import numpy as np
 
-from domeng.engine.reference import Move
 from domeng.core.errors import PlayerError
 from domeng.core.observation import Observation
 from domeng.core.rng import SplitMix64
+from domeng.engine.reference import Move
 from domeng.players.heuristics import P_CUSTOM, PLAYER_IDS, STRATEGY_SIG, builtin_choose
 
 
@@ -73,6 +73,7 @@ class CompiledPlayer:
 def _builtin(pid: int) -> Callable:
     def fn(obs, hist, moves, n_moves, rng):
         return builtin_choose(pid, obs, hist, moves, n_moves, rng)
+
     return fn
 
 
@@ -89,11 +90,14 @@ MAX_ISMCTS = 200_000
 def _search_strategy(kind: str, samples: int | None) -> Callable:
     if kind == "search":
         from domeng.players.search import make_search_strategy
+
         return make_search_strategy(samples)
     if kind == "ismcts":  # N: iterations per decision
         from domeng.players.ismcts import make_ismcts_strategy
+
         return make_ismcts_strategy(samples)
     from domeng.players.isearch import make_isearch_strategy
+
     return make_isearch_strategy(kind, samples)
 
 
@@ -113,7 +117,7 @@ class PlayerSpec:
     def compiled(self) -> bool:
         return self.kind in ("builtin", "compiled")
 
-    def make(self) -> "Player":
+    def make(self) -> Player:
         """A reference-engine player for this spec."""
         if self.kind == "python":
             return self.obj
@@ -137,8 +141,10 @@ def compile_strategy(fn: Callable, name: str | None = None) -> Any:
             disp = numba.njit(STRATEGY_SIG, cache=False)(py)
         except Exception as e:  # numba typing errors are long: keep the first line
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise PlayerError(f"compiled player {name or py.__name__} does not compile for the "
-                              f"player signature (obs, hist, moves, n_moves, rng): {first}") from None
+            raise PlayerError(
+                f"compiled player {name or py.__name__} does not compile for the "
+                f"player signature (obs, hist, moves, n_moves, rng): {first}"
+            ) from None
     return disp
 
 
@@ -167,6 +173,7 @@ def resolve_player(p: Any) -> PlayerSpec:
             return _SPEC_CACHE[low]
         if low == "omniscient":  # research only: it refuses every ordinary game
             from domeng.players.omniscient import OmniscientPlayer
+
             return PlayerSpec("omniscient", "python", obj=OmniscientPlayer())
         kind = low.split("-", 1)[0]
         if kind in SEARCH_PLAYERS and (low == kind or low.startswith(kind + "-")):
@@ -178,11 +185,13 @@ def resolve_player(p: Any) -> PlayerSpec:
                         raise ValueError
                 except ValueError:
                     if kind == "ismcts":
-                        raise PlayerError(f"bad search budget in {p!r}: write ismcts-N with N "
-                                          f"from 1 to {MAX_ISMCTS:,} iterations per decision"
-                                          ) from None
-                    raise PlayerError(f"bad search budget in {p!r}: write {kind}-N with N >= 1 "
-                                      "samples per move") from None
+                        raise PlayerError(
+                            f"bad search budget in {p!r}: write ismcts-N with N "
+                            f"from 1 to {MAX_ISMCTS:,} iterations per decision"
+                        ) from None
+                    raise PlayerError(
+                        f"bad search budget in {p!r}: write {kind}-N with N >= 1 samples per move"
+                    ) from None
             spec = PlayerSpec(low, "compiled", P_CUSTOM, fn=_search_strategy(kind, samples))
             _SPEC_CACHE[low] = spec
             return spec
@@ -197,8 +206,10 @@ def resolve_player(p: Any) -> PlayerSpec:
             spec = _resolve_object(getattr(mod, attr), key)
             _SPEC_CACHE[low] = spec
             return spec
-        raise PlayerError(f"unknown player {p!r}; built-in players: {', '.join(BUILTIN_PLAYERS)}"
-                          " (or module:function for your own)")
+        raise PlayerError(
+            f"unknown player {p!r}; built-in players: {', '.join(BUILTIN_PLAYERS)}"
+            " (or module:function for your own)"
+        )
     return _resolve_object(p, None)
 
 
@@ -216,8 +227,10 @@ def _resolve_object(obj: Any, name: str | None) -> PlayerSpec:
             return PlayerSpec(label, "compiled", fn=compile_strategy(obj, label))
         # a plain callable: compiled if numba can, else it cannot be a player
         return PlayerSpec(label, "compiled", fn=compile_strategy(obj, label))
-    raise PlayerError(f"{name or obj!r} is not a player: give a compiled function "
-                      "(obs, hist, moves, n_moves, rng) -> index, or an object with choose()")
+    raise PlayerError(
+        f"{name or obj!r} is not a player: give a compiled function "
+        "(obs, hist, moves, n_moves, rng) -> index, or an object with choose()"
+    )
 
 
 def resolve_players(spec: Any) -> list[PlayerSpec]:

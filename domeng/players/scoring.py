@@ -18,8 +18,9 @@ from domeng.engine.fast import kth_bit
 
 #: The signature every compiled player has: ``(obs, hist, moves, n_moves, rng) -> index``
 #: (see :mod:`domeng.players.heuristics`).
-STRATEGY_SIG = types.int64(types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64,
-                           types.uint64[::1])
+STRATEGY_SIG = types.int64(
+    types.int64[::1], types.int64[:, ::1], types.int64[::1], types.int64, types.uint64[::1]
+)
 
 
 def compile_player(fn):

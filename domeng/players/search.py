@@ -29,17 +29,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from domeng.core.rules import R_LEN
-from domeng.engine import kernel as K
-from domeng.engine import step as E
 from domeng.core.bits import lowest_bit, popcount
 from domeng.core.nbrng import next64, randbelow
 from domeng.core.observation import (
-    OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_RULES, OBS_SEAT,
-    OBS_STONES, OBS_VOID,
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_HAND_SIZE,
+    OBS_RULES,
+    OBS_SEAT,
+    OBS_STONES,
+    OBS_VOID,
 )
-from domeng.players.scoring import compile_player, runtime_ints
+from domeng.core.rules import R_LEN
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
+from domeng.engine import kernel as K
+from domeng.engine import step as E
+from domeng.players.scoring import compile_player, runtime_ints
 
 DEFAULT_SAMPLES = 400
 CAMAT_BONUS = 10.0
@@ -80,18 +85,28 @@ def sample_hands(obs, rng, hands, tiles):
             t = tiles[i]
             total = 0
             for p in range(6):
-                if cap[p] > 0 and (p == 5 or not use_voids or
-                                   ((obs[OBS_VOID + p] >> _HI[t]) & 1) == 0
-                                   and ((obs[OBS_VOID + p] >> _LO[t]) & 1) == 0):
+                if cap[p] > 0 and (
+                    p == 5
+                    or not use_voids
+                    or (
+                        ((obs[OBS_VOID + p] >> _HI[t]) & 1) == 0
+                        and ((obs[OBS_VOID + p] >> _LO[t]) & 1) == 0
+                    )
+                ):
                     total += cap[p]
             if total == 0:
                 ok = False
                 break
             r = randbelow(rng, total)
             for p in range(6):
-                if cap[p] > 0 and (p == 5 or not use_voids or
-                                   ((obs[OBS_VOID + p] >> _HI[t]) & 1) == 0
-                                   and ((obs[OBS_VOID + p] >> _LO[t]) & 1) == 0):
+                if cap[p] > 0 and (
+                    p == 5
+                    or not use_voids
+                    or (
+                        ((obs[OBS_VOID + p] >> _HI[t]) & 1) == 0
+                        and ((obs[OBS_VOID + p] >> _LO[t]) & 1) == 0
+                    )
+                ):
                     if r < cap[p]:
                         cap[p] -= 1
                         if p < 5:
@@ -136,11 +151,11 @@ def search_core(obs, hist, moves, n_moves, rng, samples):
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
     totals = np.zeros(n_moves, dtype=np.float64)
-    S = E.new_rollout_state(obs[OBS_RULES:OBS_RULES + R_LEN].copy())
+    S = E.new_rollout_state(obs[OBS_RULES : OBS_RULES + R_LEN].copy())
     # the round's counters the rules read (the D6 option), as the engine rebuilds them
     K.counters_from_history(obs, hist, w0)
     my_stones = obs[OBS_STONES + me]
-    for d in range(samples):
+    for _d in range(samples):
         sample_hands(obs, rng, hands, tiles)
         seed = next64(rng)
         for i in range(n_moves):
@@ -185,4 +200,4 @@ def make_search_strategy(samples: int | None = None):
     return _STRATEGIES[n]
 
 
-__all__ = ["make_search_strategy", "search_core", "sample_hands", "DEFAULT_SAMPLES", "popcount"]
+__all__ = ["DEFAULT_SAMPLES", "make_search_strategy", "popcount", "sample_hands", "search_core"]

@@ -26,18 +26,19 @@ from pathlib import Path
 import numpy as np
 
 from domeng.core.errors import CheckpointError, ResultsError
-from domeng.infra import fs
+from domeng.core.wording import counted, counted_x
+from domeng.infra import fs, jsontext
 from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results import html as H
 from domeng.results.comparison import COMPARE_SCHEMA, KEY_METRICS, Comparison, stopping_text
 from domeng.results.results import Results
-from domeng.core.wording import counted, counted_x
 from domeng.results.sweep import PLOT_METRICS, SWEEP_SCHEMA, Sweep
-from domeng.infra import jsontext
 
 #: kind -> (the finished marker, the manifest (the unfinished marker), its schema)
-KINDS = {"compare": ("compare.json", "compare-manifest.json", COMPARE_SCHEMA),
-         "sweep": ("sweep.json", "sweep-manifest.json", SWEEP_SCHEMA)}
+KINDS = {
+    "compare": ("compare.json", "compare-manifest.json", COMPARE_SCHEMA),
+    "sweep": ("sweep.json", "sweep-manifest.json", SWEEP_SCHEMA),
+}
 MANIFEST_FORMAT = "domeng.arms/1"
 ARMS = "arms"
 #: a manifest larger than this is not one
@@ -66,7 +67,7 @@ class _plt:
         return _subplots(*args, **kwargs)
 
     @property
-    def rcParams(self):  # noqa: N802 (matplotlib's name)
+    def rcParams(self):
         import matplotlib
 
         return matplotlib.rcParams
@@ -79,8 +80,9 @@ def forest_plot(cmp: Comparison, metrics: list[str] | None = None):
     d = cmp.differences()
     metrics = [m for m in (metrics or KEY_METRICS) if m in set(d.metric)]
     variants = list(cmp.variants)
-    fig, ax = plt.subplots(figsize=(9, 0.3 * len(metrics) * max(1, len(variants)) ** 0.5 + 1.6),
-                           layout="constrained")
+    fig, ax = plt.subplots(
+        figsize=(9, 0.3 * len(metrics) * max(1, len(variants)) ** 0.5 + 1.6), layout="constrained"
+    )
     h = 0.8 / max(len(variants), 1)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, v in enumerate(variants):
@@ -89,8 +91,16 @@ def forest_plot(cmp: Comparison, metrics: list[str] | None = None):
             scale = np.where(g.baseline != 0, 100.0 / g.baseline.abs(), np.nan)
         y = np.arange(len(metrics)) + (k - (len(variants) - 1) / 2) * h
         x = g.value * scale
-        ax.errorbar(x, y, xerr=[x - g.ci_low * scale, g.ci_high * scale - x], fmt="o",
-                    color=colors[k % len(colors)], capsize=2, ms=4, label=v)
+        ax.errorbar(
+            x,
+            y,
+            xerr=[x - g.ci_low * scale, g.ci_high * scale - x],
+            fmt="o",
+            color=colors[k % len(colors)],
+            capsize=2,
+            ms=4,
+            label=v,
+        )
     ax.axvline(0, color="#777777", lw=1)
     ax.set_yticks(range(len(metrics)))
     ax.set_yticklabels(metrics, fontsize=8)
@@ -98,12 +108,19 @@ def forest_plot(cmp: Comparison, metrics: list[str] | None = None):
     ax.set_xlabel("variant - baseline, % of the baseline value (95% CI, paired)")
     ax.set_ylabel("metric")
     ax.grid(axis="x", alpha=0.3)
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", fontsize=8,
-               title="variant", title_fontsize=8, ncols=1)
+    fig.legend(
+        *ax.get_legend_handles_labels(),
+        loc="outside lower center",
+        fontsize=8,
+        title="variant",
+        title_fontsize=8,
+        ncols=1,
+    )
     b = cmp.baseline
-    ax.set_title(f"Paired differences, {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
-                 "per arm",
-                 fontsize=10)
+    ax.set_title(
+        f"Paired differences, {counted_x((b.tables, 'table'), (b.rounds, 'round'))} per arm",
+        fontsize=10,
+    )
     return fig
 
 
@@ -120,33 +137,49 @@ def sweep_plots(sw: Sweep, metrics: list[str] | None = None) -> dict:
         others = [o for o in sw.grid if o != opt and len(sw.grid[o]) > 1]
         ncol = min(3, len(metrics))
         nrow = -(-len(metrics) // ncol)
-        fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.3 * nrow),
-                                 layout="constrained", squeeze=False)
+        fig, axes = plt.subplots(
+            nrow, ncol, figsize=(4.2 * ncol, 3.3 * nrow), layout="constrained", squeeze=False
+        )
         for ax, m in zip(axes.flat, metrics):
             g = df[df.metric == m]
             groups = g.groupby(others, sort=False) if others else [((), g)]
             for key, gg in groups:
                 gg = gg.set_index(opt).reindex(values)
                 xs = np.arange(len(values))
-                label = ", ".join(f"{o}={H.value_text(k)}" for o, k in
-                                  zip(others, key if isinstance(key, tuple) else (key,))) or None
-                ax.errorbar(xs, gg.value, yerr=[gg.value - gg.ci_low, gg.ci_high - gg.value],
-                            marker="o", capsize=3, label=label)
+                label = (
+                    ", ".join(
+                        f"{o}={H.value_text(k)}"
+                        for o, k in zip(others, key if isinstance(key, tuple) else (key,))
+                    )
+                    or None
+                )
+                ax.errorbar(
+                    xs,
+                    gg.value,
+                    yerr=[gg.value - gg.ci_low, gg.ci_high - gg.value],
+                    marker="o",
+                    capsize=3,
+                    label=label,
+                )
             ax.set_xticks(np.arange(len(values)))
             ax.set_xticklabels([H.value_text(v) for v in values])
             ax.set_xlabel(opt)
             ax.set_ylabel(f"{m}\n({g.unit.iloc[0]})", fontsize=8)
             ax.grid(alpha=0.3)
-        for ax in list(axes.flat)[len(metrics):]:
+        for ax in list(axes.flat)[len(metrics) :]:
             ax.set_visible(False)
         if others:
             handles, labels = axes.flat[0].get_legend_handles_labels()
-            fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)),
-                       fontsize=8)
+            fig.legend(
+                handles, labels, loc="outside lower center", ncols=min(4, len(labels)), fontsize=8
+            )
         b = sw.comparison.baseline
-        fig.suptitle(f"Sweep of {opt}: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
-                     "per point "
-                     "(95% CI)", fontsize=10)
+        fig.suptitle(
+            f"Sweep of {opt}: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
+            "per point "
+            "(95% CI)",
+            fontsize=10,
+        )
         out[f"sweep-{opt}"] = fig
     return out
 
@@ -188,9 +221,13 @@ def arms_manifest(kind: str, arms: dict[str, tuple[dict, list]], study: dict) ->
     ``target_ci``, ``max_rounds``, ``command``; a sweep's ``grid``, ``points``)."""
     from domeng.results.meta import package_version
 
-    return {"format": MANIFEST_FORMAT, "kind": kind, "version": package_version(),
-            "arms": [{"name": k, "rules": r, "players": list(p)} for k, (r, p) in arms.items()],
-            **study}
+    return {
+        "format": MANIFEST_FORMAT,
+        "kind": kind,
+        "version": package_version(),
+        "arms": [{"name": k, "rules": r, "players": list(p)} for k, (r, p) in arms.items()],
+        **study,
+    }
 
 
 def write_manifest(folder: Path, manifest: dict) -> None:
@@ -202,8 +239,11 @@ def read_manifest(folder, kind: str) -> dict:
     """A comparison's (or sweep's) manifest; refuses one that is not."""
     path = Path(folder) / KINDS[kind][1]
     if not Path(folder).is_dir():
-        where = (f"{str(folder)!r} is not a folder" if Path(folder).exists()
-                 else f"no such folder {str(folder)!r}")
+        where = (
+            f"{str(folder)!r} is not a folder"
+            if Path(folder).exists()
+            else f"no such folder {str(folder)!r}"
+        )
         raise CheckpointError(f"{where} (no {kind} study to resume)")
     try:
         if path.is_symlink() or path.stat().st_size > MAX_MANIFEST_BYTES:
@@ -211,31 +251,42 @@ def read_manifest(folder, kind: str) -> dict:
         m = jsontext.loads(path.read_text(encoding="utf-8"))
         if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT or m.get("kind") != kind:
             raise ValueError(f"not a {MANIFEST_FORMAT} manifest of a {kind}")
-        if not (isinstance(m.get("arms"), list) and len(m["arms"]) >= 2 and all(
-                isinstance(a, dict) and isinstance(a.get("name"), str)
-                and isinstance(a.get("rules"), dict) and isinstance(a.get("players"), list)
-                for a in m["arms"])):
+        if not (
+            isinstance(m.get("arms"), list)
+            and len(m["arms"]) >= 2
+            and all(
+                isinstance(a, dict)
+                and isinstance(a.get("name"), str)
+                and isinstance(a.get("rules"), dict)
+                and isinstance(a.get("players"), list)
+                for a in m["arms"]
+            )
+        ):
             raise ValueError("bad arms")
         if len({a["name"] for a in m["arms"]}) != len(m["arms"]):
             raise ValueError("an arm is named twice")
         for key in ("tables", "rounds", "seed", "max_rounds"):
             v = m.get(key)
             if (key != "max_rounds" or v is not None) and (
-                    isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                isinstance(v, bool) or not isinstance(v, int) or v < 0
+            ):
                 raise ValueError(f"bad {key}")
         if m.get("target_ci") is not None and not isinstance(m["target_ci"], dict):
             raise ValueError("bad target_ci")
         if kind == "sweep" and not (
-                isinstance(m.get("grid"), dict) and isinstance(m.get("points"), list)
-                and len(m["points"]) == len(m["arms"])
-                and all(isinstance(v, list) for v in m["grid"].values())
-                and all(isinstance(p, dict) and set(p) == set(m["grid"]) for p in m["points"])):
+            isinstance(m.get("grid"), dict)
+            and isinstance(m.get("points"), list)
+            and len(m["points"]) == len(m["arms"])
+            and all(isinstance(v, list) for v in m["grid"].values())
+            and all(isinstance(p, dict) and set(p) == set(m["grid"]) for p in m["points"])
+        ):
             raise ValueError("bad grid or points")
     except FileNotFoundError:
         raise CheckpointError(f"{str(folder)!r} holds no {kind} study (no {path.name})") from None
     except (OSError, ValueError, RecursionError) as e:
-        raise CheckpointError(f"corrupt manifest {str(path)!r}: "
-                              f"{' '.join(str(e).split())[:200]}") from None
+        raise CheckpointError(
+            f"corrupt manifest {str(path)!r}: {' '.join(str(e).split())[:200]}"
+        ) from None
     return m
 
 
@@ -251,22 +302,26 @@ def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) 
     folder = Path(folder)
     _write_table(folder, "differences", cmp.differences())
     _write_table(folder, "values", cmp.values())
-    atomic_write(fixed_subfolder(folder, ARMS) / "arms.json",
-                 json.dumps(list(cmp.arms), indent=2) + "\n")
+    atomic_write(
+        fixed_subfolder(folder, ARMS) / "arms.json", json.dumps(list(cmp.arms), indent=2) + "\n"
+    )
     pngs = _plots(folder, {"forest": forest_plot(cmp)}, fmt, dpi)
     atomic_write(folder / "report.html", comparison_html(cmp, pngs))
     atomic_write(folder / "compare.json", cmp.to_json() + "\n")
     return folder
 
 
-def write_sweep(sw: Sweep, folder, fmt: str = "png", dpi: int = 110,
-                metrics: list[str] | None = None) -> Path:
+def write_sweep(
+    sw: Sweep, folder, fmt: str = "png", dpi: int = 110, metrics: list[str] | None = None
+) -> Path:
     """Write a sweep's table, plots, report and, last, ``sweep.json`` (as
     :func:`write_comparison`)."""
     folder = Path(folder)
     _write_table(folder, "sweep", sw.frame())
-    atomic_write(fixed_subfolder(folder, ARMS) / "arms.json",
-                 json.dumps(list(sw.comparison.arms), indent=2) + "\n")
+    atomic_write(
+        fixed_subfolder(folder, ARMS) / "arms.json",
+        json.dumps(list(sw.comparison.arms), indent=2) + "\n",
+    )
     pngs = _plots(folder, sweep_plots(sw, metrics), fmt, dpi)
     atomic_write(folder / "report.html", sweep_html(sw, pngs, metrics))
     atomic_write(folder / "sweep.json", sw.to_json() + "\n")
@@ -277,12 +332,24 @@ def _save(kind: str, cmp: Comparison, folder, write) -> Path:
     """An in-memory comparison or sweep into ``folder`` (the folder policy)."""
     folder = Path(folder)
     finished, manifest, _ = KINDS[kind]
-    with fs.writing_output(folder, finished, manifest, f"{kind} study",
-                           f"domeng {kind} --resume {folder}"):
+    with fs.writing_output(
+        folder, finished, manifest, f"{kind} study", f"domeng {kind} --resume {folder}"
+    ):
         arms = {k: (r.meta["rules"], r.players) for k, r in cmp.arms.items()}
-        write_manifest(folder, arms_manifest(kind, arms, cmp.meta.get("study") or {
-            "tables": cmp.baseline.tables, "rounds": cmp.baseline.rounds,
-            "seed": cmp.baseline.seed, "command": cmp.meta.get("command")}))
+        write_manifest(
+            folder,
+            arms_manifest(
+                kind,
+                arms,
+                cmp.meta.get("study")
+                or {
+                    "tables": cmp.baseline.tables,
+                    "rounds": cmp.baseline.rounds,
+                    "seed": cmp.baseline.seed,
+                    "command": cmp.meta.get("command"),
+                },
+            ),
+        )
         for k, r in enumerate(cmp.arms.values()):
             d = arm_folder(folder, k)
             d.mkdir(exist_ok=True)
@@ -296,11 +363,11 @@ def save_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) -
     return _save("compare", cmp, folder, lambda d: write_comparison(cmp, d, fmt, dpi))
 
 
-def save_sweep(sw: Sweep, folder, fmt: str = "png", dpi: int = 110,
-               metrics: list[str] | None = None) -> Path:
+def save_sweep(
+    sw: Sweep, folder, fmt: str = "png", dpi: int = 110, metrics: list[str] | None = None
+) -> Path:
     """Write a sweep folder (module docstring)."""
-    return _save("sweep", sw.comparison, folder,
-                 lambda d: write_sweep(sw, d, fmt, dpi, metrics))
+    return _save("sweep", sw.comparison, folder, lambda d: write_sweep(sw, d, fmt, dpi, metrics))
 
 
 def folder_kind(folder) -> str | None:
@@ -340,12 +407,16 @@ def _load_arms(folder, kind: str) -> Comparison:
     try:
         done = jsontext.loads(finished.read_text(encoding="utf-8"))
         names = jsontext.loads((folder / ARMS / "arms.json").read_text(encoding="utf-8"))
-        if not (isinstance(done, dict) and isinstance(names, list)
-                and all(isinstance(n, str) for n in names)):
+        if not (
+            isinstance(done, dict)
+            and isinstance(names, list)
+            and all(isinstance(n, str) for n in names)
+        ):
             raise ValueError("not a list of arm names")
     except (OSError, ValueError, RecursionError) as e:
-        raise ResultsError(f"{str(folder)!r} is not a finished {kind} folder: "
-                           f"{' '.join(str(e).split())[:200]}") from None
+        raise ResultsError(
+            f"{str(folder)!r} is not a finished {kind} folder: {' '.join(str(e).split())[:200]}"
+        ) from None
     arms = {n: Results.load(arm_folder(folder, k)) for k, n in enumerate(names)}
     try:
         return Comparison(arms, {k: done.get(k) for k in ("command", "stopping")})
@@ -355,34 +426,65 @@ def _load_arms(folder, kind: str) -> Comparison:
 
 def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
     b = cmp.baseline
-    page = H.Page(f"Domeng paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))}"
-                  " per arm")
-    page.intro.append(f"<p>Baseline <b>{H.esc(cmp.baseline_name)}</b> and "
-                      f"{counted(len(cmp.variants), 'variant')}, played with seed {b.seed} on the "
-                      "same "
-                      "tables (common random numbers). Differences are variant minus baseline; "
-                      f"SEs are paired, across {counted(b.groups, 'group')} of tables. The median "
-                      "paired SE "
-                      f"is {cmp.se_ratio():.2f} of the unpaired SE.</p>")
+    page = H.Page(
+        f"Domeng paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} per arm"
+    )
+    page.intro.append(
+        f"<p>Baseline <b>{H.esc(cmp.baseline_name)}</b> and "
+        f"{counted(len(cmp.variants), 'variant')}, played with seed {b.seed} on the "
+        "same "
+        "tables (common random numbers). Differences are variant minus baseline; "
+        f"SEs are paired, across {counted(b.groups, 'group')} of tables. The median "
+        "paired SE "
+        f"is {cmp.se_ratio():.2f} of the unpaired SE.</p>"
+    )
     stop = cmp.meta.get("stopping")
     if stop:
         page.add("Why the study stopped", f"<pre>{H.esc(stopping_text(stop))}</pre>")
-    page.add("Forest plot", H.figure("forest", pngs["forest"],
-                                     "Differences as % of the baseline value, 95% CI (paired)."))
+    page.add(
+        "Forest plot",
+        H.figure(
+            "forest", pngs["forest"], "Differences as % of the baseline value, 95% CI (paired)."
+        ),
+    )
     d = cmp.differences()
     for v in cmp.variants:
         g = d[(d.variant == v) & d.metric.isin(KEY_METRICS)].drop(columns=["variant"])
-        g = g[["metric", "value", "ci_low", "ci_high", "se", "se_unpaired", "baseline",
-               "variant_value", "unit"]].rename(columns={"value": "difference"})
+        g = g[
+            [
+                "metric",
+                "value",
+                "ci_low",
+                "ci_high",
+                "se",
+                "se_unpaired",
+                "baseline",
+                "variant_value",
+                "unit",
+            ]
+        ].rename(columns={"value": "difference"})
         page.add(f"Key differences: {v}", H.table(g))
-    page.add("Every difference", "<p>All metrics of the summary, every variant (also in "
-             "<code>tables/differences.csv</code>; <code>value</code> is the difference "
-             "variant - baseline).</p>" + H.table(d))
-    page.add("Rules of each arm", H.rules_table(b.meta["rules"],
-                                                {k: r.meta["rules"] for k, r in cmp.arms.items()}))
-    page.add("Players of each arm", H.table(__import__("pandas").DataFrame(
-        [{"arm": k, **{f"seat {s}": p for s, p in enumerate(r.players)}}
-         for k, r in cmp.arms.items()])))
+    page.add(
+        "Every difference",
+        "<p>All metrics of the summary, every variant (also in "
+        "<code>tables/differences.csv</code>; <code>value</code> is the difference "
+        "variant - baseline).</p>" + H.table(d),
+    )
+    page.add(
+        "Rules of each arm",
+        H.rules_table(b.meta["rules"], {k: r.meta["rules"] for k, r in cmp.arms.items()}),
+    )
+    page.add(
+        "Players of each arm",
+        H.table(
+            __import__("pandas").DataFrame(
+                [
+                    {"arm": k, **{f"seat {s}": p for s, p in enumerate(r.players)}}
+                    for k, r in cmp.arms.items()
+                ]
+            )
+        ),
+    )
     page.add("Glossary", H.glossary())
     page.add("Reproduce", H.reproduce(cmp.meta.get("command") or "domeng compare ..."))
     return page.render()
@@ -391,13 +493,19 @@ def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
 def sweep_html(sw: Sweep, pngs: dict[str, bytes], metrics: list[str] | None = None) -> str:
     df = sw.frame()
     b = sw.comparison.baseline
-    page = H.Page("Domeng sweep: " + counted_x((len(sw.points), "grid point"), (b.tables, "table"),
-                                               (b.rounds, "round")))
-    page.intro.append("<p>Every grid point is played with the same seed on the same tables; "
-                      "the paired differences are from the first point.</p>")
+    page = H.Page(
+        "Domeng sweep: "
+        + counted_x((len(sw.points), "grid point"), (b.tables, "table"), (b.rounds, "round"))
+    )
+    page.intro.append(
+        "<p>Every grid point is played with the same seed on the same tables; "
+        "the paired differences are from the first point.</p>"
+    )
     for name, png in pngs.items():
-        page.add(f"Plot: {name[len('sweep-'):]}",
-                 H.figure(name, png, f"95% CI across {counted(b.groups, 'group')} of tables."))
+        page.add(
+            f"Plot: {name[len('sweep-') :]}",
+            H.figure(name, png, f"95% CI across {counted(b.groups, 'group')} of tables."),
+        )
     key = df[df.metric.isin(metrics or PLOT_METRICS)]
     page.add("Plotted metrics", H.table(key))
     page.add("Rules", H.rules_table(b.meta["rules"]))
@@ -406,7 +514,22 @@ def sweep_html(sw: Sweep, pngs: dict[str, bytes], metrics: list[str] | None = No
     return page.render()
 
 
-__all__ = ["FORMATS", "KINDS", "figure_bytes", "forest_plot", "sweep_plots", "save_comparison",
-           "save_sweep", "write_comparison", "write_sweep", "load_comparison", "load_sweep",
-           "folder_kind", "arms_manifest", "read_manifest", "comparison_html", "sweep_html",
-           "stopping_text"]
+__all__ = [
+    "FORMATS",
+    "KINDS",
+    "arms_manifest",
+    "comparison_html",
+    "figure_bytes",
+    "folder_kind",
+    "forest_plot",
+    "load_comparison",
+    "load_sweep",
+    "read_manifest",
+    "save_comparison",
+    "save_sweep",
+    "stopping_text",
+    "sweep_html",
+    "sweep_plots",
+    "write_comparison",
+    "write_sweep",
+]

@@ -19,25 +19,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from domeng.core.wording import counted, counted_x
 from domeng.results.metrics import metric_parts
 from domeng.results.results import Results
 from domeng.results.sequential import stopping_text
-from domeng.core.wording import counted, counted_x
 from domeng.results.stats import Z95, num, paired_difference, ratio, wilson
 
 COMPARE_SCHEMA = "domeng.compare/1"
 
 
-def arm_label(rules: dict, players: list[str], base_rules: dict | None = None,
-              base_players: list[str] | None = None) -> str:
+def arm_label(
+    rules: dict,
+    players: list[str],
+    base_rules: dict | None = None,
+    base_players: list[str] | None = None,
+) -> str:
     """A short name for an arm: the rule values (and lineup) that differ from the baseline."""
     from domeng.core.rules import Rules
 
     base_rules = Rules().to_dict() if base_rules is None else base_rules
     from domeng.results.html import value_text
 
-    bits = [f"{k}={value_text(v)}"
-            for k, v in rules.items() if base_rules.get(k) != v]
+    bits = [f"{k}={value_text(v)}" for k, v in rules.items() if base_rules.get(k) != v]
     if base_players is not None and list(players) != list(base_players):
         bits.append("players=" + ",".join(players))
     return ";".join(bits) or "baseline"
@@ -56,8 +59,11 @@ class Comparison:
         self.meta = dict(meta or {})
         first = next(iter(self.arms.values()))
         for name, r in self.arms.items():
-            if (r.seed, r.tables, r.rounds) != (first.seed, first.tables, first.rounds) or \
-                    not np.array_equal(r.group_tables, first.group_tables):
+            if (r.seed, r.tables, r.rounds) != (
+                first.seed,
+                first.tables,
+                first.rounds,
+            ) or not np.array_equal(r.group_tables, first.group_tables):
                 raise ValueError(f"arm {name!r} was not played on the baseline's tables")
 
     @property
@@ -91,8 +97,17 @@ class Comparison:
                     continue
                 v, se = ratio(p.x, p.n)
                 lo, hi = wilson(v, se) if p.share else (v - Z95 * se, v + Z95 * se)
-                rows.append({"arm": arm, "metric": name, "unit": p.unit, "value": float(v),
-                             "se": float(se), "ci_low": float(lo), "ci_high": float(hi)})
+                rows.append(
+                    {
+                        "arm": arm,
+                        "metric": name,
+                        "unit": p.unit,
+                        "value": float(v),
+                        "se": float(se),
+                        "ci_low": float(lo),
+                        "ci_high": float(hi),
+                    }
+                )
         return pd.DataFrame(rows)
 
     def differences(self) -> pd.DataFrame:
@@ -116,10 +131,20 @@ class Comparison:
                 tg = (stop.get("targets") or {}).get(f"{vname}:{m}")
                 if tg is not None and tg.get("half_width") is not None:
                     hw = tg["half_width"]
-                rows.append({"variant": vname, "metric": m, "unit": pb.unit,
-                             "baseline": float(b), "variant_value": float(b + d),
-                             "value": float(d), "se": float(se), "se_unpaired": float(seu),
-                             "ci_low": float(d) - hw, "ci_high": float(d) + hw})
+                rows.append(
+                    {
+                        "variant": vname,
+                        "metric": m,
+                        "unit": pb.unit,
+                        "baseline": float(b),
+                        "variant_value": float(b + d),
+                        "value": float(d),
+                        "se": float(se),
+                        "se_unpaired": float(seu),
+                        "ci_low": float(d) - hw,
+                        "ci_high": float(d) + hw,
+                    }
+                )
         return pd.DataFrame(rows)
 
     def summary(self) -> dict[str, Any]:
@@ -127,12 +152,21 @@ class Comparison:
         b = self.baseline
         diffs = self.differences()
         out: dict[str, Any] = {
-            "schema": COMPARE_SCHEMA, "version": b.meta.get("version"),
-            "tables": b.tables, "rounds": b.rounds, "seed": b.seed, "groups": b.groups,
-            "baseline": {"name": self.baseline_name, "rules": b.meta["rules"],
-                         "players": b.players},
-            "variants": [{"name": k, "rules": v.meta["rules"], "players": v.players}
-                         for k, v in self.variants.items()],
+            "schema": COMPARE_SCHEMA,
+            "version": b.meta.get("version"),
+            "tables": b.tables,
+            "rounds": b.rounds,
+            "seed": b.seed,
+            "groups": b.groups,
+            "baseline": {
+                "name": self.baseline_name,
+                "rules": b.meta["rules"],
+                "players": b.players,
+            },
+            "variants": [
+                {"name": k, "rules": v.meta["rules"], "players": v.players}
+                for k, v in self.variants.items()
+            ],
             "differences": {},
             "baseline_values": {},
             "stopping": self.meta.get("stopping"),
@@ -140,10 +174,15 @@ class Comparison:
         }
         for vname, g in diffs.groupby("variant", sort=False):
             out["differences"][vname] = {
-                row.metric: {"value": num(row.value), "se": num(row.se),
-                             "se_unpaired": num(row.se_unpaired), "ci_low": num(row.ci_low),
-                             "ci_high": num(row.ci_high)}
-                for row in g.itertuples()}
+                row.metric: {
+                    "value": num(row.value),
+                    "se": num(row.se),
+                    "se_unpaired": num(row.se_unpaired),
+                    "ci_low": num(row.ci_low),
+                    "ci_high": num(row.ci_high),
+                }
+                for row in g.itertuples()
+            }
         vals = self.values()
         for row in vals[vals.arm == self.baseline_name].itertuples():
             out["baseline_values"][row.metric] = {"value": num(row.value), "se": num(row.se)}
@@ -164,20 +203,25 @@ class Comparison:
         keys = metrics or KEY_METRICS
         d = d[d.metric.isin(keys)]
         b = self.baseline
-        lines = [f"Paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
-                 f"per arm, seed "
-                 f"{b.seed}, the same tables in every arm (common random numbers)",
-                 f"baseline: {self.baseline_name} (players {','.join(b.players)}; {b.rules})",
-                 "difference variant - baseline, 95% CI (paired SE across "
-                 f"{counted(b.groups, 'group')} of tables; unpaired SE for comparison)", ""]
+        lines = [
+            f"Paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
+            f"per arm, seed "
+            f"{b.seed}, the same tables in every arm (common random numbers)",
+            f"baseline: {self.baseline_name} (players {','.join(b.players)}; {b.rules})",
+            "difference variant - baseline, 95% CI (paired SE across "
+            f"{counted(b.groups, 'group')} of tables; unpaired SE for comparison)",
+            "",
+        ]
         head = f"  {'metric':<38}{'baseline':>11}{'difference':>12}  {'95% CI':<23}{'SE':>9}{'unpaired':>10}"
         for vname, g in d.groupby("variant", sort=False):
             lines += [f"variant {vname}", head]
             g = g.set_index("metric").reindex([k for k in keys if k in set(g.metric)])
             for m, row in g.iterrows():
                 ci = f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]"
-                lines.append(f"  {m:<38}{row.baseline:>11.4f}{row.value:>+12.4f}  {ci:<23}"
-                             f"{row.se:>9.4f}{row.se_unpaired:>10.4f}")
+                lines.append(
+                    f"  {m:<38}{row.baseline:>11.4f}{row.value:>+12.4f}  {ci:<23}"
+                    f"{row.se:>9.4f}{row.se_unpaired:>10.4f}"
+                )
             lines.append("")
         lines.append(f"median paired SE / unpaired SE: {self.se_ratio():.2f}")
         stop = self.meta.get("stopping")
@@ -188,9 +232,19 @@ class Comparison:
 
 #: the metrics ``domeng compare`` prints (all are in the JSON and the tables)
 KEY_METRICS = [
-    "passebunge_per_round", "passebunge_round_share", "passes_per_round",
-    "stones_per_round.total", "stones_per_round.from_table", "stones_per_round.from_players",
-    "stones_per_round.by_reason.PASSEBUNGE", "stones_per_round.by_reason.PASS",
-    "stones_per_round.unpaid.total", "end_kind.CEKI", "end_kind.POLLO", "end_kind.MATTIKKENG",
-    "camat_per_1000_rounds.total", "win_rate_by_starter_offset.0", "tiles_per_round",
+    "passebunge_per_round",
+    "passebunge_round_share",
+    "passes_per_round",
+    "stones_per_round.total",
+    "stones_per_round.from_table",
+    "stones_per_round.from_players",
+    "stones_per_round.by_reason.PASSEBUNGE",
+    "stones_per_round.by_reason.PASS",
+    "stones_per_round.unpaid.total",
+    "end_kind.CEKI",
+    "end_kind.POLLO",
+    "end_kind.MATTIKKENG",
+    "camat_per_1000_rounds.total",
+    "win_rate_by_starter_offset.0",
+    "tiles_per_round",
 ]

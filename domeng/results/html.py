@@ -70,8 +70,17 @@ def command_line(argv: list[str] | None = None) -> str:
 
 def simulate_command(meta: dict) -> str:
     """A ``domeng simulate`` command that reproduces a study from its metadata."""
-    args = ["simulate", "--tables", str(meta["tables"]), "--rounds", str(meta["rounds"]),
-            "--players", ",".join(meta["players"]), "--seed", str(meta["seed"])]
+    args = [
+        "simulate",
+        "--tables",
+        str(meta["tables"]),
+        "--rounds",
+        str(meta["rounds"]),
+        "--players",
+        ",".join(meta["players"]),
+        "--seed",
+        str(meta["seed"]),
+    ]
     for k, v in Rules.from_mapping(meta["rules"]).changed().items():
         args += ["--rule", f"{k}={value_text(v)}"]
     return command_line(args)
@@ -94,11 +103,14 @@ class Page:
 
     def render(self) -> str:
         toc = "".join(f"<li><a href='#{anchor(t)}'>{esc(t)}</a></li>" for t, _ in self.sections)
-        parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-                 "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-                 f"<title>{esc(self.title)}</title><style>{CSS}</style></head><body>",
-                 f"<h1>{esc(self.title)}</h1>", *self.intro,
-                 f"<nav class='toc'><b>Contents</b><ol>{toc}</ol></nav>"]
+        parts = [
+            "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+            f"<title>{esc(self.title)}</title><style>{CSS}</style></head><body>",
+            f"<h1>{esc(self.title)}</h1>",
+            *self.intro,
+            f"<nav class='toc'><b>Contents</b><ol>{toc}</ol></nav>",
+        ]
         for t, body in self.sections:
             parts.append(f"<section id='{anchor(t)}'><h2>{esc(t)}</h2>{body}</section>")
         parts.append("</body></html>")
@@ -130,22 +142,28 @@ def table(df: pd.DataFrame, digits: int = 4, index: bool = False, wrap: bool = F
             cells.append(f"<td>{esc(text)}</td>" if number else f"<td class='l'>{esc(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     cls = "df wrap" if wrap else "df"
-    return (f"<div class='scroll'><table class='{cls}'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+    return (
+        f"<div class='scroll'><table class='{cls}'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def kv_table(rows: list[tuple[str, str]]) -> str:
     """Name-value rows as a table without a header row (each name heads its
     row: a header of two empty cells showed as a blank bar on top)."""
-    body = "".join(f"<tr><th scope='row'>{esc(str(k))}</th><td class='l'>{esc(str(v))}</td></tr>"
-                   for k, v in rows)
+    body = "".join(
+        f"<tr><th scope='row'>{esc(str(k))}</th><td class='l'>{esc(str(v))}</td></tr>"
+        for k, v in rows
+    )
     return f"<div class='scroll'><table class='df wrap kv'><tbody>{body}</tbody></table></div>"
 
 
 def figure(name: str, png: bytes, caption: str) -> str:
     b64 = base64.b64encode(png).decode("ascii")
-    return (f"<figure><img alt='{esc(caption or name)}' src='data:image/png;base64,{b64}'>"
-            f"<figcaption>{esc(caption)}</figcaption></figure>")
+    return (
+        f"<figure><img alt='{esc(caption or name)}' src='data:image/png;base64,{b64}'>"
+        f"<figcaption>{esc(caption)}</figcaption></figure>"
+    )
 
 
 def glossary() -> str:
@@ -153,8 +171,10 @@ def glossary() -> str:
     from domeng.core.ruletext import TERMS
 
     items = "".join(f"<dt>{esc(t)}</dt><dd>{esc(m)}</dd>" for t, m in TERMS)
-    return (f"<dl class='glossary'>{items}</dl><p>The full rules, decisions D1..D17 and options: "
-            "<code>domeng rules</code> and <code>docs/rules.md</code>.</p>")
+    return (
+        f"<dl class='glossary'>{items}</dl><p>The full rules, decisions D1..D17 and options: "
+        "<code>domeng rules</code> and <code>docs/rules.md</code>.</p>"
+    )
 
 
 def rules_table(rules: dict, others: dict[str, dict] | None = None) -> str:
@@ -180,6 +200,8 @@ def value_text(v) -> str:
 
 
 def reproduce(command: str) -> str:
-    return (f"<p>Command:</p><pre>{esc(command)}</pre>"
-            "<p>Versions (the same versions and seed give the same numbers on any number of "
-            "cores or machines):</p>" + kv_table(list(versions().items())))
+    return (
+        f"<p>Command:</p><pre>{esc(command)}</pre>"
+        "<p>Versions (the same versions and seed give the same numbers on any number of "
+        "cores or machines):</p>" + kv_table(list(versions().items()))
+    )

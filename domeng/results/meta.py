@@ -23,22 +23,33 @@ def package_version() -> str:
     return __version__
 
 
-def study_digest(tables: int, rounds: int, seed: int, players: list, rules: dict,
-                 engine: str) -> str:
+def study_digest(
+    tables: int, rounds: int, seed: int, players: list, rules: dict, engine: str
+) -> str:
     """A hash of what a study's numbers depend on: its counts, seed, players,
     every rule option and the engine's source hash.  Stored in the results
     (``meta["digest"]``) and in every chunk of a checkpoint, so that an
     edited seed, rule or player list is detected on resume and report."""
-    text = json.dumps([int(tables), int(rounds), int(seed), [str(p) for p in players],
-                       sorted((str(k), v) for k, v in dict(rules).items()), str(engine)],
-                      default=str)
+    text = json.dumps(
+        [
+            int(tables),
+            int(rounds),
+            int(seed),
+            [str(p) for p in players],
+            sorted((str(k), v) for k, v in dict(rules).items()),
+            str(engine),
+        ],
+        default=str,
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _layout_meta() -> dict:
-    return {"agg_len": L.AGG_LEN,
-            "agg_fields": [[k, v[0], v[1]] for k, v in L.AGG_FIELDS.items()],
-            "state_len": S_LEN}
+    return {
+        "agg_len": L.AGG_LEN,
+        "agg_fields": [[k, v[0], v[1]] for k, v in L.AGG_FIELDS.items()],
+        "state_len": S_LEN,
+    }
 
 
 def _json_default(v):
@@ -59,8 +70,10 @@ def read_results_file(path: str | os.PathLike) -> tuple:
     shown = str(path)
     try:
         if not zipfile.is_zipfile(path):  # numpy would try it as a pickle (never loaded)
-            raise ResultsError(f"corrupt results file {shown!r}: unreadable, not a domeng "
-                               "results file (not an .npz archive)")
+            raise ResultsError(
+                f"corrupt results file {shown!r}: unreadable, not a domeng "
+                "results file (not an .npz archive)"
+            )
         with np.load(path, allow_pickle=False) as z:
             agg, state, ntab = z["group_agg"], z["group_state"], z["group_tables"]
             meta = jsontext.loads(str(z["meta"]))
@@ -69,8 +82,9 @@ def read_results_file(path: str | os.PathLike) -> tuple:
     except ResultsError:
         raise
     except Exception as e:  # zipfile, ValueError, KeyError, JSON errors ...
-        raise ResultsError(f"corrupt results file {shown!r}: {type(e).__name__}: "
-                           f"{load_error_text(e)}") from None
+        raise ResultsError(
+            f"corrupt results file {shown!r}: {type(e).__name__}: {load_error_text(e)}"
+        ) from None
     return agg, state, ntab, meta
 
 

@@ -13,10 +13,15 @@ lists them; ``domeng compare --list-metrics`` prints them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from domeng.core import layout as L
 from domeng.results.stats import ratio
+
+if TYPE_CHECKING:
+    from domeng.results.results import Results
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,7 @@ def _seat_names() -> list[str]:
     return [str(s) for s in range(L.N_SEATS)]
 
 
-def metric_parts(res: "Results") -> dict[str, Part]:
+def metric_parts(res: Results) -> dict[str, Part]:
     """Every estimated metric of ``res``, in the order of the summary."""
     seats = _seat_names()
     rounds = res.field("A_ROUNDS").astype(np.float64)
@@ -58,11 +63,16 @@ def metric_parts(res: "Results") -> dict[str, Part]:
     passes, pass_rounds = res.field("A_PASSES"), res.field("A_PASS_ROUNDS")
     pb, pb_rounds = res.field("A_PASSEBUNGE"), res.field("A_PASSEBUNGE_ROUNDS")
     per_round("passes_per_round", passes.sum(axis=1))
-    per_round("pass_round_share", res.field("A_ANY_PASS_ROUNDS"), share=True,
-              unit="share of rounds")
+    per_round(
+        "pass_round_share", res.field("A_ANY_PASS_ROUNDS"), share=True, unit="share of rounds"
+    )
     per_round("passebunge_per_round", pb.sum(axis=1))
-    per_round("passebunge_round_share", res.field("A_ANY_PASSEBUNGE_ROUNDS"), share=True,
-              unit="share of rounds")
+    per_round(
+        "passebunge_round_share",
+        res.field("A_ANY_PASSEBUNGE_ROUNDS"),
+        share=True,
+        unit="share of rounds",
+    )
 
     def pass_block(prefix: tuple, e, er, b, br):
         per_round(prefix + ("passes_per_round",), e)
@@ -71,8 +81,9 @@ def metric_parts(res: "Results") -> dict[str, Part]:
         per_round(prefix + ("passebunge_round_share",), br, share=True, unit="share of rounds")
 
     for s in range(L.N_SEATS):
-        pass_block(("passes_by_seat", seats[s]), passes[:, s], pass_rounds[:, s], pb[:, s],
-                   pb_rounds[:, s])
+        pass_block(
+            ("passes_by_seat", seats[s]), passes[:, s], pass_rounds[:, s], pb[:, s], pb_rounds[:, s]
+        )
     pp, ppr, ppb, ppbr = (by_player(a) for a in (passes, pass_rounds, pb, pb_rounds))
     for p in res.player_seats():
         pass_block(("passes_by_player", p), pp[p], ppr[p], ppb[p], ppbr[p])
@@ -121,40 +132,58 @@ def metric_parts(res: "Results") -> dict[str, Part]:
         per_round(f"{c}.by_seat.{seats[s]}", camat[:, s], scale=1000.0, unit="per 1000 rounds")
     for p, x in by_player(camat).items():
         per_round((c, "by_player", p), x, scale=1000.0, unit="per 1000 rounds")
-    add(("rounds_between_camats", "mean"), res.field("A_CAMAT_GAP_SUM"),
-        camat.sum(axis=1).astype(np.float64), unit="rounds")
+    add(
+        ("rounds_between_camats", "mean"),
+        res.field("A_CAMAT_GAP_SUM"),
+        camat.sum(axis=1).astype(np.float64),
+        unit="rounds",
+    )
 
     offset = res.field("A_WINS_OFFSET").sum(axis=2)
     for o in range(L.N_SEATS):
-        per_round(f"win_rate_by_starter_offset.{seats[o]}", offset[:, o], share=True,
-                  unit="share of rounds")
+        per_round(
+            f"win_rate_by_starter_offset.{seats[o]}",
+            offset[:, o],
+            share=True,
+            unit="share of rounds",
+        )
     seat_wins = wins.sum(axis=2)
     for s in range(L.N_SEATS):
-        per_round(f"win_rate_by_seat.{seats[s]}", seat_wins[:, s], share=True,
-                  unit="share of rounds")
+        per_round(
+            f"win_rate_by_seat.{seats[s]}", seat_wins[:, s], share=True, unit="share of rounds"
+        )
     for p, x in by_player(seat_wins).items():
         per_round(("win_rate_by_player", p), x, share=True, unit="share of rounds")
     starts = res.field("A_STARTS")
     for s in range(L.N_SEATS):
-        per_round(f"start_share_by_seat.{seats[s]}", starts[:, s], share=True,
-                  unit="share of rounds")
+        per_round(
+            f"start_share_by_seat.{seats[s]}", starts[:, s], share=True, unit="share of rounds"
+        )
 
     tables = res.group_tables.astype(np.float64)
     stones = res.group_state[:, res.state_field_index("S_STONES") + np.arange(L.N_SEATS)]
-    add(("final_state", "table_stones"), res.state_field("S_TABLE"), tables,
-        unit="stones per table")
+    add(
+        ("final_state", "table_stones"), res.state_field("S_TABLE"), tables, unit="stones per table"
+    )
     for s in range(L.N_SEATS):
-        add(("final_state", "stones_held_by_seat", seats[s]), stones[:, s], tables,
-            unit="stones per table")
-    add(("final_state", "no_camat_share"),
-        res.group_state[:, res.state_field_index("S_CAMAT_HOLDER") + 5], tables, True,
-        "share of tables")
-    add(("final_state", "camats_per_table"), res.state_field("S_CAMATS"), tables,
-        unit="per table")
+        add(
+            ("final_state", "stones_held_by_seat", seats[s]),
+            stones[:, s],
+            tables,
+            unit="stones per table",
+        )
+    add(
+        ("final_state", "no_camat_share"),
+        res.group_state[:, res.state_field_index("S_CAMAT_HOLDER") + 5],
+        tables,
+        True,
+        "share of tables",
+    )
+    add(("final_state", "camats_per_table"), res.state_field("S_CAMATS"), tables, unit="per table")
     return out
 
 
-def metric_names(res: "Results") -> list[str]:
+def metric_names(res: Results) -> list[str]:
     """The names of every metric of ``res`` (:func:`metric_parts`)."""
     return list(metric_parts(res))
 
@@ -170,7 +199,7 @@ def nest(flat: dict[tuple, object]) -> dict:
     return out
 
 
-def estimates(res: "Results") -> dict[str, tuple[float, float]]:
+def estimates(res: Results) -> dict[str, tuple[float, float]]:
     """Every metric's ``(value, se)``."""
     out = {}
     for name, p in metric_parts(res).items():

@@ -13,20 +13,20 @@ from pathlib import Path
 
 import numpy as np
 
+from domeng.core.wording import counted_x
 from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results.results import Z95, Results
-from domeng.core.wording import counted_x
 
 #: plot names, in report order, with their captions
 PLOTS = {
     "win_rates": "Win rate by seat offset from the round's starter, by seat and by player "
-                 "(bars: estimate; whiskers: 95% CI across tables; dashed: 1/5).",
+    "(bars: estimate; whiskers: 95% CI across tables; dashed: 1/5).",
     "end_kinds": "How rounds end: share of rounds by end kind (95% CI).",
     "passebunge_by_seat": "PASSEBUNGE per seat: events per round and share of rounds with at "
-                          "least one (95% CI).",
+    "least one (95% CI).",
     "stone_flows": "Stones per round from each source (the table, seats 0..4) to each "
-                   "destination seat, all reasons; bottom row: stones owed to the seat that "
-                   "nobody could pay (D7).",
+    "destination seat, all reasons; bottom row: stones owed to the seat that "
+    "nobody could pay (D7).",
     "camat_gaps": "Rounds between CAMATs (a table's first CAMAT: rounds since the start).",
     "round_length": "Round length: tiles played and turns per round.",
 }
@@ -66,21 +66,37 @@ def _err(se) -> np.ndarray:
 
 
 def _subtitle(res: Results) -> str:
-    return (f"{counted_x((res.tables, 'table'), (res.rounds, 'round'))}, seed {res.seed}; "
-            f"players {','.join(res.players)}; {res.rules}")
+    return (
+        f"{counted_x((res.tables, 'table'), (res.rounds, 'round'))}, seed {res.seed}; "
+        f"players {','.join(res.players)}; {res.rules}"
+    )
 
 
 def _bars(ax, labels, values, se, color=_BLUE, ref=None, fmt="{:.3f}"):
     x = np.arange(len(labels))
-    ax.bar(x, values, yerr=_err(se), color=color, capsize=4, width=0.65,
-           error_kw={"elinewidth": 1, "ecolor": "#333333"})
+    ax.bar(
+        x,
+        values,
+        yerr=_err(se),
+        color=color,
+        capsize=4,
+        width=0.65,
+        error_kw={"elinewidth": 1, "ecolor": "#333333"},
+    )
     ax.set_xticks(x)
     ax.set_xticklabels(labels)
     if ref is not None:
         ax.axhline(ref, color=_GREY, ls="--", lw=1)
     for xi, v, e in zip(x, values, _err(se)):
-        ax.annotate(fmt.format(v), (xi, v + e), xytext=(0, 3), textcoords="offset points",
-                    ha="center", va="bottom", fontsize=8)  # clear of the error bar's cap
+        ax.annotate(
+            fmt.format(v),
+            (xi, v + e),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=8,
+        )  # clear of the error bar's cap
     ax.margins(y=0.15)
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
@@ -91,18 +107,31 @@ def plot_win_rates(res: Results) -> bytes:
     off = res.win_by_starter_offset().query("kind == 'ALL'")
     seat = res.win_by_seat().query("kind == 'ALL'")
     ply = res.win_by_player().query("kind == 'ALL'")
-    fig, axes = _subplots(1, 3, figsize=(13, 4.4), sharey=True, layout="constrained",
-                             gridspec_kw={"width_ratios": [5, 5, max(len(ply), 2)]})
+    fig, axes = _subplots(
+        1,
+        3,
+        figsize=(13, 4.4),
+        sharey=True,
+        layout="constrained",
+        gridspec_kw={"width_ratios": [5, 5, max(len(ply), 2)]},
+    )
     _bars(axes[0], [f"+{o}" if o else "starter" for o in off.offset], off.rate, off.se, ref=0.2)
     axes[0].set_title("by seat offset from the starter")
     axes[0].set_ylabel("win rate (share of rounds)")
     axes[0].set_xlabel("seat offset from the round's starter")
-    _bars(axes[1], [f"{s}\n{p}" for s, p in zip(seat.seat, seat.player)], seat.rate, seat.se,
-          ref=0.2)
+    _bars(
+        axes[1], [f"{s}\n{p}" for s, p in zip(seat.seat, seat.player)], seat.rate, seat.se, ref=0.2
+    )
     axes[1].set_title("by seat")
     axes[1].set_xlabel("seat and player")
-    _bars(axes[2], [f"{p}\n({n} seat{'s' if n > 1 else ''})" for p, n in zip(ply.player, ply.n_seats)],
-          ply.rate, ply.se, color=_ORANGE, ref=0.2)
+    _bars(
+        axes[2],
+        [f"{p}\n({n} seat{'s' if n > 1 else ''})" for p, n in zip(ply.player, ply.n_seats)],
+        ply.rate,
+        ply.se,
+        color=_ORANGE,
+        ref=0.2,
+    )
     axes[2].set_title("by player (per seat)")
     axes[2].set_xlabel("player (seats it occupies)")
     fig.suptitle("Win rate\n" + _subtitle(res), fontsize=10)
@@ -124,10 +153,24 @@ def plot_passebunge(res: Results) -> bytes:
     fig, ax = _subplots(figsize=(7.5, 4), layout="constrained")
     x = np.arange(len(df))
     w = 0.38
-    ax.bar(x - w / 2, df.per_round, w, yerr=_err(df.per_round_se), capsize=3, color=_BLUE,
-           label="PASSEBUNGE events per round")
-    ax.bar(x + w / 2, df.round_share, w, yerr=_err(df.round_share_se), capsize=3, color=_ORANGE,
-           label="share of rounds with >= 1 PASSEBUNGE")
+    ax.bar(
+        x - w / 2,
+        df.per_round,
+        w,
+        yerr=_err(df.per_round_se),
+        capsize=3,
+        color=_BLUE,
+        label="PASSEBUNGE events per round",
+    )
+    ax.bar(
+        x + w / 2,
+        df.round_share,
+        w,
+        yerr=_err(df.round_share_se),
+        capsize=3,
+        color=_ORANGE,
+        label="share of rounds with >= 1 PASSEBUNGE",
+    )
     ax.set_xticks(x)
     ax.set_xticklabels([f"seat {s}\n{p}" for s, p in zip(df.seat, df.player)])
     ax.grid(axis="y", alpha=0.3)
@@ -144,15 +187,28 @@ def plot_passebunge(res: Results) -> bytes:
 def plot_stone_flows(res: Results) -> bytes:
     m = res.flow_matrix()
     unpaid = res.unpaid().groupby("dest_seat").per_round.sum().reindex(range(5), fill_value=0.0)
-    fig, (ax, ax2) = _subplots(2, 1, figsize=(7.8, 6.2), sharex=True, layout="constrained",
-                                  gridspec_kw={"height_ratios": [6, 1]})
+    fig, (ax, ax2) = _subplots(
+        2,
+        1,
+        figsize=(7.8, 6.2),
+        sharex=True,
+        layout="constrained",
+        gridspec_kw={"height_ratios": [6, 1]},
+    )
     vmax = max(float(m.to_numpy().max()), 1e-9)
     im = ax.imshow(m.to_numpy(), cmap="Blues", vmin=0, vmax=vmax, aspect="auto")
     for i in range(m.shape[0]):
         for j in range(m.shape[1]):
             v = m.iat[i, j]
-            ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=8,
-                    color="white" if v > 0.6 * vmax else "black")
+            ax.text(
+                j,
+                i,
+                f"{v:.3f}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if v > 0.6 * vmax else "black",
+            )
     ax.set_yticks(range(6))
     ax.set_yticklabels(["table"] + [f"seat {s} {p}" for s, p in enumerate(res.players)], fontsize=8)
     ax.set_ylabel("source")
@@ -166,8 +222,9 @@ def plot_stone_flows(res: Results) -> bytes:
     ax2.set_xticks(range(5))
     ax2.set_xticklabels([f"seat {d}\n{p}" for d, p in enumerate(res.players)], fontsize=8)
     ax2.set_xlabel("destination")
-    fig.suptitle("Stone flows per round: source -> destination (all reasons)\n" + _subtitle(res),
-                 fontsize=10)
+    fig.suptitle(
+        "Stone flows per round: source -> destination (all reasons)\n" + _subtitle(res), fontsize=10
+    )
     return _png(fig)
 
 
@@ -176,8 +233,9 @@ def plot_camat_gaps(res: Results) -> bytes:
     fig, ax = _subplots(figsize=(7.5, 4), layout="constrained")
     nz = np.nonzero(df.camats.to_numpy())[0]
     if len(nz) == 0:
-        ax.text(0.5, 0.5, "no CAMAT in this study", ha="center", va="center",
-                transform=ax.transAxes)
+        ax.text(
+            0.5, 0.5, "no CAMAT in this study", ha="center", va="center", transform=ax.transAxes
+        )
         ax.set_xticks([])
         ax.set_yticks([])
     else:
@@ -192,8 +250,9 @@ def plot_camat_gaps(res: Results) -> bytes:
         ax.set_ylabel("share of CAMATs")
         ax.grid(axis="y", alpha=0.3)
         ax.set_axisbelow(True)
-    ax.set_title(f"Rounds between CAMATs ({int(df.camats.sum()):,} CAMATs)\n" + _subtitle(res),
-                 fontsize=10)
+    ax.set_title(
+        f"Rounds between CAMATs ({int(df.camats.sum()):,} CAMATs)\n" + _subtitle(res), fontsize=10
+    )
     return _png(fig)
 
 
@@ -201,12 +260,14 @@ def plot_round_length(res: Results) -> bytes:
     df = res.round_length()
     fig, axes = _subplots(1, 2, figsize=(10, 3.8), layout="constrained")
     s = res.summary()
-    for ax, measure, key, color in ((axes[0], "tiles", "tiles_per_round", _BLUE),
-                                    (axes[1], "turns", "turns_per_round", _ORANGE)):
+    for ax, measure, key, color in (
+        (axes[0], "tiles", "tiles_per_round", _BLUE),
+        (axes[1], "turns", "turns_per_round", _ORANGE),
+    ):
         d = df[df.measure == measure]
         nz = np.nonzero(d.rounds.to_numpy())[0]
         if len(nz):
-            d = d.iloc[nz[0]:nz[-1] + 1]
+            d = d.iloc[nz[0] : nz[-1] + 1]
         ax.bar(d.value, d.share, width=0.9, color=color)
         ax.set_xlabel(f"{measure} per round (mean {s[key]['value']:.2f})")
         ax.set_ylabel("share of rounds")
@@ -217,9 +278,12 @@ def plot_round_length(res: Results) -> bytes:
 
 
 _PLOT_FUNCS = {
-    "win_rates": plot_win_rates, "end_kinds": plot_end_kinds,
-    "passebunge_by_seat": plot_passebunge, "stone_flows": plot_stone_flows,
-    "camat_gaps": plot_camat_gaps, "round_length": plot_round_length,
+    "win_rates": plot_win_rates,
+    "end_kinds": plot_end_kinds,
+    "passebunge_by_seat": plot_passebunge,
+    "stone_flows": plot_stone_flows,
+    "camat_gaps": plot_camat_gaps,
+    "round_length": plot_round_length,
 }
 
 
@@ -243,19 +307,39 @@ def estimates_frame(res: Results, names: list[str] | None = None):
             continue
         v, se = ratio(p.x, p.n)
         lo, hi = (wilson if p.share else normal_ci)(v, se)
-        rows.append({"metric": name, "value": float(v), "ci_low": float(lo),
-                     "ci_high": float(hi), "se": float(se), "unit": p.unit})
+        rows.append(
+            {
+                "metric": name,
+                "value": float(v),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "se": float(se),
+                "unit": p.unit,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 #: the metrics of the report's first table
-KEY = ["end_kind.CAPPU", "end_kind.CEKI", "end_kind.POLLO", "end_kind.MANGUNO",
-       "end_kind.MATTIKKENG", "passes_per_round", "passebunge_per_round",
-       "passebunge_round_share", "tiles_per_round", "stones_per_round.total",
-       "stones_per_round.from_table", "stones_per_round.from_players",
-       "stones_per_round.unpaid.total", "camat_per_1000_rounds.total",
-       "rounds_between_camats.mean", "win_rate_by_starter_offset.0",
-       "final_state.no_camat_share"]
+KEY = [
+    "end_kind.CAPPU",
+    "end_kind.CEKI",
+    "end_kind.POLLO",
+    "end_kind.MANGUNO",
+    "end_kind.MATTIKKENG",
+    "passes_per_round",
+    "passebunge_per_round",
+    "passebunge_round_share",
+    "tiles_per_round",
+    "stones_per_round.total",
+    "stones_per_round.from_table",
+    "stones_per_round.from_players",
+    "stones_per_round.unpaid.total",
+    "camat_per_1000_rounds.total",
+    "rounds_between_camats.mean",
+    "win_rate_by_starter_offset.0",
+    "final_state.no_camat_share",
+]
 
 
 def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
@@ -268,18 +352,25 @@ def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
 
     pngs = plots(res) if pngs is None else pngs
     page = H.Page(f"Domeng study: {counted_x((res.tables, 'table'), (res.rounds, 'round'))}")
-    rows = [("rounds in all", f"{res.total_rounds:,}"), ("seed", str(res.seed)),
-            ("players (seat 0..4)", ", ".join(res.players)), ("rules", str(res.rules)),
-            ("groups of tables (for SE)", str(res.groups))]
+    rows = [
+        ("rounds in all", f"{res.total_rounds:,}"),
+        ("seed", str(res.seed)),
+        ("players (seat 0..4)", ", ".join(res.players)),
+        ("rules", str(res.rules)),
+        ("groups of tables (for SE)", str(res.groups)),
+    ]
     if res.meta.get("elapsed_seconds") is not None:
         rows.append(("simulation time", f"{res.meta['elapsed_seconds']:.1f} s"))
     if res.meta.get("compile_seconds"):
-        rows.append(("compiling the engine (first run only)",
-                     f"{res.meta['compile_seconds']:.1f} s"))
+        rows.append(
+            ("compiling the engine (first run only)", f"{res.meta['compile_seconds']:.1f} s")
+        )
     page.intro.append(H.kv_table(rows))
-    page.intro.append("<p>Estimates are ratios over all rounds; intervals are 95%: 1.96 standard "
-                      "errors computed across independent groups of tables (so the correlation "
-                      "of rounds at one table is accounted for), Wilson intervals for shares.</p>")
+    page.intro.append(
+        "<p>Estimates are ratios over all rounds; intervals are 95%: 1.96 standard "
+        "errors computed across independent groups of tables (so the correlation "
+        "of rounds at one table is accounted for), Wilson intervals for shares.</p>"
+    )
     stop = res.meta.get("stopping")
     if stop:
         from domeng.results.sequential import stopping_text
@@ -288,8 +379,10 @@ def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
     page.add("Key figures", H.table(estimates_frame(res, KEY)))
     page.add("Plots", "".join(H.figure(n, pngs[n], c) for n, c in PLOTS.items() if n in pngs))
     fm = res.flow_matrix()
-    body = ["<h3>Stones per round, source (rows) to destination (columns)</h3>",
-            H.table(fm, index=True)]
+    body = [
+        "<h3>Stones per round, source (rows) to destination (columns)</h3>",
+        H.table(fm, index=True),
+    ]
     for title, df in (
         ("End kinds", res.end_kinds()),
         ("Win rate by seat offset from the starter", res.win_by_starter_offset()),
@@ -302,19 +395,25 @@ def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
         ("Final state of the tables", res.final_state()),
     ):
         body.append(f"<h3>{H.esc(title)}</h3>" + H.table(df))
-    body.append("<p>All tables (and the stone flows by reason) are in <code>tables/</code> as "
-                "Parquet and CSV; <code>summary.json</code> holds every estimate with its SE.</p>")
+    body.append(
+        "<p>All tables (and the stone flows by reason) are in <code>tables/</code> as "
+        "Parquet and CSV; <code>summary.json</code> holds every estimate with its SE.</p>"
+    )
     page.add("Tables", "".join(body))
-    page.add("Every estimate", "<p>Each metric by the name <code>domeng compare</code> and "
-             "<code>--target-ci</code> use.</p>" + H.table(estimates_frame(res)))
+    page.add(
+        "Every estimate",
+        "<p>Each metric by the name <code>domeng compare</code> and "
+        "<code>--target-ci</code> use.</p>" + H.table(estimates_frame(res)),
+    )
     page.add("Rules", H.rules_table(res.meta["rules"]))
     page.add("Glossary", H.glossary())
     page.add("Reproduce", H.reproduce(res.meta.get("command") or H.simulate_command(res.meta)))
     return page.render()
 
 
-def render(res: Results, folder: str | os.PathLike, fmt: str = "png",
-           dpi: int = 110) -> dict[str, Path]:
+def render(
+    res: Results, folder: str | os.PathLike, fmt: str = "png", dpi: int = 110
+) -> dict[str, Path]:
     """Write ``plots/NAME.png`` (and ``plots/NAME.FORMAT`` for ``fmt`` svg or
     pdf, at ``dpi``) and ``report.html`` into ``folder`` (each file under a
     temporary name, then renamed).  Returns the paths."""

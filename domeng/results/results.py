@@ -40,22 +40,37 @@ if TYPE_CHECKING:  # pandas loads with the first table (a study starts without i
     import pandas as pd
 
 from domeng.core import layout as L
-from domeng.core.errors import DomengError, ResultsError, ResultsWriteError  # noqa: F401
+from domeng.core.errors import DomengError, ResultsError, ResultsWriteError
 from domeng.core.layout import CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS_HIST, S_LEN, S_STONES, S_TABLE
 from domeng.core.rules import Rules
 from domeng.infra import fs
-from domeng.infra.fs import atomic_directory, atomic_write  # noqa: F401  (the names this module had)
-from domeng.results.meta import (_json_default, _layout_meta, package_version,  # noqa: F401
-                                 read_results_file, study_digest)
-from domeng.results.stats import Z95, add_ci, estimate, num, ratio  # noqa: F401  (re-exported)
+from domeng.infra.fs import atomic_directory, atomic_write
+from domeng.results.meta import (
+    _json_default,
+    _layout_meta,
+    package_version,  # noqa: F401
+    read_results_file,
+    study_digest,
+)
+from domeng.results.stats import Z95, add_ci, estimate, num, ratio
 
 SUMMARY_SCHEMA = "domeng.summary/1"
 #: the DataFrames that :meth:`Results.frames` returns and :meth:`Results.save` writes
 FRAME_NAMES = (
-    "end_kinds", "win_by_seat", "win_by_player", "win_by_starter_offset",
-    "passes_by_seat", "passes_by_player", "stone_flows", "unpaid",
-    "camat_by_seat", "camat_by_player", "camat_gaps", "round_length",
-    "final_state", "camats_per_table",
+    "end_kinds",
+    "win_by_seat",
+    "win_by_player",
+    "win_by_starter_offset",
+    "passes_by_seat",
+    "passes_by_player",
+    "stone_flows",
+    "unpaid",
+    "camat_by_seat",
+    "camat_by_player",
+    "camat_gaps",
+    "round_length",
+    "final_state",
+    "camats_per_table",
 )
 ALL = "ALL"
 
@@ -94,8 +109,9 @@ class Results:
     :meth:`final_state`, :meth:`camats_per_table`.
     """
 
-    def __init__(self, group_agg: np.ndarray, group_state: np.ndarray,
-                 group_tables: np.ndarray, meta: dict) -> None:
+    def __init__(
+        self, group_agg: np.ndarray, group_state: np.ndarray, group_tables: np.ndarray, meta: dict
+    ) -> None:
         self.group_agg = np.asarray(group_agg, dtype=np.int64)
         self.group_state = np.asarray(group_state, dtype=np.int64)
         self.group_tables = np.asarray(group_tables, dtype=np.int64)
@@ -170,16 +186,20 @@ class Results:
         return {p: x[:, seats].sum(axis=1) / len(seats) for p, seats in self.player_seats().items()}
 
     def __repr__(self) -> str:
-        return (f"Results(tables={self.tables}, rounds={self.rounds}, seed={self.seed}, "
-                f"players={','.join(self.players)}, rules={self.rules})")
+        return (
+            f"Results(tables={self.tables}, rounds={self.rounds}, seed={self.seed}, "
+            f"players={','.join(self.players)}, rules={self.rules})"
+        )
 
-    def equals(self, other: "Results") -> bool:
+    def equals(self, other: Results) -> bool:
         """Same arrays and the same metadata."""
-        return (isinstance(other, Results)
-                and np.array_equal(self.group_agg, other.group_agg)
-                and np.array_equal(self.group_state, other.group_state)
-                and np.array_equal(self.group_tables, other.group_tables)
-                and json.dumps(self.meta, sort_keys=True) == json.dumps(other.meta, sort_keys=True))
+        return (
+            isinstance(other, Results)
+            and np.array_equal(self.group_agg, other.group_agg)
+            and np.array_equal(self.group_state, other.group_state)
+            and np.array_equal(self.group_tables, other.group_tables)
+            and json.dumps(self.meta, sort_keys=True) == json.dumps(other.meta, sort_keys=True)
+        )
 
     # ------------------------------------------------------------ DataFrames
     def end_kinds(self) -> pd.DataFrame:
@@ -191,8 +211,7 @@ class Results:
         ``ci_low``, ``ci_high`` (95%)."""
         wins = self.field("A_WINS").sum(axis=1)  # [G, kind]
         r, se = self._per_round(wins)
-        df = _frame({"kind": list(L.KIND_NAMES), "rounds": wins.sum(axis=0),
-                           "share": r, "se": se})
+        df = _frame({"kind": list(L.KIND_NAMES), "rounds": wins.sum(axis=0), "share": r, "se": se})
         return _ci(df, "share", share=True)
 
     def _wins_with_all(self, name: str) -> np.ndarray:
@@ -208,9 +227,18 @@ class Results:
         w = self._wins_with_all("A_WINS")
         r, se = self._per_round(w)
         kinds = list(L.KIND_NAMES) + [ALL]
-        rows = [{"seat": s, "player": self.players[s], "kind": k, "wins": int(w[:, s, j].sum()),
-                 "rate": r[s, j], "se": se[s, j]}
-                for s in range(L.N_SEATS) for j, k in enumerate(kinds)]
+        rows = [
+            {
+                "seat": s,
+                "player": self.players[s],
+                "kind": k,
+                "wins": int(w[:, s, j].sum()),
+                "rate": r[s, j],
+                "se": se[s, j],
+            }
+            for s in range(L.N_SEATS)
+            for j, k in enumerate(kinds)
+        ]
         return _ci(_frame(rows), share=True)
 
     def win_by_player(self) -> pd.DataFrame:
@@ -227,9 +255,17 @@ class Results:
         for p, x in self._by_player(w).items():
             r, se = self._per_round(x)
             for j, k in enumerate(kinds):
-                rows.append({"player": p, "seats": ",".join(map(str, seats[p])),
-                             "n_seats": len(seats[p]), "kind": k,
-                             "wins": int(w[:, seats[p], j].sum()), "rate": r[j], "se": se[j]})
+                rows.append(
+                    {
+                        "player": p,
+                        "seats": ",".join(map(str, seats[p])),
+                        "n_seats": len(seats[p]),
+                        "kind": k,
+                        "wins": int(w[:, seats[p], j].sum()),
+                        "rate": r[j],
+                        "se": se[j],
+                    }
+                )
         return _ci(_frame(rows), share=True)
 
     def win_by_starter_offset(self) -> pd.DataFrame:
@@ -241,13 +277,18 @@ class Results:
         w = self._wins_with_all("A_WINS_OFFSET")
         r, se = self._per_round(w)
         kinds = list(L.KIND_NAMES) + [ALL]
-        rows = [{"offset": o, "kind": k, "wins": int(w[:, o, j].sum()), "rate": r[o, j],
-                 "se": se[o, j]} for o in range(L.N_SEATS) for j, k in enumerate(kinds)]
+        rows = [
+            {"offset": o, "kind": k, "wins": int(w[:, o, j].sum()), "rate": r[o, j], "se": se[o, j]}
+            for o in range(L.N_SEATS)
+            for j, k in enumerate(kinds)
+        ]
         return _ci(_frame(rows), share=True)
 
     def _pass_arrays(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        return {"PASS": (self.field("A_PASSES"), self.field("A_PASS_ROUNDS")),
-                "PASSEBUNGE": (self.field("A_PASSEBUNGE"), self.field("A_PASSEBUNGE_ROUNDS"))}
+        return {
+            "PASS": (self.field("A_PASSES"), self.field("A_PASS_ROUNDS")),
+            "PASSEBUNGE": (self.field("A_PASSEBUNGE"), self.field("A_PASSEBUNGE_ROUNDS")),
+        }
 
     def passes_by_seat(self) -> pd.DataFrame:
         """PASS and PASSEBUNGE frequency of each seat (D6).
@@ -262,10 +303,19 @@ class Results:
             r1, s1 = self._per_round(e)
             r2, s2 = self._per_round(rw)
             for s in range(L.N_SEATS):
-                rows.append({"seat": s, "player": self.players[s], "event": ev,
-                             "events": int(e[:, s].sum()), "per_round": r1[s], "per_round_se": s1[s],
-                             "rounds_with": int(rw[:, s].sum()), "round_share": r2[s],
-                             "round_share_se": s2[s]})
+                rows.append(
+                    {
+                        "seat": s,
+                        "player": self.players[s],
+                        "event": ev,
+                        "events": int(e[:, s].sum()),
+                        "per_round": r1[s],
+                        "per_round_se": s1[s],
+                        "rounds_with": int(rw[:, s].sum()),
+                        "round_share": r2[s],
+                        "round_share_se": s2[s],
+                    }
+                )
         return _frame(rows)
 
     def passes_by_player(self) -> pd.DataFrame:
@@ -283,10 +333,18 @@ class Results:
             for p in seats:
                 r1, s1 = self._per_round(pe[p])
                 r2, s2 = self._per_round(prw[p])
-                rows.append({"player": p, "n_seats": len(seats[p]), "event": ev,
-                             "events": int(e[:, seats[p]].sum()), "per_round": float(r1),
-                             "per_round_se": float(s1), "round_share": float(r2),
-                             "round_share_se": float(s2)})
+                rows.append(
+                    {
+                        "player": p,
+                        "n_seats": len(seats[p]),
+                        "event": ev,
+                        "events": int(e[:, seats[p]].sum()),
+                        "per_round": float(r1),
+                        "per_round_se": float(s1),
+                        "round_share": float(r2),
+                        "round_share_se": float(s2),
+                    }
+                )
         return _frame(rows)
 
     @staticmethod
@@ -307,11 +365,19 @@ class Results:
         for i in range(6):
             for d in range(L.N_SEATS):
                 for k, reason in enumerate(L.REASON_NAMES):
-                    rows.append({"source": self._source_name(i), "source_seat": i - 1,
-                                 "source_player": "table" if i == 0 else self.players[i - 1],
-                                 "dest_seat": d, "dest_player": self.players[d], "reason": reason,
-                                 "stones": int(f[:, i, d, k].sum()), "per_round": r[i, d, k],
-                                 "se": se[i, d, k]})
+                    rows.append(
+                        {
+                            "source": self._source_name(i),
+                            "source_seat": i - 1,
+                            "source_player": "table" if i == 0 else self.players[i - 1],
+                            "dest_seat": d,
+                            "dest_player": self.players[d],
+                            "reason": reason,
+                            "stones": int(f[:, i, d, k].sum()),
+                            "per_round": r[i, d, k],
+                            "se": se[i, d, k],
+                        }
+                    )
         return _frame(rows)
 
     def flow_matrix(self, reason: str | None = None) -> pd.DataFrame:
@@ -322,11 +388,16 @@ class Results:
             m = f.sum(axis=2)
         else:
             if reason.upper() not in L.REASON_NAMES:
-                raise DomengError(f"unknown reason {reason!r}; reasons: {', '.join(L.REASON_NAMES)}")
+                raise DomengError(
+                    f"unknown reason {reason!r}; reasons: {', '.join(L.REASON_NAMES)}"
+                )
             m = f[:, :, L.REASON_NAMES.index(reason.upper())]
         m = m / max(self.total_rounds, 1)
-        return _frame(m, index=[self._source_name(i) for i in range(6)],
-                            columns=[f"seat {d}" for d in range(L.N_SEATS)])
+        return _frame(
+            m,
+            index=[self._source_name(i) for i in range(6)],
+            columns=[f"seat {d}" for d in range(L.N_SEATS)],
+        )
 
     def unpaid(self) -> pd.DataFrame:
         """Stones owed to a seat that neither the table nor the payer could
@@ -336,9 +407,18 @@ class Results:
         (total), ``per_round``, ``se``."""
         u = self.field("A_UNPAID")  # [G, 5, 7]
         r, se = self._per_round(u)
-        rows = [{"dest_seat": d, "dest_player": self.players[d], "reason": reason,
-                 "stones": int(u[:, d, k].sum()), "per_round": r[d, k], "se": se[d, k]}
-                for d in range(L.N_SEATS) for k, reason in enumerate(L.REASON_NAMES)]
+        rows = [
+            {
+                "dest_seat": d,
+                "dest_player": self.players[d],
+                "reason": reason,
+                "stones": int(u[:, d, k].sum()),
+                "per_round": r[d, k],
+                "se": se[d, k],
+            }
+            for d in range(L.N_SEATS)
+            for k, reason in enumerate(L.REASON_NAMES)
+        ]
         return _frame(rows)
 
     def camat_by_seat(self) -> pd.DataFrame:
@@ -348,8 +428,15 @@ class Results:
         ``per_1000_rounds``, ``se``, ``ci_low``, ``ci_high``."""
         c = self.field("A_CAMAT")
         r, se = self._per_round(c, 1000.0)
-        df = _frame({"seat": range(L.N_SEATS), "player": self.players,
-                           "camats": c.sum(axis=0), "per_1000_rounds": r, "se": se})
+        df = _frame(
+            {
+                "seat": range(L.N_SEATS),
+                "player": self.players,
+                "camats": c.sum(axis=0),
+                "per_1000_rounds": r,
+                "se": se,
+            }
+        )
         return _ci(df, "per_1000_rounds")
 
     def camat_by_player(self) -> pd.DataFrame:
@@ -362,8 +449,15 @@ class Results:
         rows = []
         for p, x in self._by_player(c).items():
             r, se = self._per_round(x, 1000.0)
-            rows.append({"player": p, "n_seats": len(seats[p]), "camats": int(c[:, seats[p]].sum()),
-                         "per_1000_rounds": float(r), "se": float(se)})
+            rows.append(
+                {
+                    "player": p,
+                    "n_seats": len(seats[p]),
+                    "camats": int(c[:, seats[p]].sum()),
+                    "per_1000_rounds": float(r),
+                    "se": float(se),
+                }
+            )
         return _ci(_frame(rows), "per_1000_rounds")
 
     def camat_gaps(self) -> pd.DataFrame:
@@ -376,8 +470,7 @@ class Results:
         h = self.totals("A_CAMAT_GAP_HIST")[1:]
         total = h.sum()
         share = h / total if total else np.full(len(h), np.nan)
-        return _frame({"rounds_between": np.arange(1, L.GAP_BINS), "camats": h,
-                             "share": share})
+        return _frame({"rounds_between": np.arange(1, L.GAP_BINS), "camats": h, "share": share})
 
     def round_length(self) -> pd.DataFrame:
         """Distribution of round length.
@@ -389,12 +482,14 @@ class Results:
         n = max(self.total_rounds, 1)
         th = self.totals("A_TILES_HIST")
         uh = self.totals("A_TURNS_HIST")
-        return _frame({
-            "measure": ["tiles"] * len(th) + ["turns"] * len(uh),
-            "value": np.concatenate([np.arange(len(th)), np.arange(len(uh))]),
-            "rounds": np.concatenate([th, uh]),
-            "share": np.concatenate([th, uh]) / n,
-        })
+        return _frame(
+            {
+                "measure": ["tiles"] * len(th) + ["turns"] * len(uh),
+                "value": np.concatenate([np.arange(len(th)), np.arange(len(uh))]),
+                "rounds": np.concatenate([th, uh]),
+                "share": np.concatenate([th, uh]) / n,
+            }
+        )
 
     def final_state(self) -> pd.DataFrame:
         """The tables' state after their last round, averaged over tables.
@@ -406,24 +501,38 @@ class Results:
         of tables with no CAMAT), ``camat_share_se``."""
         st = self.group_state
         n = self.group_tables
-        stones = np.concatenate([st[:, S_TABLE:S_TABLE + 1], st[:, S_STONES:S_STONES + 5]], axis=1)
-        holder = np.concatenate([st[:, S_CAMAT_HOLDER + 5:S_CAMAT_HOLDER + 6],
-                                 st[:, S_CAMAT_HOLDER:S_CAMAT_HOLDER + 5]], axis=1)
+        stones = np.concatenate(
+            [st[:, S_TABLE : S_TABLE + 1], st[:, S_STONES : S_STONES + 5]], axis=1
+        )
+        holder = np.concatenate(
+            [
+                st[:, S_CAMAT_HOLDER + 5 : S_CAMAT_HOLDER + 6],
+                st[:, S_CAMAT_HOLDER : S_CAMAT_HOLDER + 5],
+            ],
+            axis=1,
+        )
         r1, s1 = ratio(stones, n)
         r2, s2 = ratio(holder, n)
-        return _frame({
-            "holder": [self._source_name(i) for i in range(6)], "seat": range(-1, 5),
-            "player": ["table"] + self.players, "mean_stones": r1, "mean_stones_se": s1,
-            "camat_share": r2, "camat_share_se": s2,
-        })
+        return _frame(
+            {
+                "holder": [self._source_name(i) for i in range(6)],
+                "seat": range(-1, 5),
+                "player": ["table"] + self.players,
+                "mean_stones": r1,
+                "mean_stones_se": s1,
+                "camat_share": r2,
+                "camat_share_se": s2,
+            }
+        )
 
     def camats_per_table(self) -> pd.DataFrame:
         """Distribution of the number of CAMATs a table had over its game.
 
         Columns: ``camats`` (0..31; 31 means 31 or more), ``tables``, ``share``."""
-        h = self.group_state[:, S_CAMATS_HIST:S_CAMATS_HIST + CAMATS_BINS].sum(axis=0)
-        return _frame({"camats": np.arange(CAMATS_BINS), "tables": h,
-                             "share": h / max(self.tables, 1)})
+        h = self.group_state[:, S_CAMATS_HIST : S_CAMATS_HIST + CAMATS_BINS].sum(axis=0)
+        return _frame(
+            {"camats": np.arange(CAMATS_BINS), "tables": h, "share": h / max(self.tables, 1)}
+        )
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Every DataFrame, by name (:data:`FRAME_NAMES`)."""
@@ -439,10 +548,15 @@ class Results:
         from domeng.results.metrics import metric_parts, nest
 
         out: dict = {
-            "schema": SUMMARY_SCHEMA, "version": self.meta.get("version"),
-            "tables": self.tables, "rounds": self.rounds, "total_rounds": self.total_rounds,
-            "seed": self.seed, "groups": self.groups,
-            "rules": dict(self.meta["rules"]), "players": self.players,
+            "schema": SUMMARY_SCHEMA,
+            "version": self.meta.get("version"),
+            "tables": self.tables,
+            "rounds": self.rounds,
+            "total_rounds": self.total_rounds,
+            "seed": self.seed,
+            "groups": self.groups,
+            "rules": dict(self.meta["rules"]),
+            "players": self.players,
         }
         flat: dict = {}
         for p in metric_parts(self).values():
@@ -473,21 +587,30 @@ class Results:
             fs.clean_temporaries(folder, ("tables", "plots"))
             tables = fs.fixed_subfolder(folder, "tables")
             for name, df in self.frames().items():
-                atomic_write(tables / f"{name}.parquet",
-                             lambda f, df=df: df.to_parquet(f, index=False))
+                atomic_write(
+                    tables / f"{name}.parquet", lambda f, df=df: df.to_parquet(f, index=False)
+                )
                 atomic_write(tables / f"{name}.csv", df.to_csv(index=False))
             atomic_write(folder / "summary.json", self.to_json() + "\n")
             meta = dict(self.meta)
             meta["layout"] = _layout_meta()
             text = json.dumps(meta, default=_json_default)
-            atomic_write(folder / "results.npz", lambda f: np.savez_compressed(
-                f, group_agg=self.group_agg, group_state=self.group_state,
-                group_tables=self.group_tables, meta=np.array(text)))
+            atomic_write(
+                folder / "results.npz",
+                lambda f: np.savez_compressed(
+                    f,
+                    group_agg=self.group_agg,
+                    group_state=self.group_state,
+                    group_tables=self.group_tables,
+                    meta=np.array(text),
+                ),
+            )
         except DomengError:
             raise
         except OSError as e:
-            raise ResultsWriteError(f"cannot write results to {str(folder)!r}: "
-                                    f"{e.strerror or e}") from None
+            raise ResultsWriteError(
+                f"cannot write results to {str(folder)!r}: {e.strerror or e}"
+            ) from None
 
     def save(self, folder: str | os.PathLike) -> Path:
         """Save to ``folder`` (created), atomically: everything is written
@@ -512,27 +635,38 @@ class Results:
         import html
 
         s = self.summary()
-        rows = [("tables x rounds", f"{self.tables:,} x {self.rounds:,}"), ("seed", self.seed),
-                ("players", ", ".join(self.players)), ("rules", str(self.rules))]
+        rows = [
+            ("tables x rounds", f"{self.tables:,} x {self.rounds:,}"),
+            ("seed", self.seed),
+            ("players", ", ".join(self.players)),
+            ("rules", str(self.rules)),
+        ]
 
         def fmt(e, scale=1.0):
             if e["value"] is None:
                 return "-"
             se = e["se"]
             return f"{e['value']:.4f}" + ("" if se is None else f" ± {Z95 * se:.4f}")
+
         rows += [(f"end kind {k}", fmt(v)) for k, v in s["end_kind"].items()]
-        rows += [("PASSEBUNGE per round", fmt(s["passebunge_per_round"])),
-                 ("stones per round", fmt(s["stones_per_round"]["total"])),
-                 ("CAMAT per 1000 rounds", fmt(s["camat_per_1000_rounds"]["total"]))]
-        rows += [(f"win rate, starter offset {k}", fmt(v))
-                 for k, v in s["win_rate_by_starter_offset"].items()]
-        body = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
-                       f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
-                       for k, v in rows)
-        return (f"<table><caption>domeng Results (95% intervals, ±)</caption>{body}</table>")
+        rows += [
+            ("PASSEBUNGE per round", fmt(s["passebunge_per_round"])),
+            ("stones per round", fmt(s["stones_per_round"]["total"])),
+            ("CAMAT per 1000 rounds", fmt(s["camat_per_1000_rounds"]["total"])),
+        ]
+        rows += [
+            (f"win rate, starter offset {k}", fmt(v))
+            for k, v in s["win_rate_by_starter_offset"].items()
+        ]
+        body = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
+            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+            for k, v in rows
+        )
+        return f"<table><caption>domeng Results (95% intervals, ±)</caption>{body}</table>"
 
     @classmethod
-    def load(cls, folder: str | os.PathLike) -> "Results":
+    def load(cls, folder: str | os.PathLike) -> Results:
         """Read results saved by :meth:`save` (from ``results.npz``).
 
         Raises :class:`ResultsError` for a missing, incomplete or corrupt folder."""
@@ -545,13 +679,21 @@ class Results:
         agg, state, ntab, meta = read_results_file(path)
         layout = meta.pop("layout", None)
         if layout != _layout_meta():
-            raise ResultsError(f"results in {str(folder)!r} were written with a different array layout "
-                               "(another domeng version); simulate again")
+            raise ResultsError(
+                f"results in {str(folder)!r} were written with a different array layout "
+                "(another domeng version); simulate again"
+            )
         G = agg.shape[0] if agg.ndim == 2 else -1
-        if (agg.shape != (G, L.AGG_LEN) or state.shape != (G, S_LEN) or ntab.shape != (G,)
-                or G < 1 or agg.dtype.kind not in "iu" or state.dtype.kind not in "iu"
-                or ntab.dtype.kind not in "iu"
-                or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))):
+        if (
+            agg.shape != (G, L.AGG_LEN)
+            or state.shape != (G, S_LEN)
+            or ntab.shape != (G,)
+            or G < 1
+            or agg.dtype.kind not in "iu"
+            or state.dtype.kind not in "iu"
+            or ntab.dtype.kind not in "iu"
+            or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))
+        ):
             raise ResultsError(f"corrupt results file {str(path)!r}: inconsistent arrays")
         try:
             for key in ("tables", "rounds", "seed"):
@@ -563,9 +705,13 @@ class Results:
                 raise ValueError("rules must be an object")
             Rules.from_mapping(meta["rules"])
             players = meta["players"]
-            if not (isinstance(players, list) and len(players) == 5
-                    and all(isinstance(p, str) and p.isprintable() and 0 < len(p) <= 200
-                            for p in players)):
+            if not (
+                isinstance(players, list)
+                and len(players) == 5
+                and all(
+                    isinstance(p, str) and p.isprintable() and 0 < len(p) <= 200 for p in players
+                )
+            ):
                 raise ValueError("players must be a list of 5 printable names")
             for key in ("tables", "rounds", "seed"):
                 if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
@@ -573,14 +719,32 @@ class Results:
             if int(agg[:, L.A_ROUNDS].sum()) != int(meta["tables"]) * int(meta["rounds"]):
                 raise ValueError("the rounds played do not match tables x rounds")
             if "digest" in meta and meta["digest"] != study_digest(
-                    meta["tables"], meta["rounds"], meta["seed"], players, meta["rules"],
-                    meta.get("engine", "")):
-                raise ValueError("its seed, rules or players were edited after the study ran "
-                                 "(they do not match the digest written with the results)")
+                meta["tables"],
+                meta["rounds"],
+                meta["seed"],
+                players,
+                meta["rules"],
+                meta.get("engine", ""),
+            ):
+                raise ValueError(
+                    "its seed, rules or players were edited after the study ran "
+                    "(they do not match the digest written with the results)"
+                )
             res = cls(agg, state, ntab, meta)
             res.summary()  # everything a report reads must be computable
-        except (DomengError, AttributeError, TypeError, ValueError, KeyError, IndexError,
-                ZeroDivisionError, OverflowError, RecursionError) as e:
-            raise ResultsError(f"corrupt results file {str(path)!r}: "
-                               f"{' '.join(str(e).split()) or type(e).__name__}") from None
+        except (
+            DomengError,
+            AttributeError,
+            TypeError,
+            ValueError,
+            KeyError,
+            IndexError,
+            ZeroDivisionError,
+            OverflowError,
+            RecursionError,
+        ) as e:
+            raise ResultsError(
+                f"corrupt results file {str(path)!r}: "
+                f"{' '.join(str(e).split()) or type(e).__name__}"
+            ) from None
         return res

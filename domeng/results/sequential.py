@@ -63,8 +63,9 @@ def cs_half_width(se, t, rho: float, alpha: float = ALPHA):
     return sigma * cs_factor(t, rho, alpha)
 
 
-def units_needed(se, t: int, target: float, rho: float, t_max: int,
-                 alpha: float = ALPHA) -> int | None:
+def units_needed(
+    se, t: int, target: float, rho: float, t_max: int, alpha: float = ALPHA
+) -> int | None:
     """Projected number of units at which the half-width reaches ``target``
     (``sigma`` held at its current estimate), or None beyond ``t_max``."""
     sigma = float(se) * math.sqrt(t)
@@ -100,8 +101,12 @@ class Stop:
     reached: dict
 
     def to_dict(self) -> dict:
-        return {"units": self.units, "reason": self.reason, "looks": self.looks,
-                "targets": self.reached}
+        return {
+            "units": self.units,
+            "reason": self.reason,
+            "looks": self.looks,
+            "targets": self.reached,
+        }
 
 
 def looks_schedule(t_max: int, first: int, step: int = 1, growth: float = 1.5) -> list[int]:
@@ -114,11 +119,17 @@ def looks_schedule(t_max: int, first: int, step: int = 1, growth: float = 1.5) -
         out.append(t)
         if t >= t_max:
             return out
-        t = min(t_max, -(-int(math.ceil(t * growth)) // step) * step)
+        t = min(t_max, -(-math.ceil(t * growth) // step) * step)
 
 
-def run_sequential(measure, targets: list[Target], t_max: int, step: int = 1,
-                   first: int = MIN_BLOCKS, alpha: float = ALPHA) -> Stop:
+def run_sequential(
+    measure,
+    targets: list[Target],
+    t_max: int,
+    step: int = 1,
+    first: int = MIN_BLOCKS,
+    alpha: float = ALPHA,
+) -> Stop:
     """Look at the data after ``looks_schedule(t_max, first, step)`` units:
     ``measure(t)`` makes ``t`` units available and returns, for each target
     metric, ``(estimate, se)`` across those ``t`` units (an ``se`` that is not
@@ -137,10 +148,15 @@ def run_sequential(measure, targets: list[Target], t_max: int, step: int = 1,
             hw = float(cs_half_width(se, t, rho, alpha)) if math.isfinite(se) else math.inf
             ok = hw <= tg.half_width
             done &= ok
-            reached[tg.metric] = {"target": tg.half_width, "half_width": hw if math.isfinite(hw)
-                                  else None, "fixed_sample_half_width": 1.959963984540054 * se
-                                  if math.isfinite(se) else None, "reached": bool(ok),
-                                  "value": value, "ci_low": value - hw, "ci_high": value + hw}
+            reached[tg.metric] = {
+                "target": tg.half_width,
+                "half_width": hw if math.isfinite(hw) else None,
+                "fixed_sample_half_width": 1.959963984540054 * se if math.isfinite(se) else None,
+                "reached": bool(ok),
+                "value": value,
+                "ci_low": value - hw,
+                "ci_high": value + hw,
+            }
             if look == 1 and not ok:
                 need = units_needed(se, t, tg.half_width, rho, t_max, alpha)
                 if need is None:
@@ -148,7 +164,8 @@ def run_sequential(measure, targets: list[Target], t_max: int, step: int = 1,
                         f"--target-ci {tg.metric}={tg.half_width:g} is out of reach: after {t} "
                         f"blocks its 95% half-width is {hw:.4g}, and at the cap it would still "
                         f"be about {float(cs_half_width(se * math.sqrt(t / t_max), t_max, rho, alpha)):.4g}"
-                        "; raise --max-rounds or the half-width")
+                        "; raise --max-rounds or the half-width"
+                    )
         if done:
             return Stop(t, "target reached", look, reached)
     return Stop(t, "max rounds reached", look, reached)
@@ -156,14 +173,18 @@ def run_sequential(measure, targets: list[Target], t_max: int, step: int = 1,
 
 def stopping_text(stop: dict) -> str:
     """One paragraph: why a sequential study stopped and the precision reached."""
-    lines = [f"stopped: {stop['reason']} after {counted(stop['tables'], 'table', ',')}"
-             f"{' per arm' if stop.get('arms', 1) > 1 else ''} "
-             f"({counted(stop['looks'], 'look')}; cap "
-             f"{counted(stop['max_rounds'], 'round', ',')}); "
-             f"half-widths are those of a 95% confidence sequence, valid when stopping on the data"]
+    lines = [
+        f"stopped: {stop['reason']} after {counted(stop['tables'], 'table', ',')}"
+        f"{' per arm' if stop.get('arms', 1) > 1 else ''} "
+        f"({counted(stop['looks'], 'look')}; cap "
+        f"{counted(stop['max_rounds'], 'round', ',')}); "
+        f"half-widths are those of a 95% confidence sequence, valid when stopping on the data"
+    ]
     for name, t in stop["targets"].items():
         hw = t.get("half_width")
-        lines.append(f"  {name}: half-width {hw:.4g} (target {t['target']:.4g})"
-                     if hw is not None else f"  {name}: half-width undefined "
-                                            f"(target {t['target']:.4g})")
+        lines.append(
+            f"  {name}: half-width {hw:.4g} (target {t['target']:.4g})"
+            if hw is not None
+            else f"  {name}: half-width undefined (target {t['target']:.4g})"
+        )
     return "\n".join(lines)

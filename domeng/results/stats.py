@@ -41,8 +41,20 @@ if TYPE_CHECKING:  # pandas loads only where a table is made (a study starts wit
 #: the 97.5% quantile of the standard normal distribution (two-sided 95% intervals)
 Z95 = 1.959963984540054
 
-__all__ = ["Z95", "ratio", "ratio_influence", "se_from_influence", "paired_difference",
-           "unpaired_se", "mean_se", "wilson", "normal_ci", "add_ci", "num", "estimate"]
+__all__ = [
+    "Z95",
+    "add_ci",
+    "estimate",
+    "mean_se",
+    "normal_ci",
+    "num",
+    "paired_difference",
+    "ratio",
+    "ratio_influence",
+    "se_from_influence",
+    "unpaired_se",
+    "wilson",
+]
 
 
 def ratio_influence(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +81,7 @@ def se_from_influence(z: np.ndarray) -> np.ndarray:
     if G < 2:
         return np.full(z.shape[1:], np.nan)
     with np.errstate(invalid="ignore"):
-        return np.sqrt((z ** 2).sum(axis=0) / (G * (G - 1)))
+        return np.sqrt((z**2).sum(axis=0) / (G * (G - 1)))
 
 
 def ratio(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -82,8 +94,9 @@ def ratio(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return r, se_from_influence(z)
 
 
-def paired_difference(xv: np.ndarray, nv: np.ndarray, xb: np.ndarray,
-                      nb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def paired_difference(
+    xv: np.ndarray, nv: np.ndarray, xb: np.ndarray, nb: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``r_v - r_b`` of two ratio estimators on the same units (the same
     groups of tables), with its paired SE and the unpaired SE.
 
@@ -92,8 +105,11 @@ def paired_difference(xv: np.ndarray, nv: np.ndarray, xb: np.ndarray,
     rb, zb = ratio_influence(xb, nb)
     if zv.shape != zb.shape:
         raise ValueError(f"paired arms need the same units: shapes {zv.shape} and {zb.shape}")
-    return rv - rb, se_from_influence(zv - zb), unpaired_se(se_from_influence(zv),
-                                                          se_from_influence(zb))
+    return (
+        rv - rb,
+        se_from_influence(zv - zb),
+        unpaired_se(se_from_influence(zv), se_from_influence(zb)),
+    )
 
 
 def unpaired_se(se_a, se_b):
@@ -125,7 +141,7 @@ def wilson(share, se, z: float = Z95):
     p = np.clip(np.asarray(share, dtype=np.float64), 0.0, 1.0)
     se = np.asarray(se, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        n = p * (1 - p) / se ** 2
+        n = p * (1 - p) / se**2
         z2n = z * z / n
         centre = (p + z2n / 2) / (1 + z2n)
         half = z * np.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
@@ -137,13 +153,15 @@ def wilson(share, se, z: float = Z95):
     return low, high
 
 
-def add_ci(df: pd.DataFrame, col: str = "rate", se: str = "se", *, share: bool = False,
-           prefix: str = "") -> pd.DataFrame:
+def add_ci(
+    df: pd.DataFrame, col: str = "rate", se: str = "se", *, share: bool = False, prefix: str = ""
+) -> pd.DataFrame:
     """Add ``ci_low``/``ci_high`` (95%) to ``df`` for column ``col`` with SE
     column ``se``: Wilson for a share (``share=True``), normal otherwise.
     ``prefix`` names the new columns ``{prefix}ci_low``, ``{prefix}ci_high``."""
-    lo, hi = (wilson if share else normal_ci)(df[col].to_numpy(dtype=float),
-                                             df[se].to_numpy(dtype=float))
+    lo, hi = (wilson if share else normal_ci)(
+        df[col].to_numpy(dtype=float), df[se].to_numpy(dtype=float)
+    )
     df[f"{prefix}ci_low"] = lo
     df[f"{prefix}ci_high"] = hi
     return df

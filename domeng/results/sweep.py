@@ -7,15 +7,20 @@ from typing import Any
 
 import pandas as pd
 
-from domeng.results.comparison import Comparison
 from domeng.core.wording import counted_x
+from domeng.results.comparison import Comparison
 from domeng.results.stats import num
 
 SWEEP_SCHEMA = "domeng.sweep/1"
 #: the metrics a sweep plots by default (every metric is in the DataFrame)
-PLOT_METRICS = ["passebunge_per_round", "stones_per_round.total", "stones_per_round.from_table",
-                "stones_per_round.from_players", "stones_per_round.unpaid.total",
-                "camat_per_1000_rounds.total"]
+PLOT_METRICS = [
+    "passebunge_per_round",
+    "stones_per_round.total",
+    "stones_per_round.from_table",
+    "stones_per_round.from_players",
+    "stones_per_round.unpaid.total",
+    "camat_per_1000_rounds.total",
+]
 
 
 class Sweep:
@@ -39,29 +44,52 @@ class Sweep:
         ``diff_ci_low``, ``diff_ci_high`` (0 with SE 0 at the first point)."""
         c = self.comparison
         vals = c.values()
-        d = c.differences().rename(columns={"variant": "arm", "value": "diff", "se": "diff_se",
-                                            "se_unpaired": "diff_se_unpaired",
-                                            "ci_low": "diff_ci_low", "ci_high": "diff_ci_high"})
-        d = d[["arm", "metric", "diff", "diff_se", "diff_se_unpaired", "diff_ci_low",
-               "diff_ci_high"]]
+        d = c.differences().rename(
+            columns={
+                "variant": "arm",
+                "value": "diff",
+                "se": "diff_se",
+                "se_unpaired": "diff_se_unpaired",
+                "ci_low": "diff_ci_low",
+                "ci_high": "diff_ci_high",
+            }
+        )
+        d = d[
+            ["arm", "metric", "diff", "diff_se", "diff_se_unpaired", "diff_ci_low", "diff_ci_high"]
+        ]
         df = vals.merge(d, on=["arm", "metric"], how="left")
         ref = df.arm == c.baseline_name
         df.loc[ref, ["diff", "diff_se", "diff_se_unpaired", "diff_ci_low", "diff_ci_high"]] = 0.0
         names = list(c.arms)
         for opt in self.grid:
-            df.insert(list(self.grid).index(opt), opt,
-                      df.arm.map({names[i]: p[opt] for i, p in enumerate(self.points)}))
+            df.insert(
+                list(self.grid).index(opt),
+                opt,
+                df.arm.map({names[i]: p[opt] for i, p in enumerate(self.points)}),
+            )
         return df.rename(columns={"arm": "point"})
 
     def summary(self) -> dict[str, Any]:
         b = self.comparison.baseline
         df = self.frame()
-        return {"schema": SWEEP_SCHEMA, "version": b.meta.get("version"), "tables": b.tables,
-                "rounds": b.rounds, "seed": b.seed, "groups": b.groups, "players": b.players,
-                "rules": b.meta["rules"], "grid": self.grid, "points": self.points,
-                "reference": self.comparison.baseline_name, "command": self.meta.get("command"),
-                "rows": [{k: (num(v) if isinstance(v, float) else v) for k, v in r.items()}
-                         for r in df.to_dict("records")]}
+        return {
+            "schema": SWEEP_SCHEMA,
+            "version": b.meta.get("version"),
+            "tables": b.tables,
+            "rounds": b.rounds,
+            "seed": b.seed,
+            "groups": b.groups,
+            "players": b.players,
+            "rules": b.meta["rules"],
+            "grid": self.grid,
+            "points": self.points,
+            "reference": self.comparison.baseline_name,
+            "command": self.meta.get("command"),
+            "rows": [
+                {k: (num(v) if isinstance(v, float) else v) for k, v in r.items()}
+                for r in df.to_dict("records")
+            ],
+        }
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.summary(), indent=indent, allow_nan=False, default=str)
@@ -73,16 +101,21 @@ class Sweep:
         df = df[df.metric.isin(metrics)]
         b = self.comparison.baseline
         grid = counted_x((len(self.points), "grid point"), (b.tables, "table"), (b.rounds, "round"))
-        lines = [f"Sweep: {grid}, seed {b.seed}, the same tables at every point; players "
-                 f"{','.join(b.players)}",
-                 "value (95% CI); change: paired difference from the first point", ""]
+        lines = [
+            f"Sweep: {grid}, seed {b.seed}, the same tables at every point; players "
+            f"{','.join(b.players)}",
+            "value (95% CI); change: paired difference from the first point",
+            "",
+        ]
         for m in metrics:
             g = df[df.metric == m]
             if g.empty:
                 continue
             lines.append(m)
             for r in g.itertuples():
-                lines.append(f"  {r.point:<44}{r.value:>10.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
-                             f"  change {r.diff:+.4f} ± {r.diff_ci_high - r.diff:.4f}")
+                lines.append(
+                    f"  {r.point:<44}{r.value:>10.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
+                    f"  change {r.diff:+.4f} ± {r.diff_ci_high - r.diff:.4f}"
+                )
             lines.append("")
         return "\n".join(lines)

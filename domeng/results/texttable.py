@@ -26,18 +26,26 @@ def share(est: dict | None, digits: int = 4) -> str:
     v, se = est["value"], est["se"]
     lo, hi = (float(a) for a in wilson(v, se))
     text = pm(est, digits)
-    if f"{v - Z95 * se:.{digits}f}" == f"{lo:.{digits}f}" and \
-            f"{v + Z95 * se:.{digits}f}" == f"{hi:.{digits}f}":
+    if (
+        f"{v - Z95 * se:.{digits}f}" == f"{lo:.{digits}f}"
+        and f"{v + Z95 * se:.{digits}f}" == f"{hi:.{digits}f}"
+    ):
         return text
     return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def _table(header: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+
     def line(cells):
-        return indent + "  ".join(
-            str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
-        ).rstrip()
+        return (
+            indent
+            + "  ".join(
+                str(c).ljust(w) if i < 2 else str(c).rjust(w)
+                for i, (c, w) in enumerate(zip(cells, widths))
+            ).rstrip()
+        )
+
     out = [line(header), indent + "  ".join("-" * w for w in widths)]
     out += [line(r) for r in rows]
     return out
@@ -73,37 +81,93 @@ def format_summary(s: dict) -> str:
     for i, p in enumerate(players):
         k = str(i)
         ps = s["passes_by_seat"][k]
-        rows.append([k, p, share(s["win_rate_by_seat"][k]), share(s["start_share_by_seat"][k], 3),
-                     pm(ps["passes_per_round"], 3), pm(ps["passebunge_per_round"], 3),
-                     pm(s["camat_per_1000_rounds"]["by_seat"][k], 2),
-                     pm(s["stones_per_round"]["from_seat"][k], 3),
-                     pm(s["stones_per_round"]["to_seat"][k], 3)])
-    lines += _table(["seat", "player", "win rate", "starts", "PASS/round", "PASSEBUNGE/round",
-                     "CAMAT/1000", "stones given/rd", "stones got/rd"], rows)
+        rows.append(
+            [
+                k,
+                p,
+                share(s["win_rate_by_seat"][k]),
+                share(s["start_share_by_seat"][k], 3),
+                pm(ps["passes_per_round"], 3),
+                pm(ps["passebunge_per_round"], 3),
+                pm(s["camat_per_1000_rounds"]["by_seat"][k], 2),
+                pm(s["stones_per_round"]["from_seat"][k], 3),
+                pm(s["stones_per_round"]["to_seat"][k], 3),
+            ]
+        )
+    lines += _table(
+        [
+            "seat",
+            "player",
+            "win rate",
+            "starts",
+            "PASS/round",
+            "PASSEBUNGE/round",
+            "CAMAT/1000",
+            "stones given/rd",
+            "stones got/rd",
+        ],
+        rows,
+    )
 
     lines += ["", "Per player (per seat it occupies)"]
     rows = []
     for p in dict.fromkeys(players):
         ps = s["passes_by_player"][p]
-        rows.append([p, str(players.count(p)), share(s["win_rate_by_player"][p]),
-                     pm(ps["passes_per_round"], 3), pm(ps["passebunge_per_round"], 3),
-                     pm(s["camat_per_1000_rounds"]["by_player"][p], 2),
-                     pm(s["stones_per_round"]["from_player"][p], 3),
-                     pm(s["stones_per_round"]["to_player"][p], 3)])
-    lines += _table(["player", "seats", "win rate", "PASS/round", "PASSEBUNGE/round",
-                     "CAMAT/1000", "stones given/rd", "stones got/rd"], rows)
+        rows.append(
+            [
+                p,
+                str(players.count(p)),
+                share(s["win_rate_by_player"][p]),
+                pm(ps["passes_per_round"], 3),
+                pm(ps["passebunge_per_round"], 3),
+                pm(s["camat_per_1000_rounds"]["by_player"][p], 2),
+                pm(s["stones_per_round"]["from_player"][p], 3),
+                pm(s["stones_per_round"]["to_player"][p], 3),
+            ]
+        )
+    lines += _table(
+        [
+            "player",
+            "seats",
+            "win rate",
+            "PASS/round",
+            "PASSEBUNGE/round",
+            "CAMAT/1000",
+            "stones given/rd",
+            "stones got/rd",
+        ],
+        rows,
+    )
 
     lines += ["", "Win rate by seat offset from the round's starter (0 = starter)"]
-    lines += _table(["offset", "", "win rate"],
-                    [[str(o), "", share(s["win_rate_by_starter_offset"][str(o)])] for o in range(5)])
+    lines += _table(
+        ["offset", "", "win rate"],
+        [[str(o), "", share(s["win_rate_by_starter_offset"][str(o)])] for o in range(5)],
+    )
 
     st = s["stones_per_round"]
     lines += ["", "Stones per round (by reason: from the table / from players)"]
-    rows = [[r, "", pm(st["by_reason"][r], 3), pm(st["by_reason_from_table"][r], 3),
-             pm(st["by_reason_from_players"][r], 3), pm(st["unpaid"]["by_reason"][r], 3)]
-            for r in REASON_NAMES]
-    rows.append(["all", "", pm(st["total"], 3), pm(st["from_table"], 3), pm(st["from_players"], 3),
-                 pm(st["unpaid"]["total"], 3)])
+    rows = [
+        [
+            r,
+            "",
+            pm(st["by_reason"][r], 3),
+            pm(st["by_reason_from_table"][r], 3),
+            pm(st["by_reason_from_players"][r], 3),
+            pm(st["unpaid"]["by_reason"][r], 3),
+        ]
+        for r in REASON_NAMES
+    ]
+    rows.append(
+        [
+            "all",
+            "",
+            pm(st["total"], 3),
+            pm(st["from_table"], 3),
+            pm(st["from_players"], 3),
+            pm(st["unpaid"]["total"], 3),
+        ]
+    )
     lines += _table(["reason", "", "moved", "from table", "from players", "unpaid (D7)"], rows)
 
     rb = s["rounds_between_camats"]

@@ -38,16 +38,22 @@ import os
 import re
 import time
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
-from domeng.core.errors import (CheckpointError, DomengError, PlayerError,  # noqa: F401
-                                ResultsError, ResultsWriteError, UnsafePathError)
+from domeng.core.errors import (
+    CheckpointError,
+    DomengError,
+    PlayerError,  # noqa: F401
+    ResultsWriteError,
+    UnsafePathError,
+)
 from domeng.core.rules import Rules
-from domeng.infra import fs
-from domeng.infra.fs import FolderLock, fsync_dir  # noqa: F401
+from domeng.infra import fs, jsontext
+from domeng.infra.fs import FolderLock, fsync_dir
 from domeng.results.meta import load_error_text
 from domeng.results.results import _layout_meta
 from domeng.study.chunks import ChunkResult, Plan, run_study
@@ -55,7 +61,6 @@ from domeng.study.cluster import fingerprint
 from domeng.study.names import check_player_names
 from domeng.study.records import RecordWriter, records_table
 from domeng.study.summary import count, make_progress
-from domeng.infra import jsontext
 
 FORMAT = "domeng.study.checkpoint/2"
 MANIFEST = "manifest.json"
@@ -77,11 +82,20 @@ def durable_write(path: str | os.PathLike, write: Callable[[Any], None] | bytes 
 def _manifest(plan: Plan, records: str | None) -> dict:
     version, engine = fingerprint()
     return {
-        "format": FORMAT, "version": version, "engine": engine, "layout": _layout_meta(),
-        "tables": plan.tables, "rounds": plan.rounds, "seed": plan.seed,
-        "players": list(plan.players), "rules": plan.rules.to_dict(),
-        "chunk_tables": plan.chunk_tables, "n_chunks": plan.n_chunks, "groups": plan.groups,
-        "records": records, "digest": plan.study_digest(),
+        "format": FORMAT,
+        "version": version,
+        "engine": engine,
+        "layout": _layout_meta(),
+        "tables": plan.tables,
+        "rounds": plan.rounds,
+        "seed": plan.seed,
+        "players": list(plan.players),
+        "rules": plan.rules.to_dict(),
+        "chunk_tables": plan.chunk_tables,
+        "n_chunks": plan.n_chunks,
+        "groups": plan.groups,
+        "records": records,
+        "digest": plan.study_digest(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
@@ -100,12 +114,15 @@ def _plan_of(m: dict) -> Plan:
         raise ValueError("rules must be an object of rule options")
     tables, rounds = _whole(m, "tables", 1, MAX_TABLES), _whole(m, "rounds", 1, 10**9)
     check_budget(tables, rounds)
-    return Plan(tables=tables, rounds=rounds, seed=_whole(m, "seed", 0),
-                players=tuple(check_player_names(m["players"], source=MANIFEST,
-                                                 allow_import=True)),
-                rules=Rules.from_mapping(m["rules"]),
-                chunk_tables=_whole(m, "chunk_tables", 1, MAX_TABLES),
-                records=m.get("records") is not None)
+    return Plan(
+        tables=tables,
+        rounds=rounds,
+        seed=_whole(m, "seed", 0),
+        players=tuple(check_player_names(m["players"], source=MANIFEST, allow_import=True)),
+        rules=Rules.from_mapping(m["rules"]),
+        chunk_tables=_whole(m, "chunk_tables", 1, MAX_TABLES),
+        records=m.get("records") is not None,
+    )
 
 
 PREVIOUS = fs.PREVIOUS  #: names the finished study this one replaces, until it ends
@@ -159,7 +176,7 @@ class Checkpoint:
         self._loaded: list[ChunkResult] | None = None
         self._lock: FolderLock | None = None
 
-    def lock(self) -> "Checkpoint":
+    def lock(self) -> Checkpoint:
         """Take the folder's lock (a second writer is refused with one line)."""
         if self._lock is None:
             self._lock = FolderLock(self.folder).acquire()
@@ -171,7 +188,7 @@ class Checkpoint:
             self._lock.release()
             self._lock = None
 
-    def __enter__(self) -> "Checkpoint":
+    def __enter__(self) -> Checkpoint:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -179,9 +196,14 @@ class Checkpoint:
 
     # ------------------------------------------------------------ create / open
     @classmethod
-    def create(cls, folder: str | os.PathLike, plan: Plan,
-               records: str | os.PathLike | None = None, lock: bool = False,
-               extra: dict | None = None) -> "Checkpoint":
+    def create(
+        cls,
+        folder: str | os.PathLike,
+        plan: Plan,
+        records: str | os.PathLike | None = None,
+        lock: bool = False,
+        extra: dict | None = None,
+    ) -> Checkpoint:
         """Start a new study in ``folder`` (see :func:`_prepare_folder`);
         ``records`` must be a path inside ``folder``.  ``extra``: more keys
         for the manifest (``sequential``: the stopping rule of a study that
@@ -195,8 +217,10 @@ class Checkpoint:
             if parse_players(list(plan.players)) != list(plan.players):
                 raise ValueError
         except (DomengError, ValueError):
-            raise CheckpointError("a checkpointed study needs players given by name (built-in "
-                                  "or module:function), so that it can be resumed") from None
+            raise CheckpointError(
+                "a checkpointed study needs players given by name (built-in "
+                "or module:function), so that it can be resumed"
+            ) from None
         rec = None
         if plan.records:
             if records is None:
@@ -207,8 +231,10 @@ class Checkpoint:
             try:
                 rec = rpath.absolute().relative_to(folder.absolute()).as_posix()
             except ValueError:
-                raise CheckpointError(f"records path {str(rpath)!r}: with a study folder, the "
-                                      f"records are written inside it ({str(folder)!r})") from None
+                raise CheckpointError(
+                    f"records path {str(rpath)!r}: with a study folder, the "
+                    f"records are written inside it ({str(folder)!r})"
+                ) from None
         m = {**_manifest(plan, rec), **(extra or {})}
         try:  # the manifest must read back (its players, its plan) before the folder exists
             ck = cls(folder, m)
@@ -228,8 +254,9 @@ class Checkpoint:
             if created:  # a folder this call made and could not start: leave nothing behind
                 _remove_if_empty(folder)
             if isinstance(e, OSError):
-                raise ResultsWriteError(f"cannot write the study to {str(folder)!r}: "
-                                        f"{e.strerror or e}") from None
+                raise ResultsWriteError(
+                    f"cannot write the study to {str(folder)!r}: {e.strerror or e}"
+                ) from None
             raise
         fsync_dir(folder.parent)
         return ck
@@ -258,14 +285,24 @@ class Checkpoint:
         # a study that stopped on the data (``sequential``) played fewer tables than planned
         tables = res.tables if self.manifest.get("sequential") else p.tables
         if (res.tables, res.rounds, res.seed, tuple(res.players), res.meta["rules"]) != (
-                tables, p.rounds, p.seed, tuple(p.players), p.rules.to_dict()):
-            raise CheckpointError(f"{str(self.folder)!r}: results.npz does not match "
-                                  f"{MANIFEST}; run the study again")
+            tables,
+            p.rounds,
+            p.seed,
+            tuple(p.players),
+            p.rules.to_dict(),
+        ):
+            raise CheckpointError(
+                f"{str(self.folder)!r}: results.npz does not match {MANIFEST}; run the study again"
+            )
         return res
 
     @classmethod
-    def open(cls, folder: str | os.PathLike, lock: bool = False,
-             allow_import: bool | Iterable[str] = False) -> "Checkpoint":
+    def open(
+        cls,
+        folder: str | os.PathLike,
+        lock: bool = False,
+        allow_import: bool | Iterable[str] = False,
+    ) -> Checkpoint:
         """Open a study folder to resume it; refuses a folder it cannot
         resume exactly (another version, engine or layout), a manifest that
         is not one, and players that would import code (see
@@ -276,8 +313,10 @@ class Checkpoint:
             raise CheckpointError(f"no study folder {shown!r} to resume")
         path = folder / MANIFEST
         if path.is_symlink() or not path.is_file():
-            raise CheckpointError(f"{shown!r} cannot be resumed: it has no {MANIFEST} "
-                                  "(only studies run with --out DIR can be)")
+            raise CheckpointError(
+                f"{shown!r} cannot be resumed: it has no {MANIFEST} "
+                "(only studies run with --out DIR can be)"
+            )
         try:
             if path.stat().st_size > MAX_MANIFEST_BYTES:
                 raise ValueError("too large")
@@ -287,40 +326,49 @@ class Checkpoint:
         except RecursionError:
             raise CheckpointError(f"corrupt manifest {str(path)!r}: nested too deeply") from None
         except (OSError, ValueError) as e:
-            raise CheckpointError(f"corrupt manifest {str(path)!r}: "
-                                  f"{' '.join(str(e).split())[:200]}") from None
+            raise CheckpointError(
+                f"corrupt manifest {str(path)!r}: {' '.join(str(e).split())[:200]}"
+            ) from None
         if m.get("format") != FORMAT:
-            raise CheckpointError(f"{shown!r} was written by an incompatible domeng (checkpoint "
-                                  f"format {str(m.get('format'))[:40]!r}, this one reads "
-                                  f"{FORMAT!r}); run the study again")
+            raise CheckpointError(
+                f"{shown!r} was written by an incompatible domeng (checkpoint "
+                f"format {str(m.get('format'))[:40]!r}, this one reads "
+                f"{FORMAT!r}); run the study again"
+            )
         version, engine = fingerprint()
         if m.get("version") != version:
-            raise CheckpointError(f"{shown!r} was written by domeng {str(m.get('version'))[:40]} "
-                                  f"and this is domeng {version}: its chunks cannot be mixed with "
-                                  "new ones; resume with that version or run the study again")
+            raise CheckpointError(
+                f"{shown!r} was written by domeng {str(m.get('version'))[:40]} "
+                f"and this is domeng {version}: its chunks cannot be mixed with "
+                "new ones; resume with that version or run the study again"
+            )
         if m.get("engine") != engine:
-            raise CheckpointError(f"{shown!r} was written by another build of the engine (source "
-                                  f"hash {str(m.get('engine'))[:40]}, this one {engine}): its "
-                                  "chunks cannot be mixed with new ones; run the study again")
+            raise CheckpointError(
+                f"{shown!r} was written by another build of the engine (source "
+                f"hash {str(m.get('engine'))[:40]}, this one {engine}): its "
+                "chunks cannot be mixed with new ones; run the study again"
+            )
         if m.get("layout") != _layout_meta():
-            raise CheckpointError(f"{shown!r} was written with another aggregate layout; "
-                                  "run the study again")
+            raise CheckpointError(
+                f"{shown!r} was written with another aggregate layout; run the study again"
+            )
         check_player_names(m.get("players"), source=str(path), allow_import=allow_import)
         try:
             ck = cls(folder, m)
-            if (ck.plan.n_chunks != m["n_chunks"] or ck.plan.groups != m["groups"]):
+            if ck.plan.n_chunks != m["n_chunks"] or ck.plan.groups != m["groups"]:
                 raise ValueError("inconsistent chunking")
             if m.get("records") is not None:
-                ck.records_path  # refuses a path outside the folder
+                _ = ck.records_path  # refuses a path outside the folder
             if m.get("digest") != ck.plan.study_digest():
-                raise ValueError("its seed, rules or players were edited (they do not match "
-                                 "the study's digest)")
+                raise ValueError(
+                    "its seed, rules or players were edited (they do not match the study's digest)"
+                )
         except UnsafePathError:
             raise
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError,
-                DomengError) as e:
-            raise CheckpointError(f"corrupt manifest {str(path)!r}: "
-                                  f"{' '.join(str(e).split())[:200]}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError, DomengError) as e:
+            raise CheckpointError(
+                f"corrupt manifest {str(path)!r}: {' '.join(str(e).split())[:200]}"
+            ) from None
         if lock:
             ck.lock()
         try:
@@ -353,7 +401,8 @@ class Checkpoint:
                     raise CheckpointError(
                         f"cannot resume {str(self.folder)!r} with other rules: the study there has "
                         + ", ".join(f"{k}={have.get(k)}" for k in diff)
-                        + "; resume without --rule, or start a new study elsewhere")
+                        + "; resume without --rule, or start a new study elsewhere"
+                    )
                 continue
             elif key == "records":
                 have, want = m.get("records") is not None, bool(value)
@@ -364,7 +413,8 @@ class Checkpoint:
                     have, want = ",".join(have), ",".join(want)
                 raise CheckpointError(
                     f"cannot resume {str(self.folder)!r} with {key}={want}: the study there "
-                    f"has {key}={have}; resume without it, or start a new study elsewhere")
+                    f"has {key}={have}; resume without it, or start a new study elsewhere"
+                )
 
     # ------------------------------------------------------------ chunks
     def chunk_path(self, index: int) -> Path:
@@ -406,24 +456,35 @@ class Checkpoint:
                     raise ValueError("no such chunk in this study")
                 with np.load(p, allow_pickle=False) as z:
                     digest = str(z["digest"]) if "digest" in z.files else ""
-                    r = ChunkResult(index=int(z["index"]), start=int(z["start"]), n=int(z["n"]),
-                                    groups=z["groups"], agg=z["agg"], state=z["state"],
-                                    counts=z["counts"], digest=digest)
+                    r = ChunkResult(
+                        index=int(z["index"]),
+                        start=int(z["start"]),
+                        n=int(z["n"]),
+                        groups=z["groups"],
+                        agg=z["agg"],
+                        state=z["state"],
+                        counts=z["counts"],
+                        digest=digest,
+                    )
                 if r.index != i:
                     raise ValueError("index does not match the file name")
                 r.validate(self.plan)
                 if self.plan.records and not merged and not self.records_part(i).is_file():
                     raise ValueError("its records are missing")
             except Exception as e:  # zip, KeyError, ValueError, IndexError ...
-                warnings.warn(f"ignoring damaged checkpoint file {str(p)!r} ({type(e).__name__}: "
-                              f"{load_error_text(e)}); its chunk is computed again",
-                              RuntimeWarning, stacklevel=2)
+                warnings.warn(
+                    f"ignoring damaged checkpoint file {str(p)!r} ({type(e).__name__}: "
+                    f"{load_error_text(e)}); its chunk is computed again",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
                 continue
             if r.digest != self.plan.chunk_digest(i):
                 raise CheckpointError(
                     f"{str(p)!r} was not produced by the study in {str(self.folder)!r} (its "
                     "digest of seed, rules, players, tables and engine differs from the "
-                    "manifest's): refusing to mix them; remove that file or start a new study")
+                    "manifest's): refusing to mix them; remove that file or start a new study"
+                )
             out.append(r)
         self._loaded = out
         return out
@@ -445,9 +506,17 @@ class Checkpoint:
             durable_write(self.records_part(r.index), write_parquet)
 
         def write_npz(f):
-            np.savez(f, index=np.int64(r.index), start=np.int64(r.start), n=np.int64(r.n),
-                     groups=r.groups, agg=r.agg, state=r.state, counts=r.counts,
-                     digest=np.array(r.digest))
+            np.savez(
+                f,
+                index=np.int64(r.index),
+                start=np.int64(r.start),
+                n=np.int64(r.n),
+                groups=r.groups,
+                agg=r.agg,
+                state=r.state,
+                counts=r.counts,
+                digest=np.array(r.digest),
+            )
 
         durable_write(self.chunk_path(r.index), write_npz)
 
@@ -475,11 +544,22 @@ class Checkpoint:
 
 
 # ---------------------------------------------------------------- resume
-def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None,
-           progress=None, tables: int | None = None, rounds: int | None = None,
-           seed: int | None = None, players: str | Sequence[str] | None = None,
-           rules=None, chunk_tables: int | None = None, records: bool | None = None,
-           allow_import: bool | Iterable[str] = False, stall_seconds: float | None = None):
+def resume(
+    folder: str | os.PathLike,
+    *,
+    client=None,
+    workers: int | None = None,
+    progress=None,
+    tables: int | None = None,
+    rounds: int | None = None,
+    seed: int | None = None,
+    players: str | Sequence[str] | None = None,
+    rules=None,
+    chunk_tables: int | None = None,
+    records: bool | None = None,
+    allow_import: bool | Iterable[str] = False,
+    stall_seconds: float | None = None,
+):
     """Continue the study in ``folder`` (started with ``simulate(...,
     checkpoint=folder)`` or ``domeng simulate --out folder``) after a crash:
     only the chunks not on disk are played (locally, or on ``client``), and
@@ -495,31 +575,52 @@ def resume(folder: str | os.PathLike, *, client=None, workers: int | None = None
     if players is not None:  # named again by the user: their modules may be imported
         from domeng.study.names import modules_named, resolve_names_safely
 
-        allow_import = True if allow_import is True else (
-            list(allow_import or ()) + modules_named(resolve_names_safely(players)))
+        allow_import = (
+            True
+            if allow_import is True
+            else (list(allow_import or ()) + modules_named(resolve_names_safely(players)))
+        )
     ck = Checkpoint.open(folder, lock=True, allow_import=allow_import)
     try:
         if ck.manifest.get("sequential"):
-            raise CheckpointError(f"{str(folder)!r} holds a study that stops on the data: "
-                                  f"continue it with `domeng simulate --resume {folder}` "
-                                  "(domeng.study.sequential.resume_until)")
-        ck.check(tables=tables, rounds=rounds, seed=seed, players=players, rules=rules,
-                 chunk_tables=chunk_tables, records=records)
+            raise CheckpointError(
+                f"{str(folder)!r} holds a study that stops on the data: "
+                f"continue it with `domeng simulate --resume {folder}` "
+                "(domeng.study.sequential.resume_until)"
+            )
+        ck.check(
+            tables=tables,
+            rounds=rounds,
+            seed=seed,
+            players=players,
+            rules=rules,
+            chunk_tables=chunk_tables,
+            records=records,
+        )
         if workers is not None:
             workers = count("workers", workers)
             if client is not None:
-                raise CheckpointError("workers sets this process's engine threads; with a Dask "
-                                      "client each task uses its worker's threads")
+                raise CheckpointError(
+                    "workers sets this process's engine threads; with a Dask "
+                    "client each task uses its worker's threads"
+                )
         finished = ck.pruned_results()
         if finished is not None:  # a finished study: nothing to play
             return finished
         done0 = sum(r.n for r in ck.load_done())
-        progress_fn = make_progress(progress, ck.plan.tables, ck.plan.rounds, done0,
-                                    players=ck.plan.players)
-        return run_study(ck.plan, client=client, threads=workers, checkpoint=ck,
-                         progress_fn=progress_fn, stall_seconds=stall_seconds)
+        progress_fn = make_progress(
+            progress, ck.plan.tables, ck.plan.rounds, done0, players=ck.plan.players
+        )
+        return run_study(
+            ck.plan,
+            client=client,
+            threads=workers,
+            checkpoint=ck,
+            progress_fn=progress_fn,
+            stall_seconds=stall_seconds,
+        )
     finally:
         ck.close()
 
 
-__all__ = ["Checkpoint", "CheckpointError", "resume", "durable_write", "FORMAT"]
+__all__ = ["FORMAT", "Checkpoint", "CheckpointError", "durable_write", "resume"]

@@ -37,12 +37,14 @@ import contextlib
 import math
 import threading
 import time
-from typing import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from domeng.batch.tables import TablesOutput
-from domeng.batch.tables import run_tables  # noqa: F401  (looked up here: tests replace it)
+from domeng.batch.tables import (
+    TablesOutput,
+    run_tables,
+)
 from domeng.core import layout as L
 from domeng.core.errors import ClusterError, ClusterFailure, DomengError, PlayerError
 from domeng.results.results import Results, package_version
@@ -77,10 +79,14 @@ BATCH_TABLES = 2048
 _ENGINE_LOCK = threading.Lock()
 
 
-def chunk_task(plan: Plan, index: int, threads: int | None = None,
-               expect: tuple | None = None,
-               sink: Callable[[np.ndarray], None] | None = None,
-               piece_rounds: int | None = None) -> ChunkResult:
+def chunk_task(
+    plan: Plan,
+    index: int,
+    threads: int | None = None,
+    expect: tuple | None = None,
+    sink: Callable[[np.ndarray], None] | None = None,
+    piece_rounds: int | None = None,
+) -> ChunkResult:
     """Play chunk ``index`` of ``plan`` and reduce it into groups.
 
     A pure function of its arguments (the Dask task).  ``threads``: numba
@@ -99,10 +105,14 @@ def chunk_task(plan: Plan, index: int, threads: int | None = None,
         if plan.records:
             out = _play_in_pieces(plan, start, n, threads, sink, piece_rounds)
         else:
-            out = run_tables(plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds,
-                             False, threads)
-    if plan.records and sink is None and (out.records is None
-                                          or len(out.records) != n * plan.rounds):
+            out = run_tables(
+                plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds, False, threads
+            )
+    if (
+        plan.records
+        and sink is None
+        and (out.records is None or len(out.records) != n * plan.rounds)
+    ):
         raise RuntimeError("run_tables did not return the records asked for")
     return _reduce(plan, index, out, out.records if plan.records and sink is None else None)
 
@@ -127,15 +137,26 @@ def _local_batches(plan: Plan, todo: Sequence[int], threads: int | None) -> Iter
         start, end = plan.chunk(batch[0])[0], sum(plan.chunk(batch[-1]))
         t0, c0 = time.perf_counter(), time.process_time()
         with _ENGINE_LOCK, _players_fail_as_one_line(plan, start, end - start):
-            out = run_tables(plan.players_arg(), plan.rules, plan.seed, start, end - start,
-                             plan.rounds, False, threads)
+            out = run_tables(
+                plan.players_arg(),
+                plan.rules,
+                plan.seed,
+                start,
+                end - start,
+                plan.rounds,
+                False,
+                threads,
+            )
         # seconds a chunk: the CPU time where other processes share the core
         took = max(min(time.perf_counter() - t0, time.process_time() - c0), 1e-6) / len(batch)
-        size = max(1, min(8 * len(batch), int(BATCH_SECONDS / took),
-                          BATCH_TABLES // plan.chunk_tables))
+        size = max(
+            1, min(8 * len(batch), int(BATCH_SECONDS / took), BATCH_TABLES // plan.chunk_tables)
+        )
         for i in batch:
             a, n = plan.chunk(i)
-            part = TablesOutput(out.agg[a - start:a - start + n], out.state[a - start:a - start + n])
+            part = TablesOutput(
+                out.agg[a - start : a - start + n], out.state[a - start : a - start + n]
+            )
             yield _reduce(plan, i, part, None)
 
 
@@ -143,9 +164,11 @@ def _check_engine(expect: tuple | None) -> None:
     if expect is not None:
         mine = fingerprint()
         if tuple(mine) != tuple(expect):
-            raise ClusterError(f"a worker runs domeng {mine[0]} (engine {mine[1]}) but the client "
-                               f"runs domeng {expect[0]} (engine {expect[1]}): install the same "
-                               "version everywhere")
+            raise ClusterError(
+                f"a worker runs domeng {mine[0]} (engine {mine[1]}) but the client "
+                f"runs domeng {expect[0]} (engine {expect[1]}): install the same "
+                "version everywhere"
+            )
 
 
 def _reduce(plan: Plan, index: int, out: TablesOutput, records) -> ChunkResult:
@@ -155,11 +178,15 @@ def _reduce(plan: Plan, index: int, out: TablesOutput, records) -> ChunkResult:
     gid = group_of(np.arange(start, start + n), plan.tables, plan.groups)
     uniq, first = np.unique(gid, return_index=True)
     return ChunkResult(
-        index=index, start=start, n=n, groups=uniq.astype(np.int64),
+        index=index,
+        start=start,
+        n=n,
+        groups=uniq.astype(np.int64),
         agg=np.add.reduceat(out.agg, first, axis=0),
         state=np.add.reduceat(summarize_state(out.state), first, axis=0),
         counts=np.diff(np.append(first, n)).astype(np.int64),
-        records=records, digest=plan.chunk_digest(index),
+        records=records,
+        digest=plan.chunk_digest(index),
     )
 
 
@@ -172,18 +199,24 @@ def _players_fail_as_one_line(plan: Plan, start: int, n: int):
     except (DomengError, KeyboardInterrupt, MemoryError, SystemExit):
         raise
     except Exception as e:
-        own = [p for p in plan.players if ":" in p] if plan.engine_players is None else \
-            list(plan.players)
+        own = (
+            [p for p in plan.players if ":" in p]
+            if plan.engine_players is None
+            else list(plan.players)
+        )
         if not own:
             raise
         text = " ".join(str(e).split())[:200]
-        raise PlayerError(f"player {', '.join(dict.fromkeys(own))} failed at tables "
-                          f"{start}..{start + n - 1}: {type(e).__name__}: {text}") from None
+        raise PlayerError(
+            f"player {', '.join(dict.fromkeys(own))} failed at tables "
+            f"{start}..{start + n - 1}: {type(e).__name__}: {text}"
+        ) from None
 
 
 # ----------------------------------------------------------- record pieces
-def record_pieces(plan: Plan, start: int, n: int,
-                  piece_rounds: int | None = None) -> Iterator[tuple[int, int, int, int]]:
+def record_pieces(
+    plan: Plan, start: int, n: int, piece_rounds: int | None = None
+) -> Iterator[tuple[int, int, int, int]]:
     """The pieces tables ``start .. start+n-1`` of a study with records are
     played in, in table order: ``(first table, tables, first round, rounds)``,
     each at most ``piece_rounds`` table-rounds (default
@@ -201,8 +234,9 @@ def record_pieces(plan: Plan, start: int, n: int,
 
 def _play_piece(plan: Plan, piece: tuple[int, int, int, int], state, threads) -> TablesOutput:
     b0, nb, _, s = piece
-    out = run_tables(plan.players_arg(), plan.rules, plan.seed, b0, nb, s, True, threads,
-                     state=state)
+    out = run_tables(
+        plan.players_arg(), plan.rules, plan.seed, b0, nb, s, True, threads, state=state
+    )
     if out.records is None or len(out.records) != nb * s:
         raise RuntimeError("run_tables did not return the records asked for")
     return out
@@ -248,8 +282,9 @@ def _play_in_pieces(plan: Plan, start: int, n: int, threads, sink, piece_rounds=
     return asm.output(recs)
 
 
-def piece_task(plan: Plan, index: int, piece: tuple[int, int, int, int], state,
-               expect: tuple | None = None) -> TablesOutput:
+def piece_task(
+    plan: Plan, index: int, piece: tuple[int, int, int, int], state, expect: tuple | None = None
+) -> TablesOutput:
     """Play one piece (:func:`record_pieces`) of chunk ``index``, continuing
     from ``state`` (None: fresh tables): the Dask task of a chunk too long
     to send its records in one piece.  Returns its records, aggregates and
@@ -307,10 +342,18 @@ def compile_first(plan: Plan, threads: int | None = None) -> float:
     return time.perf_counter() - t0
 
 
-def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None,
-             checkpoint=None, progress_fn: Callable[[int, int], None] | None = None,
-             stall_seconds: float | None = None, piece_rounds: int | None = None,
-             timing: dict | None = None) -> Sums:
+def run_plan(
+    plan: Plan,
+    *,
+    client=None,
+    threads: int | None = None,
+    writer=None,
+    checkpoint=None,
+    progress_fn: Callable[[int, int], None] | None = None,
+    stall_seconds: float | None = None,
+    piece_rounds: int | None = None,
+    timing: dict | None = None,
+) -> Sums:
     """Play every chunk of ``plan`` not yet in ``checkpoint`` and return the group sums.
 
     ``writer``: a :class:`~domeng.study.records.RecordWriter` (records in table
@@ -358,15 +401,26 @@ def run_plan(plan: Plan, *, client=None, threads: int | None = None, writer=None
                     part.abort()
                     raise
             else:
-                r = chunk_task(plan, i, threads, sink=writer.write if writer is not None else None,
-                               piece_rounds=piece_rounds)
+                r = chunk_task(
+                    plan,
+                    i,
+                    threads,
+                    sink=writer.write if writer is not None else None,
+                    piece_rounds=piece_rounds,
+                )
             consume(r)
     else:
         ordered = _OrderedRecords(writer, todo) if writer is not None else None
-        _run_on_cluster(client, plan, todo, consume, ordered,
-                       STALL_SECONDS if stall_seconds is None else stall_seconds,
-                       checkpoint=checkpoint,
-                       piece_rounds=RECORD_PIECE_ROUNDS if piece_rounds is None else piece_rounds)
+        _run_on_cluster(
+            client,
+            plan,
+            todo,
+            consume,
+            ordered,
+            STALL_SECONDS if stall_seconds is None else stall_seconds,
+            checkpoint=checkpoint,
+            piece_rounds=RECORD_PIECE_ROUNDS if piece_rounds is None else piece_rounds,
+        )
     return sums
 
 
@@ -391,9 +445,16 @@ class _Chain:
         return self.piece is not None
 
 
-def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
-                    stall_seconds: float, checkpoint=None,
-                    piece_rounds: int = RECORD_PIECE_ROUNDS) -> None:
+def _run_on_cluster(
+    client,
+    plan: Plan,
+    todo: Sequence[int],
+    consume,
+    ordered,
+    stall_seconds: float,
+    checkpoint=None,
+    piece_rounds: int = RECORD_PIECE_ROUNDS,
+) -> None:
     """Each chunk is one task; with records, a chunk of more than
     ``piece_rounds`` table-rounds is a :class:`_Chain` of piece tasks, so no
     task returns more records than that (written to the chunk's records part
@@ -438,9 +499,17 @@ def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
         return ordered is None or ordered.is_head(ch.index) or ordered.buffered < window
 
     def submit_piece(ch: _Chain) -> None:
-        f = client.submit(piece_task, plan, ch.index, ch.piece, ch.asm.state_for(ch.piece),
-                          expect, key=f"domeng-piece-{token}-{ch.index}-{ch.number}", pure=True,
-                          retries=TASK_RETRIES)
+        f = client.submit(
+            piece_task,
+            plan,
+            ch.index,
+            ch.piece,
+            ch.asm.state_for(ch.piece),
+            expect,
+            key=f"domeng-piece-{token}-{ch.index}-{ch.number}",
+            pure=True,
+            retries=TASK_RETRIES,
+        )
         track(f, ch.index, ch)
 
     def fill() -> None:
@@ -449,18 +518,32 @@ def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
         for ch in [c for c in held if may_go_on(c)]:
             held.remove(ch)
             submit_piece(ch)
-        while nxt < len(todo) and len(pending) + len(held) < w and (
-                ordered is None or ordered.lag_ok(nxt, w)):
+        while (
+            nxt < len(todo)
+            and len(pending) + len(held) < w
+            and (ordered is None or ordered.lag_ok(nxt, w))
+        ):
             i = todo[nxt]
-            start, n = plan.chunk(i)
+            _start, n = plan.chunk(i)
             if plan.records and n * plan.rounds > piece_rounds:
                 part = checkpoint.records_writer(i) if checkpoint is not None else None
                 chains[i] = _Chain(plan, i, piece_rounds, part)
                 submit_piece(chains[i])
             else:
-                track(client.submit(chunk_task, plan, i, None, expect,
-                                    key=f"domeng-chunk-{token}-{i}", pure=True,
-                                    retries=TASK_RETRIES), i, None)
+                track(
+                    client.submit(
+                        chunk_task,
+                        plan,
+                        i,
+                        None,
+                        expect,
+                        key=f"domeng-chunk-{token}-{i}",
+                        pure=True,
+                        retries=TASK_RETRIES,
+                    ),
+                    i,
+                    None,
+                )
             nxt += 1
 
     def piece_done(ch: _Chain, out: TablesOutput) -> None:
@@ -484,8 +567,10 @@ def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
         consume(_reduce(plan, ch.index, ch.asm.output(), None))
 
     def lost(why: str) -> ClusterFailure:
-        return ClusterFailure(f"{why}; the chunks finished so far are kept (with --out DIR, "
-                              "continue with `domeng simulate --resume DIR`)")
+        return ClusterFailure(
+            f"{why}; the chunks finished so far are kept (with --out DIR, "
+            "continue with `domeng simulate --resume DIR`)"
+        )
 
     try:
         fill()
@@ -495,8 +580,10 @@ def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
                 if getattr(client, "status", "running") not in ("running", "connecting"):
                     raise lost("the Dask scheduler was lost")
                 if time.monotonic() - progress_at > stall_seconds:
-                    raise lost(f"the cluster finished no chunk for {stall_seconds:g} s "
-                               f"({_cluster_threads(client)} worker threads left)")
+                    raise lost(
+                        f"the cluster finished no chunk for {stall_seconds:g} s "
+                        f"({_cluster_threads(client)} worker threads left)"
+                    )
                 time.sleep(0.05)
                 continue
             f = next(ac)
@@ -505,11 +592,14 @@ def _run_on_cluster(client, plan: Plan, todo: Sequence[int], consume, ordered,
             try:
                 r = f.result()
             except KilledWorker as e:
-                raise ClusterError(f"chunk {i} (tables {plan.chunk(i)[0]}..) killed several "
-                                   f"workers in a row; giving up ({_first_line(e)})") from None
+                raise ClusterError(
+                    f"chunk {i} (tables {plan.chunk(i)[0]}..) killed several "
+                    f"workers in a row; giving up ({_first_line(e)})"
+                ) from None
             except CancelledError:
-                raise lost(f"chunk {i} was cancelled (the scheduler was lost or restarted)") \
-                    from None
+                raise lost(
+                    f"chunk {i} was cancelled (the scheduler was lost or restarted)"
+                ) from None
             except (OSError, TimeoutError) as e:
                 raise lost(f"the cluster failed ({type(e).__name__}: {_first_line(e)})") from None
             f.release()
@@ -542,16 +632,27 @@ def record_metadata(plan: Plan) -> dict[str, str]:
     text: ``json.loads`` reads the players list, the rules dict, the kinds)."""
     import json
 
-    return {"domeng.version": json.dumps(package_version()), "domeng.seed": json.dumps(plan.seed),
-            "domeng.players": json.dumps(list(plan.players)),
-            "domeng.rules": json.dumps(plan.rules.to_dict()),
-            "domeng.kinds": json.dumps(list(L.KIND_NAMES)),
-            "domeng.digest": json.dumps(plan.study_digest())}
+    return {
+        "domeng.version": json.dumps(package_version()),
+        "domeng.seed": json.dumps(plan.seed),
+        "domeng.players": json.dumps(list(plan.players)),
+        "domeng.rules": json.dumps(plan.rules.to_dict()),
+        "domeng.kinds": json.dumps(list(L.KIND_NAMES)),
+        "domeng.digest": json.dumps(plan.study_digest()),
+    }
 
 
-def run_study(plan: Plan, *, client=None, threads: int | None = None, records=None,
-              checkpoint=None, progress_fn=None, stall_seconds: float | None = None,
-              piece_rounds: int | None = None):
+def run_study(
+    plan: Plan,
+    *,
+    client=None,
+    threads: int | None = None,
+    records=None,
+    checkpoint=None,
+    progress_fn=None,
+    stall_seconds: float | None = None,
+    piece_rounds: int | None = None,
+):
     """Run (or finish) a study and return its :class:`~domeng.results.results.Results`.
 
     ``records``: a Parquet path (without a checkpoint; with one, the
@@ -562,10 +663,15 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
 
     prepare()
     meta = {
-        "tables": plan.tables, "rounds": plan.rounds, "seed": plan.seed,
-        "rules": plan.rules.to_dict(), "players": list(plan.players),
-        "version": package_version(), "groups": plan.groups,
-        "engine": fingerprint()[1], "digest": plan.study_digest(),
+        "tables": plan.tables,
+        "rounds": plan.rounds,
+        "seed": plan.seed,
+        "rules": plan.rules.to_dict(),
+        "players": list(plan.players),
+        "version": package_version(),
+        "groups": plan.groups,
+        "engine": fingerprint()[1],
+        "digest": plan.study_digest(),
     }
     t0, timing = time.perf_counter(), {}
     writer = None
@@ -574,9 +680,17 @@ def run_study(plan: Plan, *, client=None, threads: int | None = None, records=No
             raise ValueError("records asked for without a records path")
         writer = RecordWriter(records, metadata=record_metadata(plan))
     try:
-        sums = run_plan(plan, client=client, threads=threads, writer=writer,
-                        checkpoint=checkpoint, progress_fn=progress_fn,
-                        stall_seconds=stall_seconds, piece_rounds=piece_rounds, timing=timing)
+        sums = run_plan(
+            plan,
+            client=client,
+            threads=threads,
+            writer=writer,
+            checkpoint=checkpoint,
+            progress_fn=progress_fn,
+            stall_seconds=stall_seconds,
+            piece_rounds=piece_rounds,
+            timing=timing,
+        )
         rows = None
         if writer is not None:
             writer.close()

@@ -27,9 +27,9 @@ import contextlib
 import logging
 import os
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
-from domeng.core.errors import ClusterError, ClusterFailure  # noqa: F401
+from domeng.core.errors import ClusterError, ClusterFailure
 from domeng.core.wording import counted
 
 #: memory a worker process needs at least (numba, numpy, pandas, a chunk)
@@ -57,13 +57,16 @@ def parse_local(spec: str) -> int:
     """``"local:N"`` -> N (worker processes), else :class:`ClusterError`."""
     m = re.fullmatch(r"\s*local\s*:\s*([0-9]{1,12})\s*", spec or "")
     if not m or int(m.group(1)) < 1:
-        raise ClusterError(f"--cluster must be local:N with N >= 1 worker processes, "
-                           f"got {str(spec)[:40]!r}")
+        raise ClusterError(
+            f"--cluster must be local:N with N >= 1 worker processes, got {str(spec)[:40]!r}"
+        )
     n = int(m.group(1))
     top = max_local_workers()
     if n > top:
-        raise ClusterError(f"--cluster local:{n}: this machine can run at most {top} worker "
-                           f"processes ({os.cpu_count() or 1} cores); ask for fewer")
+        raise ClusterError(
+            f"--cluster local:{n}: this machine can run at most {top} worker "
+            f"processes ({os.cpu_count() or 1} cores); ask for fewer"
+        )
     return n
 
 
@@ -82,10 +85,11 @@ def max_local_workers() -> int:
 
 def _dask():
     try:
-        import distributed  # noqa: F401
+        import distributed
     except ImportError:  # pragma: no cover - a dependency of the package
-        raise ClusterError("dask.distributed is not installed: pip install 'dask[distributed]'") \
-            from None
+        raise ClusterError(
+            "dask.distributed is not installed: pip install 'dask[distributed]'"
+        ) from None
     import distributed
 
     return distributed
@@ -97,8 +101,10 @@ def local_security():
     try:
         return distributed.Security.temporary()
     except ImportError:
-        raise ClusterError("a local cluster is secured with TLS, which needs the "
-                           "'cryptography' package: pip install 'domeng[cluster]'") from None
+        raise ClusterError(
+            "a local cluster is secured with TLS, which needs the "
+            "'cryptography' package: pip install 'domeng[cluster]'"
+        ) from None
 
 
 @contextlib.contextmanager
@@ -109,19 +115,27 @@ def local_cluster(workers: int, dashboard: bool = False, **kwargs) -> Iterator[o
     ``client.dashboard_link``), logs quiet; both closed at the end."""
     distributed = _dask()
     security = local_security()
-    opts = dict(n_workers=workers, threads_per_worker=1, processes=True,
-                host="127.0.0.1", protocol="tls://", security=security,
-                dashboard_address="127.0.0.1:0" if dashboard else None,
-                worker_dashboard_address=None, silence_logs=logging.CRITICAL,
-                # dask starts an HTTP server even with the dashboard off, by default on
-                # port 8787: bind it to a free local port (it is closed at once below)
-                scheduler_kwargs={"dashboard": dashboard, "dashboard_address": "127.0.0.1:0"})
+    opts = dict(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        protocol="tls://",
+        security=security,
+        dashboard_address="127.0.0.1:0" if dashboard else None,
+        worker_dashboard_address=None,
+        silence_logs=logging.CRITICAL,
+        # dask starts an HTTP server even with the dashboard off, by default on
+        # port 8787: bind it to a free local port (it is closed at once below)
+        scheduler_kwargs={"dashboard": dashboard, "dashboard_address": "127.0.0.1:0"},
+    )
     opts.update(kwargs)
     try:
         cluster = distributed.LocalCluster(**opts)
     except Exception as e:
-        raise ClusterFailure(f"cannot start a local Dask cluster of {counted(workers, 'worker')}: "
-                             f"{_one_line(e)}") from None
+        raise ClusterFailure(
+            f"cannot start a local Dask cluster of {counted(workers, 'worker')}: {_one_line(e)}"
+        ) from None
     try:
         if not dashboard:
             _stop_http(cluster)
@@ -146,8 +160,9 @@ def connect(address: str, timeout: float = 10.0) -> Iterator[object]:
     try:
         client = distributed.Client(address, timeout=timeout)
     except Exception as e:
-        raise ClusterFailure(f"cannot connect to the Dask scheduler at {address}: "
-                             f"{_one_line(e)}") from None
+        raise ClusterFailure(
+            f"cannot connect to the Dask scheduler at {address}: {_one_line(e)}"
+        ) from None
     try:
         yield client
     finally:
@@ -155,8 +170,9 @@ def connect(address: str, timeout: float = 10.0) -> Iterator[object]:
 
 
 @contextlib.contextmanager
-def client_for(scheduler: str | None = None, cluster: str | None = None,
-               dashboard: bool = False) -> Iterator[object | None]:
+def client_for(
+    scheduler: str | None = None, cluster: str | None = None, dashboard: bool = False
+) -> Iterator[object | None]:
     """The client the ``--scheduler`` / ``--cluster`` options ask for (None: a local run)."""
     if scheduler and cluster:
         raise ClusterError("give either --scheduler or --cluster, not both")

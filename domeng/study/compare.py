@@ -23,23 +23,39 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from domeng.core.errors import CheckpointError
 from domeng.core.rules import Rules
 from domeng.infra import fs
-from domeng.study.names import resolve_names_safely
-from domeng.results.compare_report import (KINDS, arm_folder, arms_manifest, read_manifest,
-                                           write_comparison, write_manifest, write_sweep)
+from domeng.results.compare_report import (
+    KINDS,
+    arm_folder,
+    arms_manifest,
+    read_manifest,
+    write_comparison,
+    write_manifest,
+    write_sweep,
+)
 from domeng.results.comparison import Comparison, arm_label
 from domeng.results.html import value_text
 from domeng.results.metrics import metric_parts
-from domeng.results.stats import paired_difference
 from domeng.results.sequential import Target
+from domeng.results.stats import paired_difference
+from domeng.study.names import resolve_names_safely
 from domeng.study.sequential import DEFAULT_MAX_ROUNDS, known_metrics, parse_targets, run_until
-from domeng.study.simulate import (DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES, StudyError,
-                                   _count, coerce_rules, make_progress, simulate)
+from domeng.study.simulate import (
+    DEFAULT_PLAYERS,
+    DEFAULT_ROUNDS,
+    DEFAULT_TABLES,
+    StudyError,
+    _count,
+    coerce_rules,
+    make_progress,
+    simulate,
+)
 
 Arm = tuple  # (Rules, tuple of 5 player names)
 
@@ -63,15 +79,19 @@ def parse_arm(spec: Any, base: Arm | None = None) -> Arm:
         if not item:
             continue
         if item.startswith("players="):
-            players = tuple(resolve_names_safely(item[len("players="):]))
+            players = tuple(resolve_names_safely(item[len("players=") :]))
         else:
             rule_items.append(item)
     if not rule_items and "players=" not in spec:
         raise StudyError(f"empty variant {spec!r}: give NAME=VALUE and/or players=...")
     if rule_items:
         given = Rules.parse(rule_items)  # checks the syntax and each value
-        names = {Rules._canonical_name(part.split("=", 1)[0])
-                 for item in rule_items for part in item.split(",") if part.strip()}
+        names = {
+            Rules._canonical_name(part.split("=", 1)[0])
+            for item in rule_items
+            for part in item.split(",")
+            if part.strip()
+        }
         rules = Rules.from_mapping({**rules.to_dict(), **{k: getattr(given, k) for k in names}})
     return rules, tuple(players)
 
@@ -92,8 +112,10 @@ def _arms(variants, baseline, players, rules) -> dict[str, Arm]:
     for spec in variants:
         arm = parse_arm(spec, base)
         if arm == base:
-            raise StudyError(f"variant {spec!r} is the baseline itself (same rules and players); "
-                             "nothing to compare")
+            raise StudyError(
+                f"variant {spec!r} is the baseline itself (same rules and players); "
+                "nothing to compare"
+            )
         name = _label(arm, base)
         if name in arms:
             raise StudyError(f"variant {spec!r} is given twice")
@@ -103,6 +125,7 @@ def _arms(variants, baseline, players, rules) -> dict[str, Arm]:
 
 def _measure_compare(names: list[str], targets_by_metric: dict):
     """metric targets of a comparison -> the paired differences of every variant."""
+
     def measure(results) -> dict:
         base = metric_parts(results[0])
         out = {}
@@ -112,6 +135,7 @@ def _measure_compare(names: list[str], targets_by_metric: dict):
                 d, se, _ = paired_difference(parts[m].x, parts[m].n, base[m].x, base[m].n)
                 out[f"{vname}:{m}"] = (float(d), float(se))
         return out
+
     return measure
 
 
@@ -153,21 +177,36 @@ def compare(
     variant equal to the baseline, an unknown metric or an unreachable target."""
     arms = _arms(variants, baseline, players, rules)
     rounds = _count("rounds", rounds)
-    study = {"tables": _count("tables", tables), "rounds": rounds, "seed": seed,
-             "target_ci": None, "max_rounds": None, "command": command}
+    study = {
+        "tables": _count("tables", tables),
+        "rounds": rounds,
+        "seed": seed,
+        "target_ci": None,
+        "max_rounds": None,
+        "command": command,
+    }
     if target_ci is not None:
         tg = parse_targets(target_ci, known_metrics(arms))
         study["target_ci"] = {t.metric: t.half_width for t in tg}
-        study["max_rounds"] = _count("max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None
-                                     else max_rounds)
+        study["max_rounds"] = _count(
+            "max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds
+        )
     elif max_rounds is not None:
         raise StudyError("--max-rounds caps a study that stops on the data: give --target-ci too")
-    return _study("compare", arms, study, out, workers=workers, progress=progress,
-                  write=lambda c, d: write_comparison(c, d, fmt, dpi))
+    return _study(
+        "compare",
+        arms,
+        study,
+        out,
+        workers=workers,
+        progress=progress,
+        write=lambda c, d: write_comparison(c, d, fmt, dpi),
+    )
 
 
-def _play(arms: dict[str, Arm], study: dict, workers, progress, folders, resume: bool,
-          allow_import) -> Comparison:
+def _play(
+    arms: dict[str, Arm], study: dict, workers, progress, folders, resume: bool, allow_import
+) -> Comparison:
     """Play every arm on the same tables (``study``: see :func:`_study`);
     ``folders()``: each arm's study folder (checkpoints), or None."""
     names = list(arms)
@@ -176,11 +215,19 @@ def _play(arms: dict[str, Arm], study: dict, workers, progress, folders, resume:
     if study.get("target_ci") is not None:
         tg = parse_targets(study["target_ci"], known_metrics(arms))
         targets = [Target(f"{v}:{t.metric}", t.half_width) for v in names[1:] for t in tg]
-        res, stop = run_until(list(arms.values()), rounds, seed, targets,
-                              _measure_compare(names, {t.metric: t for t in tg}),
-                              study["max_rounds"], threads=workers,
-                              progress_fn=make_progress(progress, None, rounds), folders=folders,
-                              resume=resume, allow_import=allow_import)
+        res, stop = run_until(
+            list(arms.values()),
+            rounds,
+            seed,
+            targets,
+            _measure_compare(names, {t.metric: t for t in tg}),
+            study["max_rounds"],
+            threads=workers,
+            progress_fn=make_progress(progress, None, rounds),
+            folders=folders,
+            resume=resume,
+            allow_import=allow_import,
+        )
         meta["stopping"] = stop
         return Comparison(dict(zip(names, res)), meta)
     dirs = folders() if folders is not None else [None] * len(arms)
@@ -190,8 +237,7 @@ def _play(arms: dict[str, Arm], study: dict, workers, progress, folders, resume:
         if d is not None and resume and (d / "manifest.json").exists():
             from domeng.study.checkpoint import resume as resume_arm
 
-            res = resume_arm(d, workers=workers, progress=progress, allow_import=allow_import,
-                             **kw)
+            res = resume_arm(d, workers=workers, progress=progress, allow_import=allow_import, **kw)
             if tuple(res.players) != tuple(p):
                 raise CheckpointError(f"{str(d)!r} holds another lineup than its manifest says")
         elif d is not None and resume and (d / "results.npz").exists():
@@ -199,18 +245,32 @@ def _play(arms: dict[str, Arm], study: dict, workers, progress, folders, resume:
 
             res = Results.load(d)
             if (res.tables, res.rounds, res.seed, tuple(res.players), res.rules) != (
-                    kw["tables"], rounds, seed, tuple(p), r):
+                kw["tables"],
+                rounds,
+                seed,
+                tuple(p),
+                r,
+            ):
                 raise CheckpointError(f"{str(d)!r} holds another study than its manifest says")
         else:
-            res = simulate(players=list(p), workers=workers, progress=progress, checkpoint=d,
-                           **kw)
+            res = simulate(players=list(p), workers=workers, progress=progress, checkpoint=d, **kw)
         out[name] = res
     return Comparison(out, meta)
 
 
-def _study(kind: str, arms: dict[str, Arm], study: dict, out, *, write, workers=None,
-           progress=None, resume: bool = False, allow_import=False,
-           wrap: Callable[[Comparison], Any] = lambda c: c):
+def _study(
+    kind: str,
+    arms: dict[str, Arm],
+    study: dict,
+    out,
+    *,
+    write,
+    workers=None,
+    progress=None,
+    resume: bool = False,
+    allow_import=False,
+    wrap: Callable[[Comparison], Any] = lambda c: c,
+):
     """Play a comparison (or a sweep) and, with ``out``, write its folder:
     the folder policy (:func:`domeng.infra.fs.writing_output`) is applied
     just before the first chunk is saved (for a study that stops on the
@@ -228,12 +288,23 @@ def _study(kind: str, arms: dict[str, Arm], study: dict, out, *, write, workers=
 
         def folders() -> list[Path]:
             if not entered:
-                stack.enter_context(fs.writing_output(
-                    out, finished, manifest_name, f"{kind} study",
-                    f"domeng {kind} --resume {out}", resume=resume))
+                stack.enter_context(
+                    fs.writing_output(
+                        out,
+                        finished,
+                        manifest_name,
+                        f"{kind} study",
+                        f"domeng {kind} --resume {out}",
+                        resume=resume,
+                    )
+                )
                 if not resume:
-                    write_manifest(out, arms_manifest(
-                        kind, {k: (r.to_dict(), list(p)) for k, (r, p) in arms.items()}, study))
+                    write_manifest(
+                        out,
+                        arms_manifest(
+                            kind, {k: (r.to_dict(), list(p)) for k, (r, p) in arms.items()}, study
+                        ),
+                    )
                 entered.append(True)
             return [arm_folder(out, k) for k in range(len(arms))]
 
@@ -243,9 +314,18 @@ def _study(kind: str, arms: dict[str, Arm], study: dict, out, *, write, workers=
     return result
 
 
-def resume_study(folder, kind: str = "compare", *, workers: int | None = None, progress=None,
-                 allow_import=False, fmt: str = "png", dpi: int = 110,
-                 metrics: list[str] | None = None, expect: dict | None = None):
+def resume_study(
+    folder,
+    kind: str = "compare",
+    *,
+    workers: int | None = None,
+    progress=None,
+    allow_import=False,
+    fmt: str = "png",
+    dpi: int = 110,
+    metrics: list[str] | None = None,
+    expect: dict | None = None,
+):
     """Finish the comparison (``kind="compare"``) or sweep in ``folder``
     after a crash or kill (``domeng compare --resume DIR``): the arms'
     finished chunks are read, the missing ones played, and the folder's
@@ -256,20 +336,39 @@ def resume_study(folder, kind: str = "compare", *, workers: int | None = None, p
     from domeng.study.names import check_player_names
 
     m = read_manifest(folder, kind)
-    study = {k: m.get(k) for k in ("tables", "rounds", "seed", "target_ci", "max_rounds",
-                                   "command", "grid", "points") if k in m}
+    study = {
+        k: m.get(k)
+        for k in (
+            "tables",
+            "rounds",
+            "seed",
+            "target_ci",
+            "max_rounds",
+            "command",
+            "grid",
+            "points",
+        )
+        if k in m
+    }
     for key, value in (expect or {}).items():
         if key == "target_ci" and value is not None:
             known = list(study.get("target_ci") or {})
             value = {t.metric: t.half_width for t in parse_targets(value, known)}
         if value is not None and value != study.get(key):
-            raise CheckpointError(f"cannot resume {str(folder)!r} with {key}={value}: the "
-                                  f"{kind} there has {key}={study.get(key)}")
+            raise CheckpointError(
+                f"cannot resume {str(folder)!r} with {key}={value}: the "
+                f"{kind} there has {key}={study.get(key)}"
+            )
     try:
-        arms = {a["name"]: (Rules.from_mapping(a["rules"]),
-                            tuple(check_player_names(a["players"], source=str(folder),
-                                                     allow_import=allow_import)))
-                for a in m["arms"]}
+        arms = {
+            a["name"]: (
+                Rules.from_mapping(a["rules"]),
+                tuple(
+                    check_player_names(a["players"], source=str(folder), allow_import=allow_import)
+                ),
+            )
+            for a in m["arms"]
+        }
     except StudyError:
         raise
     except (KeyError, TypeError, ValueError) as e:
@@ -277,13 +376,29 @@ def resume_study(folder, kind: str = "compare", *, workers: int | None = None, p
     if kind == "sweep":
         from domeng.results.sweep import Sweep
 
-        return _study(kind, arms, study, folder, workers=workers, progress=progress,
-                      resume=True, allow_import=allow_import,
-                      wrap=lambda c: Sweep(study["grid"], study["points"], c),
-                      write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics))
-    return _study(kind, arms, study, folder, workers=workers, progress=progress, resume=True,
-                  allow_import=allow_import,
-                  write=lambda c, d: write_comparison(c, d, fmt, dpi))
+        return _study(
+            kind,
+            arms,
+            study,
+            folder,
+            workers=workers,
+            progress=progress,
+            resume=True,
+            allow_import=allow_import,
+            wrap=lambda c: Sweep(study["grid"], study["points"], c),
+            write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
+        )
+    return _study(
+        kind,
+        arms,
+        study,
+        folder,
+        workers=workers,
+        progress=progress,
+        resume=True,
+        allow_import=allow_import,
+        write=lambda c, d: write_comparison(c, d, fmt, dpi),
+    )
 
 
 # ---------------------------------------------------------------- sweeps
@@ -295,8 +410,9 @@ def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
         for spec in specs:
             name, sep, values = str(spec).partition("=")
             if not sep or not name.strip():
-                raise StudyError(f"malformed grid {spec!r}: expected NAME=V1,V2,... e.g. "
-                                 "pollo=3,4,5")
+                raise StudyError(
+                    f"malformed grid {spec!r}: expected NAME=V1,V2,... e.g. pollo=3,4,5"
+                )
             vals = [v.strip() for v in values.split(",")]
             if not values.strip() or any(v == "" for v in vals):
                 raise StudyError(f"malformed grid {spec!r}: a value is missing")
@@ -345,14 +461,33 @@ def sweep(
     base_rules = coerce_rules(rules)
     lineup = tuple(resolve_names_safely(players))
     points = [dict(zip(g, combo)) for combo in itertools.product(*g.values())]
-    arms = {";".join(f"{k}={value_text(v)}" for k, v in point.items()):
-            (base_rules.replace(**point), lineup) for point in points}
-    study = {"tables": _count("tables", tables), "rounds": _count("rounds", rounds),
-             "seed": seed, "target_ci": None, "max_rounds": None, "command": command,
-             "grid": g, "points": points}
-    return _study("sweep", arms, study, out, workers=workers, progress=progress,
-                  wrap=lambda c: Sweep(g, points, c),
-                  write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics))
+    arms = {
+        ";".join(f"{k}={value_text(v)}" for k, v in point.items()): (
+            base_rules.replace(**point),
+            lineup,
+        )
+        for point in points
+    }
+    study = {
+        "tables": _count("tables", tables),
+        "rounds": _count("rounds", rounds),
+        "seed": seed,
+        "target_ci": None,
+        "max_rounds": None,
+        "command": command,
+        "grid": g,
+        "points": points,
+    }
+    return _study(
+        "sweep",
+        arms,
+        study,
+        out,
+        workers=workers,
+        progress=progress,
+        wrap=lambda c: Sweep(g, points, c),
+        write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
+    )
 
 
-__all__ = ["compare", "sweep", "resume_study", "parse_arm", "parse_grid"]
+__all__ = ["compare", "parse_arm", "parse_grid", "resume_study", "sweep"]

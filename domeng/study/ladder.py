@@ -19,16 +19,17 @@ beside it.
 from __future__ import annotations
 
 import time
-from itertools import combinations
+from collections.abc import Callable, Sequence
+from itertools import combinations, pairwise
 from math import comb
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
-from domeng.players.registry import resolve_player
 from domeng.core.wording import counted
+from domeng.players.registry import resolve_player
 from domeng.study.arrangements import seatings
 from domeng.study.names import refuse_research_players
 from domeng.study.tournament import STATS, Z95, TournamentResults, _progress, tournament
@@ -51,22 +52,28 @@ class LadderResults(TournamentResults):
     def to_text(self) -> str:
         t = self.ranking()
         m = self.meta
-        lines = [f"Ladder: {len(self.players)} players, {self.design_text()}, "
-                 f"seed {m['seed']}, {m['rules_text']}",
-                 "ranked by net stones per round (lower is better), 95% CI:",
-                 f"{'#':>3} {'player':<16}{'net':>24}{'win rate':>10}{'CAMAT/1000':>22}"]
+        lines = [
+            f"Ladder: {len(self.players)} players, {self.design_text()}, "
+            f"seed {m['seed']}, {m['rules_text']}",
+            "ranked by net stones per round (lower is better), 95% CI:",
+            f"{'#':>3} {'player':<16}{'net':>24}{'win rate':>10}{'CAMAT/1000':>22}",
+        ]
         for k, r in t.iterrows():
             net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
-            cam = (f"{r['camat_per_1000']:.1f} [{r['camat_per_1000_ci_low']:.1f},"
-                   f"{r['camat_per_1000_ci_high']:.1f}]")
+            cam = (
+                f"{r['camat_per_1000']:.1f} [{r['camat_per_1000_ci_low']:.1f},"
+                f"{r['camat_per_1000_ci_high']:.1f}]"
+            )
             lines.append(f"{k + 1:>3} {r['player']:<16}{net:>24}{r['win_rate']:>10.4f}{cam:>22}")
         mg = self.margins()
         order = list(t["player"])
         lines.append("paired margins of net stones per round between neighbours in the ranking:")
-        for a, b in zip(order, order[1:]):
+        for a, b in pairwise(order):
             r = mg[(mg.a == a) & (mg.b == b)].iloc[0]
-            lines.append(f"    {a} - {b}: {r.net_diff:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
-                         f"{'  *' if r.significant else ''}")
+            lines.append(
+                f"    {a} - {b}: {r.net_diff:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
+                f"{'  *' if r.significant else ''}"
+            )
         return "\n".join(lines)
 
     def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
@@ -80,15 +87,19 @@ class LadderResults(TournamentResults):
         n = len(t)
         fig, axes = _subplots(1, 2, figsize=(max(9, 1.3 * n + 4), 4.2), layout="constrained")
         x = np.arange(n)
-        axes[0].bar(x, t["net"], yerr=Z95 * t["net_se"].fillna(0), capsize=4,
-                    color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]])
+        axes[0].bar(
+            x,
+            t["net"],
+            yerr=Z95 * t["net_se"].fillna(0),
+            capsize=4,
+            color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]],
+        )
         axes[0].axhline(0, color="#777777", lw=1)
         axes[0].set_xticks(x)
         axes[0].set_xticklabels(t["player"], rotation=30, ha="right")
         axes[0].set_title("net stones per round (lower is better)")
         axes[0].grid(axis="y", alpha=0.3)
-        _bars(axes[1], list(t["player"]), t["camat_per_1000"], t["camat_per_1000_se"],
-              fmt="{:.1f}")
+        _bars(axes[1], list(t["player"]), t["camat_per_1000"], t["camat_per_1000_se"], fmt="{:.1f}")
         axes[1].set_xticks(x)
         axes[1].set_xticklabels(t["player"], rotation=30, ha="right")
         axes[1].set_title("CAMAT per 1000 rounds")
@@ -117,8 +128,10 @@ def ladder(
         raise DomengError(f"a ladder needs at least 5 players, got {len(items)}")
     n_lineups = comb(len(items), 5)
     if n_lineups > MAX_LINEUPS:
-        raise DomengError(f"{len(items)} players make {n_lineups} lineups of five; a ladder "
-                          f"plays at most {MAX_LINEUPS} (10 players)")
+        raise DomengError(
+            f"{len(items)} players make {n_lineups} lineups of five; a ladder "
+            f"plays at most {MAX_LINEUPS} (10 players)"
+        )
     specs = [resolve_player(p) for p in items]
     refuse_research_players(specs, "a ladder")
     names = [p.name for p in specs]
@@ -135,15 +148,32 @@ def ladder(
             if report:
                 report(base + done, total)
 
-        res = tournament([specs[i] for i in lineup], deals=deals, rounds=rounds, seed=seed,
-                         rules=rules, workers=workers, progress=sub, orders=orders)
+        res = tournament(
+            [specs[i] for i in lineup],
+            deals=deals,
+            rounds=rounds,
+            seed=seed,
+            rules=rules,
+            workers=workers,
+            progress=sub,
+            orders=orders,
+        )
         for j, i in enumerate(lineup):
             per_deal[:, i, :] += res.per_deal[:, j, :]
     r = res.meta
-    meta = {"kind": "ladder", "players": names, "deals": deals, "rounds": rounds, "seed": seed,
-            "rules": r["rules"], "rules_text": r["rules_text"], "orders": orders,
-            "seatings": design, "lineups": n_lineups,
-            "format": f"duplicate: every lineup of five of the {len(specs)} players, each deal "
-                      f"once per seating ({orders}, {design} seatings)",
-            "elapsed_seconds": time.time() - t0}
+    meta = {
+        "kind": "ladder",
+        "players": names,
+        "deals": deals,
+        "rounds": rounds,
+        "seed": seed,
+        "rules": r["rules"],
+        "rules_text": r["rules_text"],
+        "orders": orders,
+        "seatings": design,
+        "lineups": n_lineups,
+        "format": f"duplicate: every lineup of five of the {len(specs)} players, each deal "
+        f"once per seating ({orders}, {design} seatings)",
+        "elapsed_seconds": time.time() - t0,
+    }
     return LadderResults(per_deal, meta)

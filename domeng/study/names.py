@@ -16,7 +16,8 @@ study, tournament or ladder: :func:`refuse_research_players`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from domeng.core.defaults import PLAYER_IDS, SEARCH_FAMILY, TABLE_PLAYERS
 from domeng.core.errors import DomengError, PlayerError
@@ -73,37 +74,45 @@ def check_search_budget(name: str) -> None:
     if kind is None:
         return
     cap, unit = _budget_cap(kind)
-    digits = low[len(kind) + 1:]
+    digits = low[len(kind) + 1 :]
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 12:
-        raise PlayerError(f"bad search budget in {name!r}: write {kind}-N with N from 1 to "
-                          f"{cap:,} {unit}")
+        raise PlayerError(
+            f"bad search budget in {name!r}: write {kind}-N with N from 1 to {cap:,} {unit}"
+        )
     n = int(digits)
     if not 1 <= n <= cap:
-        raise PlayerError(f"search budget {n:,} in {name!r} cannot finish: write {kind}-N with "
-                          f"N from 1 to {cap:,} {unit}")
+        raise PlayerError(
+            f"search budget {n:,} in {name!r} cannot finish: write {kind}-N with "
+            f"N from 1 to {cap:,} {unit}"
+        )
 
 
 def research_refusal(name: str, where: str = "a study, tournament or ladder") -> PlayerError:
     """The one-line refusal of a research player (``omniscient``) at ``where``."""
-    return PlayerError(f"{name} is a research player that sees every hand (it breaks D17 on "
-                       f"purpose): it cannot sit in {where}; it plays only in "
-                       "domeng.study.omniscient.omniscient_match (see docs/players.md)")
+    return PlayerError(
+        f"{name} is a research player that sees every hand (it breaks D17 on "
+        f"purpose): it cannot sit in {where}; it plays only in "
+        "domeng.study.omniscient.omniscient_match (see docs/players.md)"
+    )
 
 
-def refuse_research_players(specs: Iterable[Any],
-                            where: str = "a study, tournament or ladder") -> None:
+def refuse_research_players(
+    specs: Iterable[Any], where: str = "a study, tournament or ladder"
+) -> None:
     """Refuse, before anything runs, a lineup with a player that sees every
     hand: resolved players (``PlayerSpec``) or names."""
     for p in specs:
         name = p if isinstance(p, str) else getattr(p, "name", "")
         obj = getattr(p, "obj", None)
         if getattr(obj, "omniscient", False) or (
-                isinstance(name, str) and name.strip().lower() in RESEARCH_PLAYERS):
+            isinstance(name, str) and name.strip().lower() in RESEARCH_PLAYERS
+        ):
             raise research_refusal(str(name).strip() or "omniscient", where)
 
 
-def check_player_names(names: Any, *, source: str | None = None,
-                       allow_import: bool | Iterable[str] = False) -> list[str]:
+def check_player_names(
+    names: Any, *, source: str | None = None, allow_import: bool | Iterable[str] = False
+) -> list[str]:
     """Validate five player names; returns them as a list of str.
 
     ``source``: the file they were read from (None: typed by the user, who
@@ -123,8 +132,9 @@ def check_player_names(names: Any, *, source: str | None = None,
             if base in RESEARCH_PLAYERS:
                 raise research_refusal(base)
             if base not in BUILTIN_NAMES and _search_kind(base) is None:
-                raise PlayerError(f"unknown player {n!r}{where}; built-in players: "
-                                  f"{', '.join(TABLE_PLAYERS)}")
+                raise PlayerError(
+                    f"unknown player {n!r}{where}; built-in players: {', '.join(TABLE_PLAYERS)}"
+                )
             check_search_budget(n)
         out.append(n)
     if source is not None and allow_import is not True:
@@ -135,7 +145,8 @@ def check_player_names(names: Any, *, source: str | None = None,
             raise PlayerError(
                 f"the players{where} would import the Python module(s) {mods} and run their "
                 "code; domeng never imports code named in a file: if you trust it, name the "
-                "players again (--players / players=) or pass allow_import=[...]")
+                "players again (--players / players=) or pass allow_import=[...]"
+            )
     return out
 
 
@@ -145,8 +156,11 @@ def resolve_names_safely(spec: Any) -> list[str]:
     a research player (:func:`refuse_research_players`) is refused."""
     from domeng.players.registry import resolve_players
 
-    items: Sequence = spec.split(",") if isinstance(spec, str) else (
-        spec if isinstance(spec, (list, tuple)) else [])
+    items: Sequence = (
+        spec.split(",")
+        if isinstance(spec, str)
+        else (spec if isinstance(spec, (list, tuple)) else [])
+    )
     for x in items:
         if isinstance(x, str):
             check_search_budget(x)
@@ -158,7 +172,6 @@ def resolve_names_safely(spec: Any) -> list[str]:
         raise
     except Exception as e:  # a player module's own error, numba typing errors ...
         text = " ".join(str(e).split())[:200] or type(e).__name__
-        raise PlayerError(f"cannot use the players {spec!r}: {type(e).__name__}: {text}") \
-            from None
+        raise PlayerError(f"cannot use the players {spec!r}: {type(e).__name__}: {text}") from None
     refuse_research_players(specs)
     return [p.name for p in specs]

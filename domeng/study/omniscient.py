@@ -12,7 +12,8 @@ marked with :data:`domeng.players.omniscient.MARK`.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +39,9 @@ def _net_seat0(players: Sequence[Any], seed: int, table: int, rounds: int) -> fl
             p = players[seat]
             obs = rnd.observation(seat)
             if getattr(p, "omniscient", False):
-                move = p.choose_seeing_all(obs, moves, t.seat_rngs[seat],
-                                           [sorted(h) for h in rnd.hands])
+                move = p.choose_seeing_all(
+                    obs, moves, t.seat_rngs[seat], [sorted(h) for h in rnd.hands]
+                )
             else:
                 move = p.choose(obs, moves, t.seat_rngs[seat])
             rnd.play(move)
@@ -49,9 +51,14 @@ def _net_seat0(players: Sequence[Any], seed: int, table: int, rounds: int) -> fl
     return net / rounds
 
 
-def omniscient_match(compare: str = "expert", others: Sequence[str] | str = "hunter",
-                     games: int = 50, rounds: int = 5, seed: int = 0,
-                     samples: int = 20) -> dict[str, Any]:
+def omniscient_match(
+    compare: str = "expert",
+    others: Sequence[str] | str = "hunter",
+    games: int = 50,
+    rounds: int = 5,
+    seed: int = 0,
+    samples: int = 20,
+) -> dict[str, Any]:
     """Omniscient at seat 0 against ``compare`` at seat 0, on the same deals
     with the same four ``others``; the paired margin of net stones per round
     (omniscient minus ``compare``; negative: seeing every hand helps)."""
@@ -64,10 +71,24 @@ def omniscient_match(compare: str = "expert", others: Sequence[str] | str = "hun
     rest = [make_player(p) for p in others]
     omni = OmniscientPlayer(samples)
     base = make_player(compare)
-    d = np.array([_net_seat0([omni] + rest, seed, g, rounds)
-                  - _net_seat0([base] + rest, seed, g, rounds) for g in range(games)])
+    d = np.array(
+        [
+            _net_seat0([omni] + rest, seed, g, rounds) - _net_seat0([base] + rest, seed, g, rounds)
+            for g in range(games)
+        ]
+    )
     m = float(d.mean())
     se = float(d.std(ddof=1) / math.sqrt(games))
-    return {"mark": MARK, "omniscient": True, "compare": compare, "others": list(others),
-            "games": games, "rounds": rounds, "seed": seed, "samples": samples,
-            "margin": m, "se": se, "ci95": [m - Z95 * se, m + Z95 * se]}
+    return {
+        "mark": MARK,
+        "omniscient": True,
+        "compare": compare,
+        "others": list(others),
+        "games": games,
+        "rounds": rounds,
+        "seed": seed,
+        "samples": samples,
+        "margin": m,
+        "se": se,
+        "ci95": [m - Z95 * se, m + Z95 * se],
+    }

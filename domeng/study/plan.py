@@ -8,8 +8,9 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -66,9 +67,21 @@ class Plan:
             import uuid
 
             nonce = uuid.uuid4().hex
-        text = json.dumps([self.tables, self.rounds, self.seed, list(self.players),
-                           self.rules.to_dict(), self.chunk_tables, self.records,
-                           fingerprint(), nonce], sort_keys=True, default=str)
+        text = json.dumps(
+            [
+                self.tables,
+                self.rounds,
+                self.seed,
+                list(self.players),
+                self.rules.to_dict(),
+                self.chunk_tables,
+                self.records,
+                fingerprint(),
+                nonce,
+            ],
+            sort_keys=True,
+            default=str,
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def study_digest(self) -> str:
@@ -77,8 +90,17 @@ class Plan:
         engine = fingerprint()[1]
         known = self.__dict__.get("_digest")
         if known is None or known[0] != engine:  # a plan sent to another process: its engine
-            known = (engine, study_digest(self.tables, self.rounds, self.seed, list(self.players),
-                                          self.rules.to_dict(), engine))
+            known = (
+                engine,
+                study_digest(
+                    self.tables,
+                    self.rounds,
+                    self.seed,
+                    list(self.players),
+                    self.rules.to_dict(),
+                    engine,
+                ),
+            )
             object.__setattr__(self, "_digest", known)  # a cache, not a field (frozen)
         return known[1]
 
@@ -91,8 +113,9 @@ class Plan:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def study_digest(tables: int, rounds: int, seed: int, players: list, rules: dict,
-                 engine: str) -> str:
+def study_digest(
+    tables: int, rounds: int, seed: int, players: list, rules: dict, engine: str
+) -> str:
     """A hash of a study's seed, counts, players, every rule option and the
     engine's source hash (stored in its results and chunks; a change to
     any of them is detected on resume and report)."""
@@ -157,14 +180,23 @@ class ChunkResult:
         start, n = plan.chunk(self.index)
         k = len(self.groups)
         G = plan.groups
-        ok = (self.start == start and self.n == n and 1 <= k
-              and self.agg.shape == (k, L.AGG_LEN) and self.state.shape == (k, S_LEN)
-              and self.counts.shape == (k,) and int(self.counts.sum()) == n
-              and np.all(np.diff(self.groups) > 0) and self.groups[0] >= 0
-              and self.groups[-1] < G
-              and np.array_equal(self.groups, np.unique(
-                  (np.arange(start, start + n, dtype=np.int64) * G) // plan.tables))
-              and int(self.agg[:, L.A_ROUNDS].sum()) == n * plan.rounds)
+        ok = (
+            self.start == start
+            and self.n == n
+            and 1 <= k
+            and self.agg.shape == (k, L.AGG_LEN)
+            and self.state.shape == (k, S_LEN)
+            and self.counts.shape == (k,)
+            and int(self.counts.sum()) == n
+            and np.all(np.diff(self.groups) > 0)
+            and self.groups[0] >= 0
+            and self.groups[-1] < G
+            and np.array_equal(
+                self.groups,
+                np.unique((np.arange(start, start + n, dtype=np.int64) * G) // plan.tables),
+            )
+            and int(self.agg[:, L.A_ROUNDS].sum()) == n * plan.rounds
+        )
         if not ok:
             raise ValueError(f"chunk {self.index} does not fit the study's chunking")
 

@@ -8,8 +8,8 @@ file, in row groups, under an exclusively created temporary name (see
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -30,8 +30,16 @@ def _records_schema():
             t = pa.int64()
         elif name == "kind":
             t = pa.dictionary(pa.int8(), pa.string())
-        elif name in ("starter", "winner", "cucuq", "manguno", "camat", "n_mattikkeng", "lead",
-                      "second_passed"):
+        elif name in (
+            "starter",
+            "winner",
+            "cucuq",
+            "manguno",
+            "camat",
+            "n_mattikkeng",
+            "lead",
+            "second_passed",
+        ):
             t = pa.int8()
         else:
             t = pa.int32()
@@ -76,12 +84,15 @@ class RecordWriter:
             raise StudyError(f"records path {str(self.path)!r} is a directory")
         parent = self.path.parent
         if not parent.is_dir():
-            raise StudyError(f"cannot write records to {str(self.path)!r}: folder {str(parent)!r} does not exist")
+            raise StudyError(
+                f"cannot write records to {str(self.path)!r}: folder {str(parent)!r} does not exist"
+            )
         try:
             self.tmp = fs.temporary_beside(self.path)
         except OSError as e:
-            raise ResultsWriteError(f"cannot write records to {str(self.path)!r}: "
-                                    f"{e.strerror or e}") from None
+            raise ResultsWriteError(
+                f"cannot write records to {str(self.path)!r}: {e.strerror or e}"
+            ) from None
         schema = _records_schema()
         if metadata:
             schema = schema.with_metadata({k: str(v) for k, v in metadata.items()})
@@ -90,8 +101,9 @@ class RecordWriter:
             self._writer = pq.ParquetWriter(str(self.tmp), schema, compression="zstd")
         except OSError as e:
             self.tmp.unlink(missing_ok=True)
-            raise ResultsWriteError(f"cannot write records to {str(self.path)!r}: "
-                                    f"{e.strerror or e}") from None
+            raise ResultsWriteError(
+                f"cannot write records to {str(self.path)!r}: {e.strerror or e}"
+            ) from None
         self.schema = schema
         self._buf: list[np.ndarray] = []
         self._buffered = 0

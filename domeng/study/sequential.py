@@ -18,21 +18,25 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-from pathlib import Path
-
 from domeng.core.errors import CheckpointError, DomengError
+from domeng.core.wording import counted
 from domeng.infra.progress import Progress
 from domeng.results.metrics import metric_parts
-from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.results.results import Results, package_version
-from domeng.core.wording import counted
+from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.study.chunks import Plan, Sums, chunk_task, compile_first
-from domeng.study.simulate import (DEFAULT_PLAYERS, DEFAULT_ROUNDS, MAX_GROUPS, StudyError,
-                                   default_chunk_tables)
+from domeng.study.simulate import (
+    DEFAULT_PLAYERS,
+    DEFAULT_ROUNDS,
+    MAX_GROUPS,
+    StudyError,
+    default_chunk_tables,
+)
 
 #: the cap of a study that stops on the data, when --max-rounds is not given (rounds per arm)
 DEFAULT_MAX_ROUNDS = 100_000_000
@@ -46,24 +50,34 @@ def parse_targets(specs, known: list[str]) -> list[Target]:
         for spec in specs:
             name, sep, value = str(spec).partition("=")
             if not sep:
-                raise StudyError(f"--target-ci {spec!r}: expected METRIC=HALF_WIDTH, e.g. "
-                                 "passebunge_per_round=0.002")
+                raise StudyError(
+                    f"--target-ci {spec!r}: expected METRIC=HALF_WIDTH, e.g. "
+                    "passebunge_per_round=0.002"
+                )
             items.append((name.strip(), value.strip()))
     out = []
     for name, value in items:
         if name not in known:
             close = [k for k in known if name in k][:4]
-            raise StudyError(f"unknown metric {name!r} in --target-ci"
-                             + (f" (did you mean {', '.join(close)}?)" if close else
-                                " (see `domeng compare --list-metrics`)"))
+            raise StudyError(
+                f"unknown metric {name!r} in --target-ci"
+                + (
+                    f" (did you mean {', '.join(close)}?)"
+                    if close
+                    else " (see `domeng compare --list-metrics`)"
+                )
+            )
         try:
             hw = float(value)
         except (TypeError, ValueError):
-            raise StudyError(f"--target-ci {name}={value!r}: the half-width must be a "
-                             "number") from None
+            raise StudyError(
+                f"--target-ci {name}={value!r}: the half-width must be a number"
+            ) from None
         if not (math.isfinite(hw) and hw > 0):
-            raise StudyError(f"--target-ci {name}={value}: a half-width of {value} is out of "
-                             "reach; give a positive number")
+            raise StudyError(
+                f"--target-ci {name}={value}: a half-width of {value} is out of "
+                "reach; give a positive number"
+            )
         out.append(Target(name, hw))
     if not out:
         raise StudyError("--target-ci needs at least one METRIC=HALF_WIDTH")
@@ -75,13 +89,22 @@ class BlockRunner:
     players)`` pair), chunk by chunk, and returns each arm's results after
     any number of blocks."""
 
-    def __init__(self, arms: list[tuple], rounds: int, seed: int, max_rounds: int,
-                 threads: int | None = None, progress_fn: Callable | None = None) -> None:
+    def __init__(
+        self,
+        arms: list[tuple],
+        rounds: int,
+        seed: int,
+        max_rounds: int,
+        threads: int | None = None,
+        progress_fn: Callable | None = None,
+    ) -> None:
         cap = max_rounds // rounds
         if cap < MIN_BLOCKS:
-            raise StudyError(f"--max-rounds {max_rounds:,} allows "
-                             f"{counted(cap, 'table', ',')} of {counted(rounds, 'round', ',')}; "
-                             f"a study that stops on the data needs at least {MIN_BLOCKS}")
+            raise StudyError(
+                f"--max-rounds {max_rounds:,} allows "
+                f"{counted(cap, 'table', ',')} of {counted(rounds, 'round', ',')}; "
+                f"a study that stops on the data needs at least {MIN_BLOCKS}"
+            )
         self.block = max(1, cap // MAX_GROUPS)
         self.blocks = min(cap, MAX_GROUPS) if self.block == 1 else MAX_GROUPS
         tables = self.blocks * self.block
@@ -89,9 +112,17 @@ class BlockRunner:
         per_chunk = max(1, min(default_chunk_tables(tables, rounds) // self.block, MIN_BLOCKS))
         self.step = per_chunk  # blocks per chunk
         self.rounds, self.seed, self.threads, self.max_rounds = rounds, seed, threads, max_rounds
-        self.plans = [Plan(tables=tables, rounds=rounds, seed=seed, players=tuple(players),
-                           rules=rules, chunk_tables=per_chunk * self.block)
-                      for rules, players in arms]
+        self.plans = [
+            Plan(
+                tables=tables,
+                rounds=rounds,
+                seed=seed,
+                players=tuple(players),
+                rules=rules,
+                chunk_tables=per_chunk * self.block,
+            )
+            for rules, players in arms
+        ]
         assert self.plans[0].groups == self.blocks
         self.sums = [Sums(p) for p in self.plans]
         self.chunks_done = 0
@@ -102,8 +133,9 @@ class BlockRunner:
         self._on_disk: list[dict] = []
         self._unsaved: list[list] = [[] for _ in self.plans]  #: played before :meth:`attach`
 
-    def attach(self, folders: list, sequential: dict, resume: bool = False,
-               allow_import=False) -> None:
+    def attach(
+        self, folders: list, sequential: dict, resume: bool = False, allow_import=False
+    ) -> None:
         """Checkpoint each arm's chunks in its folder (``folders[k]``: a study
         folder, :mod:`domeng.study.checkpoint`, whose manifest also holds
         ``sequential``, the stopping rule).  ``resume``: the chunks already
@@ -117,17 +149,24 @@ class BlockRunner:
             if resume and (Path(folder) / MANIFEST).exists():
                 ck = Checkpoint.open(folder, lock=True, allow_import=allow_import)
                 self.checkpoints.append(ck)
-                if (ck.plan != plan or ck.plan.study_digest() != plan.study_digest()
-                        or ck.manifest.get("sequential") != sequential):
-                    raise CheckpointError(f"{str(folder)!r} does not hold this study's blocks "
-                                          "(its manifest differs); start a new study")
+                if (
+                    ck.plan != plan
+                    or ck.plan.study_digest() != plan.study_digest()
+                    or ck.manifest.get("sequential") != sequential
+                ):
+                    raise CheckpointError(
+                        f"{str(folder)!r} does not hold this study's blocks "
+                        "(its manifest differs); start a new study"
+                    )
             else:
                 ck = Checkpoint.create(folder, plan, lock=True, extra={"sequential": sequential})
                 self.checkpoints.append(ck)
             for r in self._unsaved[k]:
                 ck.write_chunk(r)
             self._unsaved[k] = []
-            self._on_disk.append({r.index: r for r in ck.load_done() if r.index >= self.chunks_done})
+            self._on_disk.append(
+                {r.index: r for r in ck.load_done() if r.index >= self.chunks_done}
+            )
 
     def close(self) -> None:
         """Release the arms' folders."""
@@ -156,8 +195,10 @@ class BlockRunner:
                 sums.add(self._chunk(k, plan, self.chunks_done))
             self.chunks_done += 1
             if self.progress_fn is not None:
-                self.progress_fn(min(self.chunks_done * self.step, self.blocks) * self.block,
-                                 self.blocks * self.block)
+                self.progress_fn(
+                    min(self.chunks_done * self.step, self.blocks) * self.block,
+                    self.blocks * self.block,
+                )
 
     def results(self, blocks: int) -> list[Results]:
         """Each arm's :class:`Results` over the first ``blocks`` blocks."""
@@ -166,14 +207,22 @@ class BlockRunner:
             n = sums.counted[:blocks]
             if not np.all(n == self.block):
                 raise RuntimeError("internal error: a block was not played in full")
-            meta = {"tables": blocks * self.block, "rounds": self.rounds, "seed": self.seed,
-                    "rules": plan.rules.to_dict(), "players": list(plan.players),
-                    "version": package_version(), "groups": blocks,
-                    "block_tables": self.block,
-                    "elapsed_seconds": time.perf_counter() - self.t0 - self.compile_seconds,
-                    "compile_seconds": self.compile_seconds, "records_rows": None}
-            out.append(Results(sums.agg[:blocks].copy(), sums.state[:blocks].copy(), n.copy(),
-                               meta))
+            meta = {
+                "tables": blocks * self.block,
+                "rounds": self.rounds,
+                "seed": self.seed,
+                "rules": plan.rules.to_dict(),
+                "players": list(plan.players),
+                "version": package_version(),
+                "groups": blocks,
+                "block_tables": self.block,
+                "elapsed_seconds": time.perf_counter() - self.t0 - self.compile_seconds,
+                "compile_seconds": self.compile_seconds,
+                "records_rows": None,
+            }
+            out.append(
+                Results(sums.agg[:blocks].copy(), sums.state[:blocks].copy(), n.copy(), meta)
+            )
         return out
 
 
@@ -187,19 +236,36 @@ def known_metrics(arms: dict[str, tuple]) -> list[str]:
 
     names = None
     for rules, players in arms.values():
-        r = Results(np.zeros((1, L.AGG_LEN), np.int64), np.zeros((1, S_LEN), np.int64),
-                    np.ones(1, np.int64), {"tables": 1, "rounds": 1, "seed": 0,
-                                           "rules": rules.to_dict(), "players": list(players)})
+        r = Results(
+            np.zeros((1, L.AGG_LEN), np.int64),
+            np.zeros((1, S_LEN), np.int64),
+            np.ones(1, np.int64),
+            {
+                "tables": 1,
+                "rounds": 1,
+                "seed": 0,
+                "rules": rules.to_dict(),
+                "players": list(players),
+            },
+        )
         have = list(metric_parts(r))
         names = have if names is None else [m for m in names if m in set(have)]
     return names or []
 
 
-def simulate_until(target_ci: dict | list[str], rounds: int = DEFAULT_ROUNDS,
-                   players=DEFAULT_PLAYERS, rules=None, seed: int = 0,
-                   max_rounds: int | None = None, workers: int | None = None,
-                   progress=None, checkpoint=None, resume: bool = False,
-                   allow_import=False) -> Results:
+def simulate_until(
+    target_ci: dict | list[str],
+    rounds: int = DEFAULT_ROUNDS,
+    players=DEFAULT_PLAYERS,
+    rules=None,
+    seed: int = 0,
+    max_rounds: int | None = None,
+    workers: int | None = None,
+    progress=None,
+    checkpoint=None,
+    resume: bool = False,
+    allow_import=False,
+) -> Results:
     """A study that stops on the data: play blocks of tables until each
     target metric's 95% half-width (a confidence sequence) is at most its
     target, or ``max_rounds`` rounds (default 100 million).  The result's
@@ -211,9 +277,9 @@ def simulate_until(target_ci: dict | list[str], rounds: int = DEFAULT_ROUNDS,
     chunk is saved and the results are written at the end; after a crash,
     :func:`resume_until` (``domeng simulate --resume DIR``) goes on to the
     same stopping point and the same numbers."""
-    from domeng.study.names import resolve_names_safely
     from domeng.results.metrics import metric_parts
     from domeng.results.stats import ratio
+    from domeng.study.names import resolve_names_safely
     from domeng.study.simulate import _count, coerce_rules, make_progress
 
     rounds = _count("rounds", rounds)
@@ -223,13 +289,24 @@ def simulate_until(target_ci: dict | list[str], rounds: int = DEFAULT_ROUNDS,
 
     def measure(results):
         parts = metric_parts(results[0])
-        return {t.metric: tuple(float(v) for v in ratio(parts[t.metric].x, parts[t.metric].n))
-                for t in targets}
+        return {
+            t.metric: tuple(float(v) for v in ratio(parts[t.metric].x, parts[t.metric].n))
+            for t in targets
+        }
 
-    res, _ = run_until([arm], rounds, seed, targets, measure, max_rounds, threads=workers,
-                       progress_fn=make_progress(progress, None, rounds),
-                       folders=None if checkpoint is None else [checkpoint],
-                       resume=resume, allow_import=allow_import)
+    res, _ = run_until(
+        [arm],
+        rounds,
+        seed,
+        targets,
+        measure,
+        max_rounds,
+        threads=workers,
+        progress_fn=make_progress(progress, None, rounds),
+        folders=None if checkpoint is None else [checkpoint],
+        resume=resume,
+        allow_import=allow_import,
+    )
     return res[0]
 
 
@@ -238,8 +315,13 @@ def sequential_record(targets: list[Target], max_rounds: int) -> dict:
     return {"targets": {t.metric: t.half_width for t in targets}, "max_rounds": max_rounds}
 
 
-def resume_until(folder, expect: dict | None = None, workers: int | None = None,
-                 progress=None, allow_import=False) -> Results:
+def resume_until(
+    folder,
+    expect: dict | None = None,
+    workers: int | None = None,
+    progress=None,
+    allow_import=False,
+) -> Results:
     """Continue a study that stops on the data (``domeng simulate --target-ci
     ... --out DIR``) after a crash or kill: the chunks in ``folder`` are read,
     the missing ones played, and the study stops where an uninterrupted run
@@ -259,22 +341,43 @@ def resume_until(folder, expect: dict | None = None, workers: int | None = None,
     if given.get("target_ci"):
         tg = parse_targets(given["target_ci"], known_metrics({"s": (plan.rules, plan.players)}))
         if {t.metric: t.half_width for t in tg} != seq["targets"]:
-            raise CheckpointError(f"cannot resume {str(folder)!r} with other --target-ci: the "
-                                  "study there has " + ", ".join(
-                                      f"{k}={v:g}" for k, v in seq["targets"].items()))
+            raise CheckpointError(
+                f"cannot resume {str(folder)!r} with other --target-ci: the "
+                "study there has " + ", ".join(f"{k}={v:g}" for k, v in seq["targets"].items())
+            )
     if given.get("max_rounds") not in (None, seq["max_rounds"]):
-        raise CheckpointError(f"cannot resume {str(folder)!r} with --max-rounds "
-                              f"{given['max_rounds']}: the study there has {seq['max_rounds']}")
-    return simulate_until(seq["targets"], rounds=plan.rounds, players=list(plan.players),
-                          rules=plan.rules, seed=plan.seed, max_rounds=seq["max_rounds"],
-                          workers=workers, progress=progress, checkpoint=folder, resume=True,
-                          allow_import=allow_import)
+        raise CheckpointError(
+            f"cannot resume {str(folder)!r} with --max-rounds "
+            f"{given['max_rounds']}: the study there has {seq['max_rounds']}"
+        )
+    return simulate_until(
+        seq["targets"],
+        rounds=plan.rounds,
+        players=list(plan.players),
+        rules=plan.rules,
+        seed=plan.seed,
+        max_rounds=seq["max_rounds"],
+        workers=workers,
+        progress=progress,
+        checkpoint=folder,
+        resume=True,
+        allow_import=allow_import,
+    )
 
 
-def run_until(arms: list[tuple], rounds: int, seed: int, targets: list[Target],
-              measure: Callable[[list[Results]], dict], max_rounds: int,
-              threads: int | None = None, progress_fn=None, folders: list | None = None,
-              resume: bool = False, allow_import=False) -> tuple[list[Results], dict]:
+def run_until(
+    arms: list[tuple],
+    rounds: int,
+    seed: int,
+    targets: list[Target],
+    measure: Callable[[list[Results]], dict],
+    max_rounds: int,
+    threads: int | None = None,
+    progress_fn=None,
+    folders: list | None = None,
+    resume: bool = False,
+    allow_import=False,
+) -> tuple[list[Results], dict]:
     """Play blocks for every arm until ``measure(results)`` (metric ->
     ``(estimate, se)``) meets every target, or the cap; returns the arms'
     results and the stopping record (also stored in each result's
@@ -286,8 +389,7 @@ def run_until(arms: list[tuple], rounds: int, seed: int, targets: list[Target],
 
     def attach() -> None:  # resumed: at once; new: once the first look found the targets reachable
         if folders is not None and not runner.checkpoints:
-            runner.attach(folders() if callable(folders) else folders, record, resume,
-                          allow_import)
+            runner.attach(folders() if callable(folders) else folders, record, resume, allow_import)
 
     try:
         if resume:
@@ -323,18 +425,31 @@ def _stop(runner: BlockRunner, targets, measure, attach: Callable[[], None]):
     except UnreachableTarget as e:
         raise StudyError(str(e)) from None
     res = runner.results(stop.units)
-    record = {"method": "asymptotic confidence sequence (Waudby-Smith et al., Ann. Statist. "
-                        "2024), 95%, across blocks of tables",
-              "reason": stop.reason, "looks": stop.looks, "blocks": stop.units,
-              "block_tables": runner.block, "tables": stop.units * runner.block,
-              "rounds_played": stop.units * runner.block * runner.rounds * len(runner.plans),
-              "max_rounds": runner.max_rounds, "arms": len(runner.plans),
-              "targets": stop.reached}
+    record = {
+        "method": "asymptotic confidence sequence (Waudby-Smith et al., Ann. Statist. "
+        "2024), 95%, across blocks of tables",
+        "reason": stop.reason,
+        "looks": stop.looks,
+        "blocks": stop.units,
+        "block_tables": runner.block,
+        "tables": stop.units * runner.block,
+        "rounds_played": stop.units * runner.block * runner.rounds * len(runner.plans),
+        "max_rounds": runner.max_rounds,
+        "arms": len(runner.plans),
+        "targets": stop.reached,
+    }
     for r in res:
         r.meta["stopping"] = record
     return res, record
 
 
-__all__ = ["parse_targets", "BlockRunner", "run_until", "simulate_until", "resume_until",
-           "known_metrics",
-           "DEFAULT_MAX_ROUNDS", "DomengError"]
+__all__ = [
+    "DEFAULT_MAX_ROUNDS",
+    "BlockRunner",
+    "DomengError",
+    "known_metrics",
+    "parse_targets",
+    "resume_until",
+    "run_until",
+    "simulate_until",
+]

@@ -33,20 +33,38 @@ tasks on a Dask cluster (``client=``, :mod:`domeng.study.cluster`), and with
 from __future__ import annotations
 
 import os
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 #: the default study of ``domeng simulate`` (defined where ``--help`` reads it)
-from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES  # noqa: F401
-from domeng.core.errors import StudyError  # noqa: F401  (domeng.study.simulate.StudyError)
+from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
+from domeng.core.errors import StudyError
 from domeng.core.rules import Rules
 from domeng.study.names import resolve_names_safely
-from domeng.study.summary import (  # noqa: F401  (the names this module had)
-    CAMATS_BINS, CHUNK_ROUNDS, CHUNK_ROUNDS_RECORDS, MAX_CHUNK_TABLES, MAX_GROUPS, S_CAMAT_HOLDER,
-    S_CAMATS, S_CAMATS_HIST, S_LEN, S_ROUNDS, S_SINCE_CAMAT, S_STONES, S_TABLE, check_budget,
-    coerce_rules, count, default_chunk_tables, group_of, make_progress, summarize_state)
 from domeng.study.records import RECORD_ROW_GROUP, RecordWriter, records_table  # noqa: F401
+from domeng.study.summary import (  # noqa: F401  (the names this module had)
+    CAMATS_BINS,
+    CHUNK_ROUNDS,
+    CHUNK_ROUNDS_RECORDS,
+    MAX_CHUNK_TABLES,
+    MAX_GROUPS,
+    S_CAMAT_HOLDER,
+    S_CAMATS,
+    S_CAMATS_HIST,
+    S_LEN,
+    S_ROUNDS,
+    S_SINCE_CAMAT,
+    S_STONES,
+    S_TABLE,
+    check_budget,
+    coerce_rules,
+    count,
+    default_chunk_tables,
+    group_of,
+    make_progress,
+    summarize_state,
+)
 
 _count = count
 
@@ -119,14 +137,20 @@ def simulate(
     tables = _count("tables", tables)
     rounds = _count("rounds", rounds)
     check_budget(tables, rounds)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, (int, np.integer))
+        or not 0 <= int(seed) < 2**64
+    ):
         raise StudyError(f"seed must be a whole number in [0, 2**64), got {seed!r}")
     seed = int(seed)
     if workers is not None:
         workers = _count("workers", workers)
         if client is not None:
-            raise StudyError("workers sets this process's engine threads; with a Dask client "
-                             "each task uses its worker's threads")
+            raise StudyError(
+                "workers sets this process's engine threads; with a Dask client "
+                "each task uses its worker's threads"
+            )
     names = resolve_names_safely(players)
     rules_obj = coerce_rules(rules)
     if chunk_tables is None:
@@ -140,10 +164,18 @@ def simulate(
     from domeng.study.chunks import Plan, run_study
 
     by_name = isinstance(players, str) or (
-        isinstance(players, (list, tuple)) and all(isinstance(p, str) for p in players))
-    plan = Plan(tables=tables, rounds=rounds, seed=seed, players=tuple(names), rules=rules_obj,
-                chunk_tables=chunk_tables, records=records is not None,
-                engine_players=None if by_name else players)
+        isinstance(players, (list, tuple)) and all(isinstance(p, str) for p in players)
+    )
+    plan = Plan(
+        tables=tables,
+        rounds=rounds,
+        seed=seed,
+        players=tuple(names),
+        rules=rules_obj,
+        chunk_tables=chunk_tables,
+        records=records is not None,
+        engine_players=None if by_name else players,
+    )
     ckpt = None
     if checkpoint is not None:
         from domeng.study.checkpoint import Checkpoint
@@ -151,8 +183,15 @@ def simulate(
         ckpt = Checkpoint.create(checkpoint, plan, records, lock=True)
     try:
         progress_fn = make_progress(progress, tables, rounds, players=names)
-        return run_study(plan, client=client, threads=workers, records=records, checkpoint=ckpt,
-                         progress_fn=progress_fn, stall_seconds=stall_seconds)
+        return run_study(
+            plan,
+            client=client,
+            threads=workers,
+            records=records,
+            checkpoint=ckpt,
+            progress_fn=progress_fn,
+            stall_seconds=stall_seconds,
+        )
     finally:
         if ckpt is not None:
             ckpt.close()

@@ -11,15 +11,23 @@ study keeps per group (:func:`summarize_state`, in the ``S_*`` layout of
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from domeng.core import layout as L
 from domeng.core.errors import StudyError
-from domeng.core.layout import (  # noqa: F401  (the layout of group_state)
-    CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS, S_CAMATS_HIST, S_LEN, S_ROUNDS, S_SINCE_CAMAT,
-    S_STONES, S_TABLE)
+from domeng.core.layout import (
+    CAMATS_BINS,
+    S_CAMAT_HOLDER,
+    S_CAMATS,
+    S_CAMATS_HIST,
+    S_LEN,
+    S_ROUNDS,
+    S_SINCE_CAMAT,
+    S_STONES,
+    S_TABLE,
+)
 from domeng.core.rules import Rules
 
 #: the number of groups of tables that standard errors are computed across
@@ -67,7 +75,9 @@ def coerce_rules(rules: Rules | str | Sequence[str] | dict | None) -> Rules:
             if not isinstance(item, str):
                 raise StudyError(f"rule options must be strings name=value, got {item!r}")
         return Rules.parse(list(rules))
-    raise StudyError(f"rules must be Rules, a string or a list of name=value strings, got {type(rules).__name__}")
+    raise StudyError(
+        f"rules must be Rules, a string or a list of name=value strings, got {type(rules).__name__}"
+    )
 
 
 def default_chunk_tables(tables: int, rounds: int, records: bool = False) -> int:
@@ -86,7 +96,7 @@ def summarize_state(state: np.ndarray) -> np.ndarray:
     """Per-table state ``[n, ST_LEN]`` -> per-table summary ``[n, S_LEN]``."""
     n = state.shape[0]
     out = np.zeros((n, S_LEN), dtype=np.int64)
-    out[:, S_STONES:S_STONES + 5] = state[:, L.ST_STONES:L.ST_STONES + 5]
+    out[:, S_STONES : S_STONES + 5] = state[:, L.ST_STONES : L.ST_STONES + 5]
     out[:, S_TABLE] = state[:, L.ST_TABLE]
     camat = state[:, L.ST_CAMAT]
     holder = np.where(camat < 0, 5, camat)
@@ -106,13 +116,15 @@ def check_chunk(out, n: int, rounds: int, rules: Rules, table_start: int) -> Non
             f"run_tables returned shapes {out.agg.shape}, {out.state.shape} for {n} tables"
         )
     if np.any(out.agg[:, L.A_ROUNDS] != rounds) or np.any(out.state[:, L.ST_ROUNDS] != rounds):
-        raise RuntimeError(f"run_tables did not play {rounds} rounds at every table "
-                           f"of the chunk starting at {table_start}")
-    held = out.state[:, L.ST_STONES:L.ST_STONES + 5].sum(axis=1) + out.state[:, L.ST_TABLE]
+        raise RuntimeError(
+            f"run_tables did not play {rounds} rounds at every table "
+            f"of the chunk starting at {table_start}"
+        )
+    held = out.state[:, L.ST_STONES : L.ST_STONES + 5].sum(axis=1) + out.state[:, L.ST_TABLE]
     if np.any(held != rules.stones):
-        raise RuntimeError(f"stones not conserved (D7) in the chunk starting at table {table_start}")
-
-
+        raise RuntimeError(
+            f"stones not conserved (D7) in the chunk starting at table {table_start}"
+        )
 
 
 _count = count  # the name used before
@@ -122,12 +134,15 @@ def check_budget(tables: int, rounds: int) -> None:
     """Refuse (one line) a study that could not finish: more than
     :data:`MAX_TABLES` tables or :data:`MAX_TABLE_ROUNDS` table-rounds."""
     if tables > MAX_TABLES:
-        raise StudyError(f"{tables:,} tables is more than this machine could play "
-                         f"(at most {MAX_TABLES:,})")
+        raise StudyError(
+            f"{tables:,} tables is more than this machine could play (at most {MAX_TABLES:,})"
+        )
     if tables * rounds > MAX_TABLE_ROUNDS:
-        raise StudyError(f"{tables:,} tables x {rounds:,} rounds = {tables * rounds:.3g} rounds "
-                         f"cannot finish (at most {MAX_TABLE_ROUNDS:.0e} rounds per study); "
-                         "ask for fewer")
+        raise StudyError(
+            f"{tables:,} tables x {rounds:,} rounds = {tables * rounds:.3g} rounds "
+            f"cannot finish (at most {MAX_TABLE_ROUNDS:.0e} rounds per study); "
+            "ask for fewer"
+        )
 
 
 def compile_pending(players=None) -> bool:
@@ -157,13 +172,17 @@ def make_progress(progress, tables: int, rounds: int, done0: int = 0, players=No
     raise StudyError(f"progress must be a bool, None or a callable, got {progress!r}")
 
 
-
-
 def _bar(tables: int, rounds: int, done0: int, players=None):
     from domeng.infra.progress import Progress
 
-    return Progress(tables, unit="table", per_item=rounds, rate_unit="rounds", done0=done0,
-                    compile_pending=compile_pending(players))
+    return Progress(
+        tables,
+        unit="table",
+        per_item=rounds,
+        rate_unit="rounds",
+        done0=done0,
+        compile_pending=compile_pending(players),
+    )
 
 
 _check_chunk = check_chunk

@@ -29,26 +29,26 @@ precise than comparing their intervals.
 from __future__ import annotations
 
 import json
-
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from domeng.core import layout as L
 from domeng.batch.tables import initial_states, kernel_players, run_tables
+from domeng.core import layout as L
 from domeng.core.errors import DomengError, ResultsError
-from domeng.players.registry import resolve_players
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
-from domeng.results.meta import load_error_text
 from domeng.core.wording import counted_x
-from domeng.results.stats import Z95, add_ci, num, ratio, paired_difference
-from domeng.study.arrangements import seat_of, seatings
 from domeng.infra import jsontext
+from domeng.players.registry import resolve_players
+from domeng.results.meta import load_error_text
+from domeng.results.stats import Z95, add_ci, num, paired_difference, ratio
+from domeng.study.arrangements import seat_of, seatings
 
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
 #: the columns of TournamentResults.table() that are shares (Wilson intervals)
@@ -59,28 +59,46 @@ NEIGHBOUR_CAVEAT = (
     "neighbours in every rotation. Neighbour effects (hunter squeezes the next seat; the seat "
     "before a FIRST CAPPU is its CUCUQ) are part of each result, and two copies of one player "
     "at different positions can score differently. A ranking may change with the seating "
-    "order (see docs/players.md).")
+    "order (see docs/players.md)."
+)
 #: ... and with orders="all" or "balanced"
 NEIGHBOUR_NOTE = (
     "Neighbours: every player sat next to every other player (seatings over the cyclic "
     "orders), so neighbour effects (hunter squeezes the next seat; the seat before a FIRST "
     "CAPPU is its CUCUQ) are averaged over the field, not cancelled: a result holds against "
-    "this field of opponents (see docs/players.md).")
+    "this field of opponents (see docs/players.md)."
+)
 
 
 def neighbour_caveat(meta: dict) -> str:
     """The neighbour-effect caveat for a tournament's design."""
     return NEIGHBOUR_CAVEAT if meta.get("orders", "rotations") == "rotations" else NEIGHBOUR_NOTE
-STATS = ("rounds", "received", "given", "net", "unpaid_owed", "wins", "wins_CAPPU", "wins_CEKI",
-         "wins_POLLO", "wins_MANGUNO", "wins_MATTIKKENG", "camats", "passebunge")
+
+
+STATS = (
+    "rounds",
+    "received",
+    "given",
+    "net",
+    "unpaid_owed",
+    "wins",
+    "wins_CAPPU",
+    "wins_CEKI",
+    "wins_POLLO",
+    "wins_MANGUNO",
+    "wins_MATTIKKENG",
+    "camats",
+    "passebunge",
+)
 
 
 def _player_seed(seed: int) -> int:
     return mix64((seed ^ 0x5DEECE66D2545F49) & MASK64)
 
 
-def duplicate_states(seed: int, deal_start: int, n_deals: int, rotation: int,
-                     rules: Rules, n_seatings: int = 5) -> np.ndarray:
+def duplicate_states(
+    seed: int, deal_start: int, n_deals: int, rotation: int, rules: Rules, n_seatings: int = 5
+) -> np.ndarray:
     """Fresh table states of deals ``deal_start..`` for seating number
     ``rotation`` of a design of ``n_seatings``: the deal stream of deal ``d``
     is the same in every seating; the seats' player streams are the
@@ -90,7 +108,7 @@ def duplicate_states(seed: int, deal_start: int, n_deals: int, rotation: int,
     for i in range(n_deals):
         d = deal_start + i
         states = [seat_state(pseed, n_seatings * d + rotation, s) for s in range(5)]
-        st[i, L.ST_SEAT_RNG:L.ST_SEAT_RNG + 5] = np.array(states, dtype=np.uint64).view(np.int64)
+        st[i, L.ST_SEAT_RNG : L.ST_SEAT_RNG + 5] = np.array(states, dtype=np.uint64).view(np.int64)
     return st
 
 
@@ -106,8 +124,14 @@ def _per_player(agg: np.ndarray, seats: Sequence[int]) -> np.ndarray:
         s = seats[i]
         received = flow[:, :, s, :].sum(axis=(1, 2))
         given = flow[:, s + 1, :, :].sum(axis=(1, 2))
-        cols = [agg[:, L.A_ROUNDS], received, given, received - given,
-                unpaid[:, s, :].sum(axis=1), wins[:, s, :].sum(axis=1)]
+        cols = [
+            agg[:, L.A_ROUNDS],
+            received,
+            given,
+            received - given,
+            unpaid[:, s, :].sum(axis=1),
+            wins[:, s, :].sum(axis=1),
+        ]
         cols += [wins[:, s, k] for k in range(5)]
         cols += [agg[:, L.A_CAMAT + s], agg[:, L.A_PASSEBUNGE + s]]
         out[:, i, :] = np.stack(cols, axis=1)
@@ -149,17 +173,24 @@ class TournamentResults:
         and ``_ci_low``/``_ci_high``.
         """
         rounds = self._stat("rounds")
-        rows: dict[str, Any] = {"player": self.players,
-                                "position": list(range(self.per_deal.shape[1])),
-                                "rounds": rounds.sum(0).astype(int)}
-        for col, stat, scale in (("received", "received", 1), ("given", "given", 1),
-                                 ("net", "net", 1), ("win_rate", "wins", 1),
-                                 ("wins_cappu", "wins_CAPPU", 1), ("wins_ceki", "wins_CEKI", 1),
-                                 ("wins_pollo", "wins_POLLO", 1),
-                                 ("wins_manguno", "wins_MANGUNO", 1),
-                                 ("wins_mattikkeng", "wins_MATTIKKENG", 1),
-                                 ("passebunge", "passebunge", 1),
-                                 ("camat_per_1000", "camats", 1000)):
+        rows: dict[str, Any] = {
+            "player": self.players,
+            "position": list(range(self.per_deal.shape[1])),
+            "rounds": rounds.sum(0).astype(int),
+        }
+        for col, stat, scale in (
+            ("received", "received", 1),
+            ("given", "given", 1),
+            ("net", "net", 1),
+            ("win_rate", "wins", 1),
+            ("wins_cappu", "wins_CAPPU", 1),
+            ("wins_ceki", "wins_CEKI", 1),
+            ("wins_pollo", "wins_POLLO", 1),
+            ("wins_manguno", "wins_MANGUNO", 1),
+            ("wins_mattikkeng", "wins_MATTIKKENG", 1),
+            ("passebunge", "passebunge", 1),
+            ("camat_per_1000", "camats", 1000),
+        ):
             v, se = self._mean_ci(self._stat(stat) * scale, rounds)
             rows[col] = v
             rows[col + "_se"] = se
@@ -181,12 +212,21 @@ class TournamentResults:
                     continue
                 # per-deal means of each player's net per round, differenced deal by deal
                 ones = np.ones(len(net))
-                m, se, _ = paired_difference(net[:, a] / rounds[:, a], ones,
-                                             net[:, b] / rounds[:, b], ones)
+                m, se, _ = paired_difference(
+                    net[:, a] / rounds[:, a], ones, net[:, b] / rounds[:, b], ones
+                )
                 m, se = float(m), float(se)
-                rows.append({"a": self.players[a], "b": self.players[b], "net_diff": m,
-                             "se": se, "ci_low": m - Z95 * se, "ci_high": m + Z95 * se,
-                             "significant": bool(abs(m) > Z95 * se) if se == se else False})
+                rows.append(
+                    {
+                        "a": self.players[a],
+                        "b": self.players[b],
+                        "net_diff": m,
+                        "se": se,
+                        "ci_low": m - Z95 * se,
+                        "ci_high": m + Z95 * se,
+                        "significant": bool(abs(m) > Z95 * se) if se == se else False,
+                    }
+                )
         return pd.DataFrame(rows)
 
     def ranking(self) -> pd.DataFrame:
@@ -199,22 +239,40 @@ class TournamentResults:
         out["players_stats"] = []
         for _, r in t.iterrows():
             d = {"player": r["player"], "position": int(r["position"]), "rounds": int(r["rounds"])}
-            for c in ("received", "given", "net", "win_rate", "wins_cappu", "wins_ceki",
-                      "wins_pollo", "wins_manguno", "wins_mattikkeng", "passebunge",
-                      "camat_per_1000"):
-                d[c] = {"value": _f(r[c]), "se": _f(r[c + "_se"]),
-                        "ci95": [_f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])]}
+            for c in (
+                "received",
+                "given",
+                "net",
+                "win_rate",
+                "wins_cappu",
+                "wins_ceki",
+                "wins_pollo",
+                "wins_manguno",
+                "wins_mattikkeng",
+                "passebunge",
+                "camat_per_1000",
+            ):
+                d[c] = {
+                    "value": _f(r[c]),
+                    "se": _f(r[c + "_se"]),
+                    "ci95": [_f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])],
+                }
             out["players_stats"].append(d)
         out["ranking"] = list(self.ranking()["player"])
         out["caveat"] = neighbour_caveat(self.meta)
-        out["margins"] = [{k: (_f(v) if isinstance(v, float) else v) for k, v in row.items()}
-                          for row in self.margins().to_dict("records")]
+        out["margins"] = [
+            {k: (_f(v) if isinstance(v, float) else v) for k, v in row.items()}
+            for row in self.margins().to_dict("records")
+        ]
         return out
 
     def design_text(self) -> str:
         """``D deals x R rounds x S seatings`` (each count with its plural where it is not 1)."""
-        return counted_x((self.deals, "deal"), (self.meta["rounds"], "round"),
-                         (self.meta.get("seatings", 5), "seating"))
+        return counted_x(
+            (self.deals, "deal"),
+            (self.meta["rounds"], "round"),
+            (self.meta.get("seatings", 5), "seating"),
+        )
 
     def report_title(self) -> str:
         """The title of :meth:`html`'s page."""
@@ -222,15 +280,19 @@ class TournamentResults:
 
     def to_text(self) -> str:
         t = self.ranking()
-        lines = [f"Duplicate tournament: {self.design_text()}, seed {self.meta['seed']}, "
-                 f"{self.meta['rules_text']}",
-                 "stones per round (lower net is better), 95% CI:",
-                 f"{'player':<16}{'net':>22}{'received':>10}{'given':>8}{'win rate':>10}"
-                 f"{'CAMAT/1000':>12}"]
+        lines = [
+            f"Duplicate tournament: {self.design_text()}, seed {self.meta['seed']}, "
+            f"{self.meta['rules_text']}",
+            "stones per round (lower net is better), 95% CI:",
+            f"{'player':<16}{'net':>22}{'received':>10}{'given':>8}{'win rate':>10}"
+            f"{'CAMAT/1000':>12}",
+        ]
         for _, r in t.iterrows():
             net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
-            lines.append(f"{r['player']:<16}{net:>22}{r['received']:>10.4f}{r['given']:>8.4f}"
-                         f"{r['win_rate']:>10.4f}{r['camat_per_1000']:>12.2f}")
+            lines.append(
+                f"{r['player']:<16}{net:>22}{r['received']:>10.4f}{r['given']:>8.4f}"
+                f"{r['win_rate']:>10.4f}{r['camat_per_1000']:>12.2f}"
+            )
         import textwrap
 
         lines += [""] + textwrap.wrap(neighbour_caveat(self.meta), 92)
@@ -242,15 +304,17 @@ class TournamentResults:
         from domeng.infra.fs import atomic_directory, atomic_write
 
         folder = Path(folder)
-        with atomic_directory(folder, finished="per_deal.npz",
-                              what="tournament results") as tmp:
+        with atomic_directory(folder, finished="per_deal.npz", what="tournament results") as tmp:
             atomic_write(tmp / "summary.json", json.dumps(self.summary(), indent=2))
             atomic_write(tmp / "players.csv", self.table().to_csv(index=False))
-            atomic_write(tmp / "players.parquet",
-                         lambda f: self.table().to_parquet(f, index=False))
+            atomic_write(tmp / "players.parquet", lambda f: self.table().to_parquet(f, index=False))
             atomic_write(tmp / "margins.csv", self.margins().to_csv(index=False))
-            atomic_write(tmp / "per_deal.npz", lambda f: np.savez_compressed(
-                f, per_deal=self.per_deal, meta=json.dumps(self.meta)))
+            atomic_write(
+                tmp / "per_deal.npz",
+                lambda f: np.savez_compressed(
+                    f, per_deal=self.per_deal, meta=json.dumps(self.meta)
+                ),
+            )
             pngs = self.plots(fmt, dpi)
             (tmp / "plots").mkdir()
             for name, data in pngs.items():
@@ -261,7 +325,7 @@ class TournamentResults:
         return folder
 
     @classmethod
-    def load(cls, folder: str | Path) -> "TournamentResults":
+    def load(cls, folder: str | Path) -> TournamentResults:
         try:
             with np.load(Path(folder) / "per_deal.npz", allow_pickle=False) as z:
                 per_deal, meta = z["per_deal"], jsontext.loads(str(z["meta"]))
@@ -269,23 +333,25 @@ class TournamentResults:
                 raise ValueError("meta is not an object")
             return cls(per_deal, meta)
         except (OSError, KeyError, ValueError, RecursionError) as e:
-            raise ResultsError(f"cannot read tournament results in {str(folder)!r}: "
-                               f"{load_error_text(e)}") from None
+            raise ResultsError(
+                f"cannot read tournament results in {str(folder)!r}: {load_error_text(e)}"
+            ) from None
 
     def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
         """The tournament figure: players in rank order (fewest net stones
         first), one horizontal bar each, so every label is readable."""
-        from domeng.results.report import _subplots
-
         from domeng.results.compare_report import figure_files
+        from domeng.results.report import _subplots
 
         t = self.ranking()
         labels = [f"{i + 1}. {p}" for i, p in enumerate(t["player"])]
         y = np.arange(len(t))
         fig, axes = _subplots(1, 3, figsize=(11, 3.6), sharey=True, layout="constrained")
-        panels = (("net", "net stones per round\n(received - given; lower is better)", "#2a7ab9"),
-                  ("win_rate", "round win rate (share of rounds)", "#d9822b"),
-                  ("camat_per_1000", "CAMAT per 1000 rounds", "#4f9a4f"))
+        panels = (
+            ("net", "net stones per round\n(received - given; lower is better)", "#2a7ab9"),
+            ("win_rate", "round win rate (share of rounds)", "#d9822b"),
+            ("camat_per_1000", "CAMAT per 1000 rounds", "#4f9a4f"),
+        )
         for ax, (col, xlabel, color) in zip(axes, panels):
             lo = (t[col] - t[col + "_ci_low"]).fillna(0).clip(lower=0)
             hi = (t[col + "_ci_high"] - t[col]).fillna(0).clip(lower=0)
@@ -314,24 +380,43 @@ class TournamentResults:
         page = H.Page(self.report_title())
         page.intro.append(f"<p class='note'>{H.esc(neighbour_caveat(self.meta))}</p>")
         t = self.ranking()
-        key = pd.DataFrame({
-            "rank": range(1, len(t) + 1), "player": t["player"],
-            "net / round": t["net"], "95% CI": [f"[{a:+.3f}, {b:+.3f}]" for a, b in
-                                                zip(t["net_ci_low"], t["net_ci_high"])],
-            "win rate": t["win_rate"], "CAMAT / 1000": t["camat_per_1000"]})
+        key = pd.DataFrame(
+            {
+                "rank": range(1, len(t) + 1),
+                "player": t["player"],
+                "net / round": t["net"],
+                "95% CI": [
+                    f"[{a:+.3f}, {b:+.3f}]" for a, b in zip(t["net_ci_low"], t["net_ci_high"])
+                ],
+                "win rate": t["win_rate"],
+                "CAMAT / 1000": t["camat_per_1000"],
+            }
+        )
         page.add("Ranking", H.table(key))
-        page.add("Plot", "".join(H.figure(n, d, "Players in rank order; 95% intervals across "
-                                                "deals.") for n, d in pngs.items()))
+        page.add(
+            "Plot",
+            "".join(
+                H.figure(n, d, "Players in rank order; 95% intervals across deals.")
+                for n, d in pngs.items()
+            ),
+        )
         long = t.set_index("player").drop(columns=["position"]).T
         long.index.name = "statistic"
-        page.add("Every statistic", "<p>One row per statistic, one column per player (value, "
-                 "<code>_se</code>, 95% <code>_ci_low</code>/<code>_ci_high</code>).</p>"
-                 + H.table(long, index=True))
+        page.add(
+            "Every statistic",
+            "<p>One row per statistic, one column per player (value, "
+            "<code>_se</code>, 95% <code>_ci_low</code>/<code>_ci_high</code>).</p>"
+            + H.table(long, index=True),
+        )
         page.add("Paired margins of net stones per round", H.table(self.margins()))
         page.add("Rules", H.rules_table(self.meta["rules"]))
         page.add("Glossary", H.glossary())
-        page.add("Reproduce", H.reproduce(self.meta.get("command")
-                                           or f"domeng {self.meta.get('kind', 'tournament')} ..."))
+        page.add(
+            "Reproduce",
+            H.reproduce(
+                self.meta.get("command") or f"domeng {self.meta.get('kind', 'tournament')} ..."
+            ),
+        )
         return page.render()
 
 
@@ -370,8 +455,13 @@ def tournament(
             raise DomengError(f"{name} must be a whole number >= 1, got {v!r}")
     from domeng.study.names import check_search_budget, refuse_research_players
 
-    for p in (players.split(",") if isinstance(players, str) else
-              players if isinstance(players, (list, tuple)) else []):
+    for p in (
+        players.split(",")
+        if isinstance(players, str)
+        else players
+        if isinstance(players, (list, tuple))
+        else []
+    ):
         if isinstance(p, str):
             check_search_budget(p)  # a budget that cannot finish is refused at once
     specs = resolve_players(players)
@@ -395,16 +485,24 @@ def tournament(
             lineup = [specs[i] for i in seating]  # seat s: player seating[s]
             st = duplicate_states(seed, start, n, r, rules, len(design))
             out = run_tables(lineup, rules, seed, start, n, rounds, threads=workers, state=st)
-            per_deal[start:start + n] += _per_player(out.agg, seat_of(seating))
+            per_deal[start : start + n] += _per_player(out.agg, seat_of(seating))
             done += n
             if report:
                 report(done, total)
-    meta = {"kind": "tournament", "players": names, "deals": deals, "rounds": rounds,
-            "seed": seed, "rules": rules.to_dict(), "rules_text": str(rules),
-            "format": f"duplicate: each deal played once per seating ({orders}, "
-                      f"{len(design)} seatings)",
-            "orders": orders, "seatings": len(design),
-            "elapsed_seconds": time.time() - t0}
+    meta = {
+        "kind": "tournament",
+        "players": names,
+        "deals": deals,
+        "rounds": rounds,
+        "seed": seed,
+        "rules": rules.to_dict(),
+        "rules_text": str(rules),
+        "format": f"duplicate: each deal played once per seating ({orders}, "
+        f"{len(design)} seatings)",
+        "orders": orders,
+        "seatings": len(design),
+        "elapsed_seconds": time.time() - t0,
+    }
     return TournamentResults(per_deal, meta)
 
 
@@ -419,5 +517,6 @@ def _progress(progress, total: int, rounds: int) -> Callable[[int, int], None] |
     from domeng.infra.progress import Progress
     from domeng.study.summary import compile_pending
 
-    return Progress(total, unit="game", per_item=rounds, rate_unit="rounds",
-                    compile_pending=compile_pending())
+    return Progress(
+        total, unit="game", per_item=rounds, rate_unit="rounds", compile_pending=compile_pending()
+    )

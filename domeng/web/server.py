@@ -32,8 +32,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
-from domeng.web.table import SEAT_KINDS, Table, TableSpec, WebError, token_hash
 from domeng.infra import jsontext
+from domeng.web.table import SEAT_KINDS, Table, TableSpec, WebError, token_hash
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: the largest message a page may send (bytes); anything larger is refused
@@ -48,8 +48,8 @@ DEFAULT_MAX_TABLES = 200
 
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
-                               "style-src 'self'; script-src 'self'; frame-ancestors 'none'; "
-                               "base-uri 'none'; form-action 'self'",
+    "style-src 'self'; script-src 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'; form-action 'self'",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
@@ -61,8 +61,12 @@ class Hub:
     """Every table of one server, the connections to them and the tasks
     that move their computer players."""
 
-    def __init__(self, delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE,
-                 max_tables: int = DEFAULT_MAX_TABLES) -> None:
+    def __init__(
+        self,
+        delay: float = DEFAULT_DELAY,
+        idle: float = DEFAULT_IDLE,
+        max_tables: int = DEFAULT_MAX_TABLES,
+    ) -> None:
         self.delay = float(delay)
         self.idle = float(idle)
         self.max_tables = int(max_tables)
@@ -95,10 +99,12 @@ class Hub:
         links = {k: f"/#t={tok}" for k, tok in table.links.items()}
         humans = table.humans
         self.kick(table)
-        return {"table": table.id,
-                "seats": {str(s): links[str(s)] for s in humans},
-                "spectator": links["spectator"],
-                "you": links[str(humans[0])] if humans else links["spectator"]}
+        return {
+            "table": table.id,
+            "seats": {str(s): links[str(s)] for s in humans},
+            "spectator": links["spectator"],
+            "you": links[str(humans[0])] if humans else links["spectator"],
+        }
 
     def lookup(self, token: Any) -> tuple[Table, int | None]:
         if not isinstance(token, str) or not 10 <= len(token) <= 64:
@@ -288,14 +294,16 @@ class _Headers:
             if message["type"] == "http.response.start":
                 have = {k.lower() for k, _ in message.get("headers", [])}
                 message["headers"] = list(message.get("headers", [])) + [
-                    (k, v) for k, v in self.extra if k not in have]
+                    (k, v) for k, v in self.extra if k not in have
+                ]
             await send(message)
 
         await self.app(scope, receive, send_with)
 
 
-def create_app(delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE,
-               max_tables: int = DEFAULT_MAX_TABLES) -> Starlette:
+def create_app(
+    delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE, max_tables: int = DEFAULT_MAX_TABLES
+) -> Starlette:
     """The Starlette app; ``app.state.hub`` is its :class:`Hub`."""
     hub = Hub(delay=delay, idle=idle, max_tables=max_tables)
 
@@ -326,8 +334,14 @@ def create_app(delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE,
             await asyncio.sleep(max(0.05, min(hub.idle / 4, 10.0)))
             for tid in hub.reap():
                 for ws, _ in hub.sockets.pop(tid, []):
-                    await _send(ws, {"type": "error", "message": "this table was closed: "
-                                     "no person was at it", "fatal": True})
+                    await _send(
+                        ws,
+                        {
+                            "type": "error",
+                            "message": "this table was closed: no person was at it",
+                            "fatal": True,
+                        },
+                    )
                     await _close(ws)
 
     @contextlib.asynccontextmanager
@@ -340,20 +354,29 @@ def create_app(delay: float = DEFAULT_DELAY, idle: float = DEFAULT_IDLE,
             for t in list(hub.drivers.values()):
                 t.cancel()
 
-    app = Starlette(routes=[
-        Route("/", index),
-        Route("/api/tables", create, methods=["POST"]),
-        Route("/api/options", players),
-        WebSocketRoute("/ws", hub.connection),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ], lifespan=lifespan, middleware=[Middleware(_Headers)])
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/tables", create, methods=["POST"]),
+            Route("/api/options", players),
+            WebSocketRoute("/ws", hub.connection),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        lifespan=lifespan,
+        middleware=[Middleware(_Headers)],
+    )
     app.state.hub = hub
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, delay: float = DEFAULT_DELAY,
-          idle: float = DEFAULT_IDLE, max_tables: int = DEFAULT_MAX_TABLES,
-          sock: socket.socket | None = None) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    delay: float = DEFAULT_DELAY,
+    idle: float = DEFAULT_IDLE,
+    max_tables: int = DEFAULT_MAX_TABLES,
+    sock: socket.socket | None = None,
+) -> None:
     """Run the server until interrupted (uvicorn; messages over
     :data:`MAX_MESSAGE` bytes are refused by the websocket layer too).
     ``sock``: a socket already bound to ``host``:``port`` (``domeng serve``
@@ -361,11 +384,18 @@ def serve(host: str = "127.0.0.1", port: int = 8000, delay: float = DEFAULT_DELA
     served instead of binding again."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(delay, idle, max_tables), host=host, port=port,
-                            ws_max_size=MAX_MESSAGE * 2, log_level="warning", access_log=False)
+    config = uvicorn.Config(
+        create_app(delay, idle, max_tables),
+        host=host,
+        port=port,
+        ws_max_size=MAX_MESSAGE * 2,
+        log_level="warning",
+        access_log=False,
+    )
     server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=None if sock is None else [sock])
     if not server.started:
-        raise DomengError(f"the browser table could not start on {host}:{port} "
-                          "(uvicorn said why above)")
+        raise DomengError(
+            f"the browser table could not start on {host}:{port} (uvicorn said why above)"
+        )

@@ -21,9 +21,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from domeng.core.errors import WebError  # noqa: F401 (re-exported)
 from domeng.batch.computer import Computers
-from domeng.core.errors import DomengError
+from domeng.core.errors import (
+    DomengError,
+    WebError,
+)
 from domeng.core.events import END_NAMES, for_seat, render_events
 from domeng.core.rules import Rules
 from domeng.core.tiles import N_TILES, is_double, numbers
@@ -76,7 +78,7 @@ class TableSpec:
     camats: int = 1
 
     @classmethod
-    def parse(cls, data: Any) -> "TableSpec":
+    def parse(cls, data: Any) -> TableSpec:
         """Check a creation request: only known keys, built-in seat kinds,
         rule values the engine accepts, whole numbers in range."""
         if not isinstance(data, dict):
@@ -85,16 +87,22 @@ class TableSpec:
         if unknown:
             raise WebError(f"unknown field(s): {', '.join(sorted(map(str, unknown)))[:200]}")
         seats = data.get("seats")
-        if not isinstance(seats, list) or len(seats) != 5 \
-                or not all(isinstance(s, str) for s in seats):
+        if (
+            not isinstance(seats, list)
+            or len(seats) != 5
+            or not all(isinstance(s, str) for s in seats)
+        ):
             raise WebError("seats must be a list of five names")
         seats = [s.strip().lower() for s in seats]
         bad = [s for s in seats if s not in SEAT_KINDS]
         if bad:
             raise WebError(f"unknown seat {bad[0][:40]!r}: choose one of {', '.join(SEAT_KINDS)}")
         rules = data.get("rules") or {}
-        if not isinstance(rules, dict) or not all(isinstance(k, str) for k in rules) \
-                or not all(isinstance(v, (bool, int, str)) for v in rules.values()):
+        if (
+            not isinstance(rules, dict)
+            or not all(isinstance(k, str) for k in rules)
+            or not all(isinstance(v, (bool, int, str)) for v in rules.values())
+        ):
             raise WebError("rules must be an object of rule option values")
         try:
             r = Rules.from_mapping(rules)
@@ -106,8 +114,12 @@ class TableSpec:
         else:
             seed = None
         rounds = _whole(data.get("rounds") or 0, "rounds", 0, MAX_ROUNDS)
-        camats = _whole(data.get("camats") if data.get("camats") is not None else
-                        (0 if rounds else 1), "camats", 0, MAX_CAMATS)
+        camats = _whole(
+            data.get("camats") if data.get("camats") is not None else (0 if rounds else 1),
+            "camats",
+            0,
+            MAX_CAMATS,
+        )
         if rounds == 0 and camats == 0:
             camats = 1
         return cls(seats, r, seed, rounds, camats)
@@ -175,8 +187,12 @@ class Table:
     @property
     def computer_to_move(self) -> bool:
         s = self.game.seat
-        return not self.closed and not self.game.round_over and s is not None \
+        return (
+            not self.closed
+            and not self.game.round_over
+            and s is not None
             and not self.seats[s].human
+        )
 
     @property
     def humans(self) -> list[int]:
@@ -214,8 +230,11 @@ class Table:
         if not isinstance(msg, dict):
             raise WebError("a message is a JSON object")
         typ = msg.get("type")
-        allowed = {"play": {"type", "version", "tile", "end"}, "pass": {"type", "version"},
-                   "next_round": {"type", "version"}}
+        allowed = {
+            "play": {"type", "version", "tile", "end"},
+            "pass": {"type", "version"},
+            "next_round": {"type", "version"},
+        }
         if typ not in allowed:
             raise WebError("unknown message type")
         if set(msg) - allowed[typ]:
@@ -274,8 +293,9 @@ class Table:
         if self.game_over:
             raise WebError("the game is over")
         self.seats[seat].ready = True
-        waiting = [s for s in self.humans if self.seats[s].connections > 0
-                   and not self.seats[s].ready]
+        waiting = [
+            s for s in self.humans if self.seats[s].connections > 0 and not self.seats[s].ready
+        ]
         if not waiting:
             self.start_round()
         else:
@@ -300,7 +320,12 @@ class Table:
         """:meth:`view` as JSON text.  The last round's replay (most of the
         message, and the same for a whole round) is encoded once a seat."""
         v, replay = self._view(seat)
-        return json.dumps(v)[:-1] + ', "last_round": ' + ("null" if replay is None else replay[1]) + "}"
+        return (
+            json.dumps(v)[:-1]
+            + ', "last_round": '
+            + ("null" if replay is None else replay[1])
+            + "}"
+        )
 
     def _view(self, seat: int | None) -> tuple[dict[str, Any], tuple[dict[str, Any], str] | None]:
         g = self.game
@@ -317,30 +342,51 @@ class Table:
                     legal.append({"pass": True})
                     continue
                 p = g.preview(a)
-                legal.append({"tile": a >> 1, "end": END_NAMES[a & 1], "left": p.left,
-                              "right": p.right, "mappakuling": p.mappakuling,
-                              "ends_round": p.ends_round, "kind": p.kind, "award": p.award})
+                legal.append(
+                    {
+                        "tile": a >> 1,
+                        "end": END_NAMES[a & 1],
+                        "left": p.left,
+                        "right": p.right,
+                        "mappakuling": p.mappakuling,
+                        "ends_round": p.ends_round,
+                        "kind": p.kind,
+                        "award": p.award,
+                    }
+                )
         hand = []
         if seat is not None:
             playable = {x["tile"] for x in legal if "tile" in x}
-            hand = [{"id": t, "tile": tile_text(t), "playable": t in playable}
-                    for t in g.hand(seat)]
+            hand = [
+                {"id": t, "tile": tile_text(t), "playable": t in playable} for t in g.hand(seat)
+            ]
         over = self.game_over
         result = g.result
         end_text = None
         if result is not None:
             k = next(i for i, ev in enumerate(events) if ev["type"] == "end")
             end_text = render_events(events[k:], name=label).splitlines()
-        last = self.finished[-2] if g.round_over and len(self.finished) >= 2 else (
-            self.finished[-1] if not g.round_over and self.finished else None)
+        last = (
+            self.finished[-2]
+            if g.round_over and len(self.finished) >= 2
+            else (self.finished[-1] if not g.round_over and self.finished else None)
+        )
         return {
             "type": "state",
             "table": self.id,
             "version": self.version,
             "you": seat,
-            "seats": [{"seat": s, "kind": st.kind, "human": st.human,
-                       "connected": st.connections > 0, "ready": st.ready,
-                       "name": label(s)} for s, st in enumerate(self.seats)],
+            "seats": [
+                {
+                    "seat": s,
+                    "kind": st.kind,
+                    "human": st.human,
+                    "connected": st.connections > 0,
+                    "ready": st.ready,
+                    "name": label(s),
+                }
+                for s, st in enumerate(self.seats)
+            ],
             "rules": self.spec.rules.to_dict(),
             "limits": {"rounds": self.spec.rounds, "camats": self.spec.camats},
             "round": g.round_number,
@@ -373,8 +419,12 @@ class Table:
         if key not in self._replays:  # a finished round never changes: built once a seat
             mine = [for_seat(ev, seat) for ev in evs]
             self._replays = {k: v for k, v in self._replays.items() if k[0] == key[0]}
-            r = {"round": mine[0]["round"], "events": mine,
-                 "log": render_events(mine, name=label).splitlines(), "steps": replay_steps(mine)}
+            r = {
+                "round": mine[0]["round"],
+                "events": mine,
+                "log": render_events(mine, name=label).splitlines(),
+                "steps": replay_steps(mine),
+            }
             self._replays[key] = (r, json.dumps(r))
         return self._replays[key]
 
@@ -382,8 +432,10 @@ class Table:
         """Seats by stones held (fewest first: stones are penalties), then
         rounds won; with CAMATs so far."""
         st = self.game.stones
-        rows = [{"seat": s, "stones": st[s], "wins": self.wins[s],
-                 "camats": self.camat_seats.count(s)} for s in range(5)]
+        rows = [
+            {"seat": s, "stones": st[s], "wins": self.wins[s], "camats": self.camat_seats.count(s)}
+            for s in range(5)
+        ]
         return sorted(rows, key=lambda r: (r["stones"], -r["wins"], r["seat"]))
 
     def export(self, seat: int | None) -> dict[str, Any]:
@@ -391,12 +443,20 @@ class Table:
         rounds = [[for_seat(ev, seat) for ev in evs] for evs in self.finished]
         if not self.game.round_over:
             rounds.append(self.game.events_for(seat))
-        return {"format": "domeng-web-game", "version": 1, "table": self.id, "you": seat,
-                "seats": [st.kind for st in self.seats], "rules": self.spec.rules.to_dict(),
-                "limits": {"rounds": self.spec.rounds, "camats": self.spec.camats},
-                "seed": self.seed if self.game_over else None, "stones": self.game.stones,
-                "table_stones": self.game.table_stones, "standings": self.standings(),
-                "rounds": rounds}
+        return {
+            "format": "domeng-web-game",
+            "version": 1,
+            "table": self.id,
+            "you": seat,
+            "seats": [st.kind for st in self.seats],
+            "rules": self.spec.rules.to_dict(),
+            "limits": {"rounds": self.spec.rounds, "camats": self.spec.camats},
+            "seed": self.seed if self.game_over else None,
+            "stones": self.game.stones,
+            "table_stones": self.game.table_stones,
+            "standings": self.standings(),
+            "rounds": rounds,
+        }
 
 
 def chain_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -408,8 +468,14 @@ def chain_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     last = None
     for ev in events:
         if ev["type"] == "lead":
-            chain = [{"tile": tile_text(ev["tile"]), "a": ev["left"], "b": ev["right"],
-                      "double": is_double(ev["tile"])}]
+            chain = [
+                {
+                    "tile": tile_text(ev["tile"]),
+                    "a": ev["left"],
+                    "b": ev["right"],
+                    "double": is_double(ev["tile"]),
+                }
+            ]
             last = 0
         elif ev["type"] == "play":
             item = {"tile": tile_text(ev["tile"]), "double": is_double(ev["tile"])}
@@ -434,5 +500,5 @@ def replay_steps(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     steps = []
     for i, ev in enumerate(events):
         if ev["type"] in ("lead", "play"):
-            steps.append(chain_of(events[:i + 1]))
+            steps.append(chain_of(events[: i + 1]))
     return steps

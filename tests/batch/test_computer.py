@@ -59,4 +59,3 @@ def test_an_out_of_range_answer_is_refused():
     with pytest.raises(PlayerError, match="out of range"):
         cpu.action(g)  # the starter always has a move: it answers n_moves
     assert int(g.state.st[ST_BAD_MOVES]) == 1
-

@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domeng.core import layout as L
-from domeng.batch.tables import initial_states, run_tables, trace_table
-from domeng.core.errors import DomengError, PlayerError
-from domeng.players.registry import make_player
 from domeng.batch.reference import run_reference
+from domeng.batch.tables import initial_states, run_tables, trace_table
+from domeng.core import layout as L
+from domeng.core.errors import DomengError, PlayerError
 from domeng.core.rng import SplitMix64, seat_state, table_state
 from domeng.core.rules import Rules
+from domeng.players.registry import make_player
 
 OPTION_COMBOS = [
     Rules(opener_leads_double=a, passebunge_every_pass=b, penalize_manguno_pass=c)
@@ -35,9 +35,15 @@ LINEUPS = [
 
 
 def _reference(players, rules, seed, table, rounds):
-    agg, state, _, events = run_reference([make_player(p) for p in players], rules, seed,
-                                          tables=1, rounds=rounds, table_start=table,
-                                          keep_events=True)
+    agg, state, _, events = run_reference(
+        [make_player(p) for p in players],
+        rules,
+        seed,
+        tables=1,
+        rounds=rounds,
+        table_start=table,
+        keep_events=True,
+    )
     return events[0], agg[0], state[0]
 
 
@@ -57,6 +63,7 @@ def _assert_same_table(players, rules, seed, table, rounds):
 
 def test_generator_is_the_same_in_both_engines():
     from domeng.core import nbrng
+
     for seed, t in [(0, 0), (1, 5), (2**64 - 1, 10**9)]:
         py = SplitMix64.for_table(seed, t)
         state = np.array([nbrng.table_state(np.uint64(seed), np.uint64(t))], dtype=np.uint64)
@@ -74,14 +81,17 @@ def test_agreement_over_20000_rounds_every_option_and_player():
     for ri, rules in enumerate(OPTION_COMBOS):
         for li, players in enumerate(LINEUPS):
             for table in range(3):
-                total += _assert_same_table(players, rules, seed=ri * 10 + li,
-                                            table=table, rounds=280)
+                total += _assert_same_table(
+                    players, rules, seed=ri * 10 + li, table=table, rounds=280
+                )
     assert total >= 20_000
 
 
 def test_agreement_with_changed_award_sizes():
-    rules = Rules.parse("stones=7,pollo=2,ceki=4,cappu=0,pass=2,passebunge=3,mattikkeng=6,"
-                        "mattikkeng_reduced=2,manguno=3")
+    rules = Rules.parse(
+        "stones=7,pollo=2,ceki=4,cappu=0,pass=2,passebunge=3,mattikkeng=6,"
+        "mattikkeng_reduced=2,manguno=3"
+    )
     _assert_same_table(["hunter", "random", "keeper", "heavy", "random"], rules, 3, 0, 400)
 
 
@@ -94,13 +104,14 @@ def test_aggregate_mode_equals_the_step_loop():
     step API (agreement-tested above against the reference engine).
     Aggregates and final states must be equal number for number, for every
     option, changed award sizes, every built-in lineup and a CAMAT target."""
-    sized = Rules.parse("stones=7,pollo=2,ceki=4,cappu=0,pass=2,passebunge=3,mattikkeng=6,"
-                        "mattikkeng_reduced=2,manguno=3")
+    sized = Rules.parse(
+        "stones=7,pollo=2,ceki=4,cappu=0,pass=2,passebunge=3,mattikkeng=6,"
+        "mattikkeng_reduced=2,manguno=3"
+    )
     for ri, rules in enumerate(OPTION_COMBOS + [sized]):
         for li, players in enumerate(FAST_LINEUPS):
             for camats in (0, 2) if ri == 0 else (0,):
-                kw = dict(seed=ri * 13 + li, table_start=li, n_tables=12, rounds=120,
-                          camats=camats)
+                kw = dict(seed=ri * 13 + li, table_start=li, n_tables=12, rounds=120, camats=camats)
                 fast = run_tables(players, rules, **kw)
                 step = run_tables(players, rules, records=True, **kw)
                 np.testing.assert_array_equal(fast.agg, step.agg)
@@ -119,17 +130,23 @@ def test_agreement_with_the_search_player():
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**64 - 1), table=st.integers(0, 10**6),
-       combo=st.integers(0, 7), lineup=st.integers(0, 2))
+@given(
+    seed=st.integers(0, 2**64 - 1),
+    table=st.integers(0, 10**6),
+    combo=st.integers(0, 7),
+    lineup=st.integers(0, 2),
+)
 def test_agreement_hypothesis_over_seeds(seed, table, combo, lineup):
     _assert_same_table(LINEUPS[lineup], OPTION_COMBOS[combo], seed, table, 8)
 
 
 def test_same_results_with_one_and_two_threads():
-    a = run_tables("random,heavy,keeper,hunter,random", seed=9, n_tables=40, rounds=60,
-                   threads=1, records=True)
-    b = run_tables("random,heavy,keeper,hunter,random", seed=9, n_tables=40, rounds=60,
-                   threads=2, records=True)
+    a = run_tables(
+        "random,heavy,keeper,hunter,random", seed=9, n_tables=40, rounds=60, threads=1, records=True
+    )
+    b = run_tables(
+        "random,heavy,keeper,hunter,random", seed=9, n_tables=40, rounds=60, threads=2, records=True
+    )
     np.testing.assert_array_equal(a.agg, b.agg)
     np.testing.assert_array_equal(a.state, b.state)
     np.testing.assert_array_equal(a.records, b.records)
@@ -137,8 +154,10 @@ def test_same_results_with_one_and_two_threads():
 
 def test_same_results_whatever_the_chunking():
     whole = run_tables("hunter", seed=11, n_tables=30, rounds=40, records=True)
-    parts = [run_tables("hunter", seed=11, table_start=s, n_tables=n, rounds=40, records=True)
-             for s, n in [(0, 7), (7, 1), (8, 22)]]
+    parts = [
+        run_tables("hunter", seed=11, table_start=s, n_tables=n, rounds=40, records=True)
+        for s, n in [(0, 7), (7, 1), (8, 22)]
+    ]
     np.testing.assert_array_equal(whole.agg, np.concatenate([p.agg for p in parts]))
     np.testing.assert_array_equal(whole.state, np.concatenate([p.state for p in parts]))
     np.testing.assert_array_equal(whole.records, np.concatenate([p.records for p in parts]))
@@ -147,15 +166,15 @@ def test_same_results_whatever_the_chunking():
 def test_continuing_from_a_state_equals_one_run():
     one = run_tables("keeper,random,random,hunter,heavy", seed=5, n_tables=6, rounds=50)
     first = run_tables("keeper,random,random,hunter,heavy", seed=5, n_tables=6, rounds=20)
-    rest = run_tables("keeper,random,random,hunter,heavy", n_tables=6, rounds=30,
-                      state=first.state)
+    rest = run_tables("keeper,random,random,hunter,heavy", n_tables=6, rounds=30, state=first.state)
     np.testing.assert_array_equal(one.state, rest.state)
     np.testing.assert_array_equal(one.agg, first.agg + rest.agg)
 
 
 def test_records_add_up_to_the_aggregates():
-    out = run_tables("random,heavy,keeper,hunter,random", seed=2, n_tables=5, rounds=100,
-                     records=True)
+    out = run_tables(
+        "random,heavy,keeper,hunter,random", seed=2, n_tables=5, rounds=100, records=True
+    )
     rec = out.records
     assert rec.shape == (500, L.REC_LEN)
     assert list(np.unique(rec[:, L.RC_TABLE])) == list(range(5))
@@ -164,15 +183,15 @@ def test_records_add_up_to_the_aggregates():
         assert rec[:, L.RC_STONES + r].sum() == flow[:, :, r].sum()
     assert rec[:, L.RC_FROM_TABLE].sum() == flow[0].sum()
     assert rec[:, L.RC_TURNS].sum() == out.agg[:, L.A_TURNS].sum()
-    assert rec[:, L.RC_PASSEBUNGE].sum() == out.agg[:, L.A_PASSEBUNGE:L.A_PASSEBUNGE + 5].sum()
-    assert (rec[:, L.RC_CAMAT] >= 0).sum() == out.agg[:, L.A_CAMAT:L.A_CAMAT + 5].sum()
+    assert rec[:, L.RC_PASSEBUNGE].sum() == out.agg[:, L.A_PASSEBUNGE : L.A_PASSEBUNGE + 5].sum()
+    assert (rec[:, L.RC_CAMAT] >= 0).sum() == out.agg[:, L.A_CAMAT : L.A_CAMAT + 5].sum()
 
 
 def test_stones_are_conserved_and_never_negative():
     rules = Rules()
     out = run_tables("random", seed=1, n_tables=200, rounds=300)
     s = out.state
-    held = s[:, L.ST_STONES:L.ST_STONES + 5]
+    held = s[:, L.ST_STONES : L.ST_STONES + 5]
     assert (held >= 0).all() and (s[:, L.ST_TABLE] >= 0).all()
     assert (held.sum(1) + s[:, L.ST_TABLE] == rules.stones).all()
 
@@ -207,6 +226,7 @@ def test_initial_states():
     st_ = initial_states(7, 3, 2, Rules(stones=30))
     assert (st_[:, L.ST_TABLE] == 30).all()
     assert (st_[:, L.ST_CAMAT] == -1).all() and (st_[:, L.ST_NEXT_STARTER] == -1).all()
+
     def as_int64(x):
         return np.array([x], dtype=np.uint64).view(np.int64)[0]
 
@@ -214,7 +234,7 @@ def test_initial_states():
     assert st_[1, L.ST_RNG] == as_int64(table_state(7, 4))
     for s in range(5):  # each seat's player has a stream of its own, not the deal's
         assert st_[1, L.ST_SEAT_RNG + s] == as_int64(seat_state(7, 4, s))
-    assert len(set(st_[1, L.ST_RNG:L.ST_RNG + 6])) == 6
+    assert len(set(st_[1, L.ST_RNG : L.ST_RNG + 6])) == 6
 
 
 def test_kernel_observation_hides_other_hands():
@@ -224,8 +244,7 @@ def test_kernel_observation_hides_other_hands():
     violation makes it answer -1, which the kernel flags."""
     import numba
 
-    from domeng.core.observation import (OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_PLAYED_BY,
-                                    OBS_SEAT)
+    from domeng.core.observation import OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_PLAYED_BY, OBS_SEAT
     from domeng.players.heuristics import popcount
 
     @numba.njit
@@ -259,8 +278,14 @@ def test_a_compiled_player_that_returns_a_bad_index_is_reported():
         run_tables([broken, "random", "random", "random", "random"], n_tables=2, rounds=3)
 
 
-@pytest.mark.parametrize("lineup", ["random,heavy,keeper,hunter,random", "search-5,random,heavy,keeper,hunter",
-                                    "search-5,search-5,search-5,search-5,search-5"])
+@pytest.mark.parametrize(
+    "lineup",
+    [
+        "random,heavy,keeper,hunter,random",
+        "search-5,random,heavy,keeper,hunter",
+        "search-5,search-5,search-5,search-5,search-5",
+    ],
+)
 def test_the_tuple_of_players_is_typed_by_signature_not_by_address(lineup):
     """numba keys its on-disk cache by the argument types: a tuple typed by a
     function's identity (its type names the function's address) made every
@@ -284,8 +309,9 @@ def test_a_small_call_on_the_default_threads_gives_the_numbers_of_two_threads():
     n, r = 25, 2
     assert n * r < T.SMALL_WORK
     a = run_tables("random,hunter,keeper,random,heavy", seed=4, n_tables=n, rounds=r, records=True)
-    b = run_tables("random,hunter,keeper,random,heavy", seed=4, n_tables=n, rounds=r, records=True,
-                   threads=2)
+    b = run_tables(
+        "random,hunter,keeper,random,heavy", seed=4, n_tables=n, rounds=r, records=True, threads=2
+    )
     np.testing.assert_array_equal(a.agg, b.agg)
     np.testing.assert_array_equal(a.state, b.state)
     np.testing.assert_array_equal(a.records, b.records)

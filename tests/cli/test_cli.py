@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from domeng.cli.main import main
-from domeng.results.results import FRAME_NAMES, Results
 from domeng.core.rules import Rules
+from domeng.results.results import FRAME_NAMES, Results
 
 TINY = ["--tables", "3", "--rounds", "4", "--seed", "2"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,9 +28,19 @@ def run(capsys, *argv):
 
 
 def test_simulate_json_prints_only_json(capsys):
-    code, out, err = run(capsys, "simulate", *TINY, "--players", "random,heavy,keeper,hunter,random",
-                         "--rule", "passebunge_every_pass=false", "--rule", "pollo=4", "--json",
-                         "--no-progress")
+    code, out, err = run(
+        capsys,
+        "simulate",
+        *TINY,
+        "--players",
+        "random,heavy,keeper,hunter,random",
+        "--rule",
+        "passebunge_every_pass=false",
+        "--rule",
+        "pollo=4",
+        "--json",
+        "--no-progress",
+    )
     assert code == 0
     s = json.loads(out)  # the whole of stdout is one JSON object
     assert (s["tables"], s["rounds"], s["seed"]) == (3, 4, 2)
@@ -40,11 +50,20 @@ def test_simulate_json_prints_only_json(capsys):
 
 
 def test_simulate_text_summary_and_progress(capsys):
-    code, out, err = run(capsys, "simulate", *TINY, "--players", "keeper", "--chunk-tables", "1",
-                         "--workers", "1")
+    code, out, err = run(
+        capsys, "simulate", *TINY, "--players", "keeper", "--chunk-tables", "1", "--workers", "1"
+    )
     assert code == 0
-    for text in ("3 tables x 4 rounds = 12 rounds", "How rounds end", "Per seat", "Per player",
-                 "starter", "Stones per round", "CAMAT", "keeper"):
+    for text in (
+        "3 tables x 4 rounds = 12 rounds",
+        "How rounds end",
+        "Per seat",
+        "Per player",
+        "starter",
+        "Stones per round",
+        "CAMAT",
+        "keeper",
+    ):
         assert text in out, text
     assert "rounds/s" in err and "100.0%" in err  # the progress bar is on stderr only
     assert "rounds/s" not in out.split("rounds in")[0]
@@ -52,8 +71,9 @@ def test_simulate_text_summary_and_progress(capsys):
 
 def test_simulate_out_writes_everything_and_report_rerenders(capsys, tmp_path):
     out_dir = tmp_path / "study"
-    code, out, err = run(capsys, "simulate", *TINY, "--out", str(out_dir), "--records",
-                         "--no-progress")
+    code, out, err = run(
+        capsys, "simulate", *TINY, "--out", str(out_dir), "--records", "--no-progress"
+    )
     assert code == 0, err
     assert str(out_dir) in out
     s = json.loads((out_dir / "summary.json").read_text())
@@ -88,14 +108,17 @@ def test_rules_command(capsys):
     default = Rules()
     for name, value in default.to_dict().items():
         shown = str(value).lower() if isinstance(value, bool) else str(value)
-        assert any(line.strip().startswith(name) and f"default {shown}" in line
-                   for line in out.splitlines()), name
+        assert any(
+            line.strip().startswith(name) and f"default {shown}" in line
+            for line in out.splitlines()
+        ), name
     code, out, _ = run(capsys, "rules", "--json")
     assert code == 0 and json.loads(out) == default.to_dict()
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["simulate", "--help"], ["report", "--help"],
-                                  ["rules", "--help"]])
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["simulate", "--help"], ["report", "--help"], ["rules", "--help"]]
+)
 def test_help(capsys, argv):
     code, out, _ = run(capsys, *argv)
     assert code == 0
@@ -113,25 +136,28 @@ def _bad_usage(capsys, argv, expect):
     return lines[0]
 
 
-@pytest.mark.parametrize("argv, expect", [
-    (["simulate", "--tables", "0"], "--tables"),
-    (["simulate", "--tables", "ten"], "--tables"),
-    (["simulate", "--rounds", "-5"], "--rounds"),
-    (["simulate", "--seed", "-1"], "--seed"),
-    (["simulate", "--workers", "0"], "--workers"),
-    (["simulate", "--chunk-tables", "0"], "--chunk-tables"),
-    (["simulate", *TINY, "--players", "random,bogus,random,random,random"], "bogus"),
-    (["simulate", *TINY, "--players", "random,heavy"], "five"),
-    (["simulate", *TINY, "--rule", "nope=1"], "nope"),
-    (["simulate", *TINY, "--rule", "pollo"], "name=value"),
-    (["simulate", *TINY, "--rule", "pollo=-2"], "pollo"),
-    (["simulate", *TINY, "--rule", "passebunge_every_pass=maybe"], "true or false"),
-    (["simulate", *TINY, "--records"], "--records needs --out"),
-    (["simulate", "--frobnicate"], "unrecognized"),
-    (["frobnicate"], "invalid choice"),
-    ([], "choose a command"),
-    (["report"], "DIR"),
-])
+@pytest.mark.parametrize(
+    "argv, expect",
+    [
+        (["simulate", "--tables", "0"], "--tables"),
+        (["simulate", "--tables", "ten"], "--tables"),
+        (["simulate", "--rounds", "-5"], "--rounds"),
+        (["simulate", "--seed", "-1"], "--seed"),
+        (["simulate", "--workers", "0"], "--workers"),
+        (["simulate", "--chunk-tables", "0"], "--chunk-tables"),
+        (["simulate", *TINY, "--players", "random,bogus,random,random,random"], "bogus"),
+        (["simulate", *TINY, "--players", "random,heavy"], "five"),
+        (["simulate", *TINY, "--rule", "nope=1"], "nope"),
+        (["simulate", *TINY, "--rule", "pollo"], "name=value"),
+        (["simulate", *TINY, "--rule", "pollo=-2"], "pollo"),
+        (["simulate", *TINY, "--rule", "passebunge_every_pass=maybe"], "true or false"),
+        (["simulate", *TINY, "--records"], "--records needs --out"),
+        (["simulate", "--frobnicate"], "unrecognized"),
+        (["frobnicate"], "invalid choice"),
+        ([], "choose a command"),
+        (["report"], "DIR"),
+    ],
+)
 def test_bad_usage_is_one_line_exit_2(capsys, argv, expect):
     _bad_usage(capsys, argv, expect)
 
@@ -139,8 +165,9 @@ def test_bad_usage_is_one_line_exit_2(capsys, argv, expect):
 def test_bad_output_and_results_folders(capsys, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    _bad_usage(capsys, ["simulate", *TINY, "--no-progress", "--out", str(blocker / "out")],
-               "cannot write")
+    _bad_usage(
+        capsys, ["simulate", *TINY, "--no-progress", "--out", str(blocker / "out")], "cannot write"
+    )
     _bad_usage(capsys, ["simulate", *TINY, "--no-progress", "--out", str(blocker)], "is a file")
     foreign = tmp_path / "mine"
     foreign.mkdir()
@@ -160,13 +187,35 @@ def test_bad_output_and_results_folders(capsys, tmp_path):
 
 def test_python_dash_m_domeng_subprocess(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    ok = subprocess.run([sys.executable, "-m", "domeng", "simulate", "--tables", "2", "--rounds",
-                         "3", "--json", "--no-progress"], capture_output=True, text=True, env=env,
-                        cwd=tmp_path, timeout=120)
+    ok = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "domeng",
+            "simulate",
+            "--tables",
+            "2",
+            "--rounds",
+            "3",
+            "--json",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["total_rounds"] == 6
-    bad = subprocess.run([sys.executable, "-m", "domeng", "simulate", "--tables", "0"],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "domeng", "simulate", "--tables", "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert bad.returncode == 2
     assert bad.stdout == ""
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
@@ -177,27 +226,47 @@ def test_the_process_ends_fast_but_runs_its_exit_handlers(tmp_path):
     its output is flushed, but still runs the atexit handlers; ``main(argv)``
     called with a list (in-process) returns as before."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: print('exit handler ran'))\n"
-            "sys.argv = ['domeng', 'rules']\n"
-            "from domeng.cli.main import main\n"
-            "main()\n"
-            "print('not reached')\n")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                       cwd=tmp_path, timeout=120)
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('exit handler ran'))\n"
+        "sys.argv = ['domeng', 'rules']\n"
+        "from domeng.cli.main import main\n"
+        "main()\n"
+        "print('not reached')\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.rstrip().endswith("exit handler ran") and "not reached" not in p.stdout
     assert "passebunge" in p.stdout.lower()  # the command's own output came first
-    bad = subprocess.run([sys.executable, "-c", code.replace("'rules'", "'rules', '--bogus'")],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
-    assert bad.returncode == 2 and "exit handler ran" in bad.stdout and "Traceback" not in bad.stderr
+    bad = subprocess.run(
+        [sys.executable, "-c", code.replace("'rules'", "'rules', '--bogus'")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert (
+        bad.returncode == 2 and "exit handler ran" in bad.stdout and "Traceback" not in bad.stderr
+    )
 
 
 def test_large_seeds_are_accepted_and_bad_ones_refused(capsys):
     from domeng.cli.main import main as cli_main
 
-    assert cli_main(["simulate", "-t", "2", "-r", "2", "--seed", str(2**64 - 1), "--json",
-                     "--no-progress"]) == 0
+    assert (
+        cli_main(
+            ["simulate", "-t", "2", "-r", "2", "--seed", str(2**64 - 1), "--json", "--no-progress"]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["seed"] == 2**64 - 1
     assert cli_main(["simulate", "-t", "2", "-r", "2", "--seed", str(2**64)]) == 2
     err = capsys.readouterr().err

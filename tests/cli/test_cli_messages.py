@@ -11,15 +11,27 @@ import pytest
 from domeng.cli.main import main
 
 
-@pytest.mark.parametrize("argv", [["simulate"], ["rules"], ["report", "some-folder"], ["trace"],
-                                  ["play"], ["serve"], ["sweep", "--rule", "pollo=3,4"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate"],
+        ["rules"],
+        ["report", "some-folder"],
+        ["trace"],
+        ["play"],
+        ["serve"],
+        ["sweep", "--rule", "pollo=3,4"],
+    ],
+)
 def test_unknown_option_names_the_command(argv, capsys):
     command = argv[0]
     assert main(argv + ["--frobnicate", "--tabels=3"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.strip() == (f"domeng {command}: error: unrecognized arguments: --frobnicate "
-                           f"--tabels=3 (see domeng {command} --help)")
+    assert err.strip() == (
+        f"domeng {command}: error: unrecognized arguments: --frobnicate "
+        f"--tabels=3 (see domeng {command} --help)"
+    )
 
 
 def test_unknown_option_before_the_command_is_domengs(capsys):
@@ -32,18 +44,43 @@ def test_unknown_option_before_the_command_is_domengs(capsys):
 @pytest.mark.parametrize("fixed", ["pollo=3", "pollo_award=5", "ceki=2,POLLO=4"])
 def test_sweep_refuses_an_option_both_swept_and_fixed(fixed, capsys, tmp_path):
     out_dir = tmp_path / "sweep"
-    argv = ["sweep", "--rule", "pollo=3,4", "--fixed", fixed, "--tables", "2", "--rounds", "2",
-            "--out", str(out_dir), "--no-progress"]
+    argv = [
+        "sweep",
+        "--rule",
+        "pollo=3,4",
+        "--fixed",
+        fixed,
+        "--tables",
+        "2",
+        "--rounds",
+        "2",
+        "--out",
+        str(out_dir),
+        "--no-progress",
+    ]
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and not out_dir.exists()  # refused before anything is played or written
-    assert err.strip() == ("domeng sweep: error: pollo_award is both swept (--rule) and held "
-                           "fixed (--fixed); give it once")
+    assert err.strip() == (
+        "domeng sweep: error: pollo_award is both swept (--rule) and held "
+        "fixed (--fixed); give it once"
+    )
 
 
 def test_sweep_fixed_other_option_still_runs(capsys):
-    argv = ["sweep", "--rule", "pollo=3,4", "--fixed", "ceki=2", "--tables", "2", "--rounds", "2",
-            "--json", "--no-progress"]
+    argv = [
+        "sweep",
+        "--rule",
+        "pollo=3,4",
+        "--fixed",
+        "ceki=2",
+        "--tables",
+        "2",
+        "--rounds",
+        "2",
+        "--json",
+        "--no-progress",
+    ]
     assert main(argv) == 0, capsys.readouterr().err
     import json
 
@@ -62,18 +99,35 @@ def _help(command: str) -> str:
     return " ".join(subs[command].format_help().split())
 
 
-@pytest.mark.parametrize("command", ["simulate", "compare", "sweep", "tournament", "ladder",
-                                     "report", "rules", "play", "trace", "serve"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "simulate",
+        "compare",
+        "sweep",
+        "tournament",
+        "ladder",
+        "report",
+        "rules",
+        "play",
+        "trace",
+        "serve",
+    ],
+)
 def test_help_shows_no_doubled_percent(command):
     """argparse %-formats help strings but not descriptions: a description's
     "95%%" was printed as such (tournament, ladder)."""
     assert "%%" not in _help(command)
 
 
-@pytest.mark.parametrize("command", ["simulate", "compare", "sweep", "tournament", "ladder", "play"])
+@pytest.mark.parametrize(
+    "command", ["simulate", "compare", "sweep", "tournament", "ladder", "play"]
+)
 def test_players_help_lists_every_built_in_player(command):
     from domeng.core.defaults import TABLE_PLAYERS
 
     text = _help(command)
-    missing = [n for n in TABLE_PLAYERS if not re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)]
+    missing = [
+        n for n in TABLE_PLAYERS if not re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)
+    ]
     assert not missing, missing

@@ -12,8 +12,10 @@ from domeng.cli.main import main
 from domeng.core.wording import counted, counted_x
 
 #: a plural after the number 1 (words the studies count)
-WRONG = re.compile(r"(?<![\d.,])1 (tables|rounds|deals|lineups|seatings|groups|variants|"
-                   r"grid points|looks|workers)\b")
+WRONG = re.compile(
+    r"(?<![\d.,])1 (tables|rounds|deals|lineups|seatings|groups|variants|"
+    r"grid points|looks|workers)\b"
+)
 
 
 def test_counted_x():
@@ -44,17 +46,48 @@ def titles(monkeypatch):
     return seen
 
 
-@pytest.mark.parametrize("argv, expect", [
-    (["simulate", "-t", "1", "-r", "1"], "Domeng study: 1 table x 1 round"),
-    (["compare", "-t", "1", "-r", "1", "-V", "pollo=4"],
-     "Domeng paired comparison: 1 table x 1 round per arm"),
-    (["sweep", "-t", "1", "-r", "1", "--rule", "ceki=2,3"],
-     "Domeng sweep: 2 grid points x 1 table x 1 round"),
-    (["tournament", "-p", "hunter,keeper,heavy,random,random", "-d", "1", "-r", "1",
-      "--orders", "rotations"], "Domeng duplicate tournament: 1 deal x 1 round x 5 seatings"),
-    (["ladder", "-p", "hunter,keeper,heavy,random,random", "-d", "1", "-r", "1",
-      "--orders", "rotations"], "Domeng ladder: 5 players, 1 lineup x 1 deal x 1 round x 5 seatings"),
-])
+@pytest.mark.parametrize(
+    "argv, expect",
+    [
+        (["simulate", "-t", "1", "-r", "1"], "Domeng study: 1 table x 1 round"),
+        (
+            ["compare", "-t", "1", "-r", "1", "-V", "pollo=4"],
+            "Domeng paired comparison: 1 table x 1 round per arm",
+        ),
+        (
+            ["sweep", "-t", "1", "-r", "1", "--rule", "ceki=2,3"],
+            "Domeng sweep: 2 grid points x 1 table x 1 round",
+        ),
+        (
+            [
+                "tournament",
+                "-p",
+                "hunter,keeper,heavy,random,random",
+                "-d",
+                "1",
+                "-r",
+                "1",
+                "--orders",
+                "rotations",
+            ],
+            "Domeng duplicate tournament: 1 deal x 1 round x 5 seatings",
+        ),
+        (
+            [
+                "ladder",
+                "-p",
+                "hunter,keeper,heavy,random,random",
+                "-d",
+                "1",
+                "-r",
+                "1",
+                "--orders",
+                "rotations",
+            ],
+            "Domeng ladder: 5 players, 1 lineup x 1 deal x 1 round x 5 seatings",
+        ),
+    ],
+)
 def test_one_of_anything_is_singular(argv, expect, tmp_path, capsys, titles):
     assert main(argv + ["--out", str(tmp_path / "out"), "--no-progress"]) == 0
     out = capsys.readouterr().out

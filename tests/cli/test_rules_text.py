@@ -14,7 +14,7 @@ from domeng.core.rules import Rules
 def test_rules_shows_boolean_values_as_typed(capsys):
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
-    options = out[out.index("OPTIONS"):]
+    options = out[out.index("OPTIONS") :]
     assert not re.search(r"\b(True|False|None)\b", options), options
     assert "(false: only the first one)" in " ".join(options.split())
     # what it says to type is accepted, and means what it says

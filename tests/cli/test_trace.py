@@ -11,8 +11,25 @@ from domeng.core.rules import Rules
 
 
 def test_trace_json_lines_are_the_tables_events(capsys):
-    assert main(["trace", "--seed", "5", "--table", "3", "--rounds", "2", "--players",
-                 "hunter,keeper,heavy,random,random", "--rule", "pollo=4", "--json"]) == 0
+    assert (
+        main(
+            [
+                "trace",
+                "--seed",
+                "5",
+                "--table",
+                "3",
+                "--rounds",
+                "2",
+                "--players",
+                "hunter,keeper,heavy,random,random",
+                "--rule",
+                "pollo=4",
+                "--json",
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     got = [json.loads(x) for x in lines]
     rounds, _, _ = trace_table("hunter,keeper,heavy,random,random", Rules.parse("pollo=4"), 5, 3, 2)
@@ -37,8 +54,12 @@ def test_trace_for_one_seat_shows_only_its_hand(capsys):
 
 
 def test_trace_bad_input_is_one_line(capsys):
-    for argv in (["trace", "--players", "nobody"], ["trace", "--seat", "5"],
-                 ["trace", "--rounds", "0"], ["trace", "--rule", "pollo=x"]):
+    for argv in (
+        ["trace", "--players", "nobody"],
+        ["trace", "--seat", "5"],
+        ["trace", "--rounds", "0"],
+        ["trace", "--rule", "pollo=x"],
+    ):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from _util import H, T, block_position, make_table, two_pass_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domeng.core.rules import Rules
 from domeng.engine.reference import LEFT, REASONS, Move, Round, Table, render_events
 from domeng.players.registry import RandomPlayer
-from domeng.core.rules import Rules
-
-from _util import H, T, block_position, make_table, two_pass_round
 
 RANDOM5 = [RandomPlayer()] * 5
 EVENT_TYPES = {"deal", "lead", "play", "pass", "transfer", "unpaid", "block", "end", "camat"}
@@ -25,8 +24,17 @@ KEYS = {
     "transfer": {"type", "reason", "source", "to", "amount"},
     "unpaid": {"type", "reason", "to", "amount"},
     "block": {"type", "seat", "left", "right"},
-    "end": {"type", "kind", "winner", "first_cappu", "cucuq", "manguno", "mattikkeng",
-            "pip_sums", "award"},
+    "end": {
+        "type",
+        "kind",
+        "winner",
+        "first_cappu",
+        "cucuq",
+        "manguno",
+        "mattikkeng",
+        "pip_sums",
+        "award",
+    },
     "camat": {"type", "seat", "table_stones"},
 }
 
@@ -34,8 +42,14 @@ KEYS = {
 def example_2() -> Round:
     """POLLO with 2 stones unpaid, then CAMAT (RULES.md example 2)."""
     table = make_table(stones=[5, 3, 6, 6, 5], table_stones=0)
-    rnd = Round.from_position(table, [H("6-6", "0-0"), H("4-4"), H("6-5", "1-0"), H("3-3"),
-                                      H("2-1")], to_move=1, left=4, right=4, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("6-6", "0-0"), H("4-4"), H("6-5", "1-0"), H("3-3"), H("2-1")],
+        to_move=1,
+        left=4,
+        right=4,
+        last_mappano=0,
+    )
     rnd.play(Move(T("4-4"), LEFT))
     return rnd
 
@@ -44,8 +58,14 @@ def example_3() -> Round:
     """PASSEBUNGE paid 1 by the table and 1 by the LAST MAPPANO (example 3)."""
     table = make_table(stones=[6, 6, 6, 0, 6], table_stones=1)
     rnd = Round.from_position(
-        table, [H("6-2"), H("5-5"), H("6-3"), H("0-0", "2-0", "3-2", "4-3", "5-4"), H("4-4")],
-        to_move=3, left=6, right=1, last_mappano=2, has_played=[True, True, True, False, True])
+        table,
+        [H("6-2"), H("5-5"), H("6-3"), H("0-0", "2-0", "3-2", "4-3", "5-4"), H("4-4")],
+        to_move=3,
+        left=6,
+        right=1,
+        last_mappano=2,
+        has_played=[True, True, True, False, True],
+    )
     rnd.pass_turn()
     return rnd
 
@@ -54,9 +74,14 @@ def example_4() -> Round:
     """Seat 4 plays, four passes, block with two MATTIKKENG (example 4)."""
     table = make_table(stones=[4, 4, 4, 4, 4], table_stones=5)
     rnd = Round.from_position(
-        table, [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"),
-                H("6-5", "3-2", "4-0")],
-        to_move=4, left=6, right=6, last_mappano=3, has_played=[True] * 5)
+        table,
+        [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"), H("6-5", "3-2", "4-0")],
+        to_move=4,
+        left=6,
+        right=6,
+        last_mappano=3,
+        has_played=[True] * 5,
+    )
     rnd.play(Move(T("6-5"), LEFT))
     for _ in range(5):
         rnd.pass_turn()
@@ -65,9 +90,13 @@ def example_4() -> Round:
 
 def example_7() -> Round:
     """MANGUNO without MATTIKKENG (example 7), with the D11 option on."""
-    rnd = block_position(2, [H("5-5"), H("4-0"), H("2-1"), H("5-3"), H("4-4")],
-                         stones=(5, 5, 5, 5, 4), table_stones=1,
-                         rules=Rules(penalize_manguno_pass=True))
+    rnd = block_position(
+        2,
+        [H("5-5"), H("4-0"), H("2-1"), H("5-3"), H("4-4")],
+        stones=(5, 5, 5, 5, 4),
+        table_stones=1,
+        rules=Rules(penalize_manguno_pass=True),
+    )
     rnd.pass_turn()
     return rnd
 
@@ -82,8 +111,13 @@ def game_events(seed: int, rounds: int) -> list[list[dict]]:
 
 
 def all_logs() -> list[list[dict]]:
-    return [example_2().events, example_3().events, example_4().events, example_7().events,
-            two_pass_round().events] + game_events(1, 30)
+    return [
+        example_2().events,
+        example_3().events,
+        example_4().events,
+        example_7().events,
+        two_pass_round().events,
+    ] + game_events(1, 30)
 
 
 def test_every_event_type_appears():
@@ -119,8 +153,7 @@ def test_constructed_logs_json_round_trip():
 
 def test_render_passebunge_line():
     """Term 3 / D7: "seat 3 passes: PASSEBUNGE, +1 from the table, +1 from seat 2"."""
-    assert example_3().describe() == \
-        "seat 3 passes: PASSEBUNGE, +1 from the table, +1 from seat 2"
+    assert example_3().describe() == "seat 3 passes: PASSEBUNGE, +1 from the table, +1 from seat 2"
 
 
 def test_render_pass_unpaid_and_plain_pass():
@@ -129,16 +162,24 @@ def test_render_pass_unpaid_and_plain_pass():
     assert lines[0] == "seat 4 plays [6|5] on the left  (ends 5, 6)"
     assert lines[1:5] == [f"seat {s} passes: PASS, +1 from the table" for s in range(4)]
     assert lines[5] == "seat 4 cannot play either: the round is blocked"
-    assert lines[6] == ("seat 4 is MANGUNO; MATTIKKENG: seat 1, seat 3; seat 3 wins; MANGUNO gets up to 1  "
-                        "[pip sums: seat 0 12, seat 1 9, seat 2 15, seat 3 4, seat 4 9]")
+    assert lines[6] == (
+        "seat 4 is MANGUNO; MATTIKKENG: seat 1, seat 3; seat 3 wins; MANGUNO gets up to 1  "
+        "[pip sums: seat 0 12, seat 1 9, seat 2 15, seat 3 4, seat 4 9]"
+    )
     assert lines[7] == "  MATTIKKENG: seat 4 gets 1 stone from the table"
     assert len(lines) == 8
 
 
 def test_render_ceki_and_payments():
     table = make_table(stones=[5, 5, 4, 4, 5], table_stones=2)
-    rnd = Round.from_position(table, [H("6-6", "0-0"), H("6-5"), H("4-4"), H("2-5"), H("1-1")],
-                              to_move=3, left=2, right=5, last_mappano=2)
+    rnd = Round.from_position(
+        table,
+        [H("6-6", "0-0"), H("6-5"), H("4-4"), H("2-5"), H("1-1")],
+        to_move=3,
+        left=2,
+        right=5,
+        last_mappano=2,
+    )
     rnd.play(Move(T("2-5"), LEFT))
     assert rnd.describe().splitlines() == [
         "seat 3 plays [5|2] on the left  (ends 5, 5): MAPPAKULING",
@@ -170,16 +211,27 @@ def test_render_manguno_and_penalised_closing_pass():
 
 def test_render_unpaid_pass():
     table = make_table(stones=[0, 0, 25, 0, 0], table_stones=0)
-    rnd = Round.from_position(table, [H("6-6"), H("5-5"), H("4-4"), H("0-0", "1-1"), H("2-2")],
-                              to_move=3, left=6, right=5, last_mappano=4, has_played=[True] * 5)
+    rnd = Round.from_position(
+        table,
+        [H("6-6"), H("5-5"), H("4-4"), H("0-0", "1-1"), H("2-2")],
+        to_move=3,
+        left=6,
+        right=5,
+        last_mappano=4,
+        has_played=[True] * 5,
+    )
     rnd.pass_turn()
     assert rnd.describe() == "seat 3 passes: PASS, 1 unpaid"
 
 
 def test_render_deal_lead_and_plain_cappu():
-    hands = [H("0-0", "1-0", "1-1", "2-0", "2-1"), H("2-2", "3-0", "3-1", "3-2", "3-3"),
-             H("4-0", "4-1", "4-2", "4-3", "4-4"), H("5-0", "5-1", "5-2", "5-3", "5-4"),
-             H("5-5", "6-0", "6-1", "6-2", "6-3")]
+    hands = [
+        H("0-0", "1-0", "1-1", "2-0", "2-1"),
+        H("2-2", "3-0", "3-1", "3-2", "3-3"),
+        H("4-0", "4-1", "4-2", "4-3", "4-4"),
+        H("5-0", "5-1", "5-2", "5-3", "5-4"),
+        H("5-5", "6-0", "6-1", "6-2", "6-3"),
+    ]
     rnd = make_table().new_round(hands=hands)
     rnd.play(Move(T("5-5"), LEFT))
     lines = rnd.describe().splitlines()
@@ -194,8 +246,14 @@ def test_render_deal_lead_and_plain_cappu():
         "seat 4 leads [5|5]  (ends 5, 5)",
     ]
     table = make_table()
-    rnd = Round.from_position(table, [H("0-0"), H("6-3"), H("1-1"), H("3-1"), H("2-1")],
-                              to_move=1, left=6, right=2, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("0-0"), H("6-3"), H("1-1"), H("3-1"), H("2-1")],
+        to_move=1,
+        left=6,
+        right=2,
+        last_mappano=0,
+    )
     rnd.play(Move(T("6-3"), LEFT))
     assert rnd.describe().splitlines()[1:] == [
         "seat 1 is FIRST CAPPU and wins; CUCUQ is seat 0, who gets up to 1",

@@ -20,7 +20,8 @@ def test_a_specialisation_is_saved_under_the_index_lock(tmp_path, monkeypatch):
     from domeng.core import numba_cache as NC
 
     (tmp_path / "nbmod_lock.py").write_text(
-        "import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n")
+        "import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     mod = importlib.import_module("nbmod_lock")
@@ -104,23 +105,34 @@ def test_the_compile_guess_looks_in_numbas_cache_folder_when_one_is_set(tmp_path
     src, cache = tmp_path / "src", tmp_path / "cache"
     src.mkdir()
     (src / "nbmod_dir.py").write_text(_MODULE)
-    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-            "import nbmod_dir\n"
-            "from domeng.core.numba_cache import compile_pending\n"
-            "from domeng.play.warmup import compile_pending as play_pending\n"
-            "from domeng.study.summary import compile_pending as study_pending\n"
-            "print(compile_pending([nbmod_dir.f]), study_pending(['random'] * 5), "
-            "study_pending(), play_pending())\n"
-            "nbmod_dir.f(1)\n")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "import nbmod_dir\n"
+        "from domeng.core.numba_cache import compile_pending\n"
+        "from domeng.play.warmup import compile_pending as play_pending\n"
+        "from domeng.study.summary import compile_pending as study_pending\n"
+        "print(compile_pending([nbmod_dir.f]), study_pending(['random'] * 5), "
+        "study_pending(), play_pending())\n"
+        "nbmod_dir.f(1)\n"
+    )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    runs = [subprocess.run([sys.executable, "-c", code, str(src)], env=env, capture_output=True,
-                           text=True, timeout=120) for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code, str(src)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        for _ in range(2)
+    ]
     for out in runs:
         assert out.returncode == 0, out.stderr
     assert runs[0].stdout.split() == ["True", "True", "True", "True"]
     assert runs[1].stdout.split()[0] == "False"  # its index is now in NUMBA_CACHE_DIR
     assert not (src / "__pycache__").exists() or not any(
-        p.suffix == ".nbi" for p in (src / "__pycache__").iterdir())
+        p.suffix == ".nbi" for p in (src / "__pycache__").iterdir()
+    )
 
 
 def test_prepare_clears_code_built_from_other_sources_in_numba_cache_dir(tmp_path, monkeypatch):
@@ -138,8 +150,10 @@ def test_prepare_clears_code_built_from_other_sources_in_numba_cache_dir(tmp_pat
         (pkg / sub / "__pycache__").mkdir(parents=True)
         (pkg / sub / "__pycache__" / "f.nbi").write_text("x")
     beside = [pkg / sub / "__pycache__" / "f.nbi" for sub in NC._COMPILED]
-    there = [root / U.get_suitable_cache_subpath(str(pkg / sub / "__init__.py")) / "f.nbi"
-             for sub in NC._COMPILED]
+    there = [
+        root / U.get_suitable_cache_subpath(str(pkg / sub / "__init__.py")) / "f.nbi"
+        for sub in NC._COMPILED
+    ]
     for f in there:
         f.parent.mkdir(parents=True)
         f.write_text("x")

@@ -13,8 +13,16 @@ from domeng.core import rules as R
 from domeng.core.errors import DomengError, RulesError
 from domeng.core.rules import DEFAULT_RULES, Rules
 
-AWARDS = ["pass_award", "passebunge_award", "cappu_award", "ceki_award", "pollo_award",
-          "manguno_award", "mattikkeng_award", "mattikkeng_reduced_award"]
+AWARDS = [
+    "pass_award",
+    "passebunge_award",
+    "cappu_award",
+    "ceki_award",
+    "pollo_award",
+    "manguno_award",
+    "mattikkeng_award",
+    "mattikkeng_reduced_award",
+]
 OPTIONS = ["opener_leads_double", "passebunge_every_pass", "penalize_manguno_pass"]
 
 
@@ -22,8 +30,11 @@ def test_defaults_match_rules_md():
     r = Rules()
     assert r.stones == 25  # term 13
     assert [getattr(r, a) for a in AWARDS] == [1, 2, 1, 3, 5, 1, 5, 1]
-    assert (r.opener_leads_double, r.passebunge_every_pass, r.penalize_manguno_pass) == \
-        (True, True, False)  # D3, D6, D11 defaults
+    assert (r.opener_leads_double, r.passebunge_every_pass, r.penalize_manguno_pass) == (
+        True,
+        True,
+        False,
+    )  # D3, D6, D11 defaults
     assert r == DEFAULT_RULES
     assert str(r) == "default rules"
     assert r.changed() == {}
@@ -54,18 +65,33 @@ def test_parse_bool_option():
     assert str(r) == "passebunge_every_pass=false"
 
 
-@pytest.mark.parametrize("text,value", [
-    ("true", True), ("1", True), ("yes", True), ("on", True), ("TRUE", True),
-    ("false", False), ("0", False), ("no", False), ("off", False), ("False", False),
-])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("true", True),
+        ("1", True),
+        ("yes", True),
+        ("on", True),
+        ("TRUE", True),
+        ("false", False),
+        ("0", False),
+        ("no", False),
+        ("off", False),
+        ("False", False),
+    ],
+)
 def test_parse_bool_spellings(text, value):
     assert Rules.parse(f"opener_leads_double={text}").opener_leads_double is value
 
 
 def test_parse_comma_lists_and_several_specs():
     r = Rules.parse("pollo=4, ceki=2,penalize_manguno_pass=true", "stones=30")
-    assert r.changed() == {"stones": 30, "ceki_award": 2, "pollo_award": 4,
-                           "penalize_manguno_pass": True}
+    assert r.changed() == {
+        "stones": 30,
+        "ceki_award": 2,
+        "pollo_award": 4,
+        "penalize_manguno_pass": True,
+    }
     assert Rules.parse(["pollo=4", "ceki=2"]) == Rules(pollo_award=4, ceki_award=2)
     assert Rules.parse(None, "") == Rules()
     assert Rules.parse("Pollo-Award = 4") == Rules(pollo_award=4)  # case, dash, spaces
@@ -86,13 +112,16 @@ def test_unknown_option_names_it_and_the_known_options():
     assert isinstance(info.value, DomengError)
 
 
-@pytest.mark.parametrize("spec,needle", [
-    ("pollo=abc", "pollo_award must be a whole number"),
-    ("pollo=2.5", "pollo_award must be a whole number"),
-    ("stones=", "stones must be a whole number"),
-    ("opener_leads_double=maybe", "opener_leads_double must be true or false"),
-    ("passebunge_every_pass=2", "passebunge_every_pass must be true or false"),
-])
+@pytest.mark.parametrize(
+    "spec,needle",
+    [
+        ("pollo=abc", "pollo_award must be a whole number"),
+        ("pollo=2.5", "pollo_award must be a whole number"),
+        ("stones=", "stones must be a whole number"),
+        ("opener_leads_double=maybe", "opener_leads_double must be true or false"),
+        ("passebunge_every_pass=2", "passebunge_every_pass must be true or false"),
+    ],
+)
 def test_wrong_type(spec, needle):
     with pytest.raises(RulesError, match=needle):
         Rules.parse(spec)
@@ -105,7 +134,9 @@ def test_negative_value(spec):
 
 
 def test_huge_value_rejected_with_the_allowed_range():
-    with pytest.raises(RulesError, match="pollo_award must be a whole number from 0 to 1,000,000,000"):
+    with pytest.raises(
+        RulesError, match="pollo_award must be a whole number from 0 to 1,000,000,000"
+    ):
         Rules.parse("pollo=99999999999999999999999")
 
 
@@ -137,22 +168,43 @@ def test_replace_and_mappings():
     assert r.pollo_award == 4 and r.penalize_manguno_pass is True
     assert Rules().pollo_award == 5  # the original is untouched
     assert Rules.from_mapping(r.to_dict()) == r
-    assert Rules.from_mapping({"pollo": "4", "opener_leads_double": "false"}) == \
-        Rules(pollo_award=4, opener_leads_double=False)
+    assert Rules.from_mapping({"pollo": "4", "opener_leads_double": "false"}) == Rules(
+        pollo_award=4, opener_leads_double=False
+    )
     with pytest.raises(RulesError):
         Rules.from_mapping({"nonsense": 1})
 
 
 def test_to_array_indices():
-    r = Rules(stones=30, pass_award=2, passebunge_award=3, cappu_award=4, ceki_award=6,
-              pollo_award=7, manguno_award=8, mattikkeng_award=9, mattikkeng_reduced_award=10,
-              opener_leads_double=False, passebunge_every_pass=False, penalize_manguno_pass=True)
+    r = Rules(
+        stones=30,
+        pass_award=2,
+        passebunge_award=3,
+        cappu_award=4,
+        ceki_award=6,
+        pollo_award=7,
+        manguno_award=8,
+        mattikkeng_award=9,
+        mattikkeng_reduced_award=10,
+        opener_leads_double=False,
+        passebunge_every_pass=False,
+        penalize_manguno_pass=True,
+    )
     a = r.to_array()
     assert a.dtype == np.int64 and a.shape == (R.N_RULES,) == (12,)
     expected = {
-        R.R_STONES: 30, R.R_PASS: 2, R.R_PASSEBUNGE: 3, R.R_CAPPU: 4, R.R_CEKI: 6,
-        R.R_POLLO: 7, R.R_MANGUNO: 8, R.R_MATTIKKENG: 9, R.R_MATTIKKENG_REDUCED: 10,
-        R.R_OPENER_LEADS_DOUBLE: 0, R.R_PASSEBUNGE_EVERY_PASS: 0, R.R_PENALIZE_MANGUNO_PASS: 1,
+        R.R_STONES: 30,
+        R.R_PASS: 2,
+        R.R_PASSEBUNGE: 3,
+        R.R_CAPPU: 4,
+        R.R_CEKI: 6,
+        R.R_POLLO: 7,
+        R.R_MANGUNO: 8,
+        R.R_MATTIKKENG: 9,
+        R.R_MATTIKKENG_REDUCED: 10,
+        R.R_OPENER_LEADS_DOUBLE: 0,
+        R.R_PASSEBUNGE_EVERY_PASS: 0,
+        R.R_PENALIZE_MANGUNO_PASS: 1,
     }
     assert sorted(expected) == list(range(12))  # the indices are 0..11, each used once
     for i, v in expected.items():
@@ -161,10 +213,20 @@ def test_to_array_indices():
     assert list(d) == [25, 1, 2, 1, 3, 5, 1, 5, 1, 1, 1, 0]
 
 
-@given(st.fixed_dictionaries({a: st.integers(0, 50) for a in AWARDS}),
-       st.integers(1, 200), st.booleans(), st.booleans(), st.booleans())
+@given(
+    st.fixed_dictionaries({a: st.integers(0, 50) for a in AWARDS}),
+    st.integers(1, 200),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
 def test_parse_round_trips_str(awards, stones, o1, o2, o3):
-    r = Rules(stones=stones, opener_leads_double=o1, passebunge_every_pass=o2,
-              penalize_manguno_pass=o3, **awards)
+    r = Rules(
+        stones=stones,
+        opener_leads_double=o1,
+        passebunge_every_pass=o2,
+        penalize_manguno_pass=o3,
+        **awards,
+    )
     text = str(r)
     assert Rules.parse(None if text == "default rules" else text) == r

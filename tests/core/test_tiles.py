@@ -10,9 +10,24 @@ from hypothesis import strategies as st
 from domeng.core import tiles
 from domeng.core.errors import DomengError, TileError
 from domeng.core.tiles import (
-    ALL_TILES_MASK, DOUBLE_OF, N_TILES, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW,
-    TILE_PIPS, hand_str, is_double, mask_of, numbers, other_end, parse_tile, pips, tile_id,
-    tile_str, tiles_of,
+    ALL_TILES_MASK,
+    DOUBLE_OF,
+    N_TILES,
+    NUMBER_MASK,
+    TILE_HIGH,
+    TILE_IS_DOUBLE,
+    TILE_LOW,
+    TILE_PIPS,
+    hand_str,
+    is_double,
+    mask_of,
+    numbers,
+    other_end,
+    parse_tile,
+    pips,
+    tile_id,
+    tile_str,
+    tiles_of,
 )
 
 ALL_PAIRS = [(hi, lo) for hi in range(7) for lo in range(hi + 1)]
@@ -99,8 +114,9 @@ def test_parse_tile_accepts(text):
     assert parse_tile(text) == tile_id(6, 3) == 24
 
 
-@pytest.mark.parametrize("bad", ["7-1", "abc", "", "6", "1-2-3", "6-", "-6", "66-", "[7|7]",
-                                 "6--3", "x6-3"])
+@pytest.mark.parametrize(
+    "bad", ["7-1", "abc", "", "6", "1-2-3", "6-", "-6", "66-", "[7|7]", "6--3", "x6-3"]
+)
 def test_parse_tile_rejects_junk(bad):
     with pytest.raises(TileError) as info:
         parse_tile(bad)

@@ -4,26 +4,39 @@ readable one-line message, and leaves the game exactly as it was (D5, D9, D3).""
 from __future__ import annotations
 
 import pytest
+from _util import H, T, make_table, snapshot
 
-from domeng.engine.reference import LEFT, RIGHT, Move, Round, Table
 from domeng.core.errors import (
-    DomengError, IllegalMoveError, PlayerError, RulesError, TileError,
+    DomengError,
+    IllegalMoveError,
+    PlayerError,
+    RulesError,
+    TileError,
 )
-from domeng.players.registry import RandomPlayer, make_player, parse_players
 from domeng.core.rules import Rules
 from domeng.core.tiles import parse_tile
-
-from _util import H, T, make_table, snapshot
+from domeng.engine.reference import LEFT, RIGHT, Move, Round, Table
+from domeng.players.registry import RandomPlayer, make_player, parse_players
 
 
 def position() -> Round:
     """Seat 0 to move on open ends 3 and 5, holding [5|3] [3|3] [5|1] [0|0]."""
     table = make_table(stones=[2, 2, 2, 2, 2], table_stones=15)
     return Round.from_position(
-        table, [H("3-5", "3-3", "5-1", "0-0"), H("1-1", "6-6"), H("2-2", "6-5"), H("4-4", "6-4"),
-                H("6-0", "6-2")],
-        to_move=0, left=3, right=5, last_mappano=4,
-        has_played=[True] * 5)
+        table,
+        [
+            H("3-5", "3-3", "5-1", "0-0"),
+            H("1-1", "6-6"),
+            H("2-2", "6-5"),
+            H("4-4", "6-4"),
+            H("6-0", "6-2"),
+        ],
+        to_move=0,
+        left=3,
+        right=5,
+        last_mappano=4,
+        has_played=[True] * 5,
+    )
 
 
 def assert_rejected(rnd, action, error=IllegalMoveError, match=None):
@@ -41,16 +54,19 @@ def assert_rejected(rnd, action, error=IllegalMoveError, match=None):
     return msg
 
 
-@pytest.mark.parametrize("move,match", [
-    (Move(T("6-6"), LEFT), "seat 0 does not hold [6|6]"),           # not in hand
-    (Move(T("0-0"), LEFT), "[0|0] does not fit the left end"),       # fits no end
-    (Move(T("5-1"), LEFT), "[5|1] does not fit the left end (open ends 3 and 5)"),
-    (Move(T("3-3"), RIGHT), "[3|3] does not fit the right end"),
-    (Move(99, LEFT), "no tile with id 99"),
-    (Move(-1, LEFT), "no tile with id -1"),
-    (Move(T("5-3"), 2), "the end must be left (0) or right (1)"),
-    ((T("5-1"), 0), "does not fit the left end"),                    # a plain tuple
-])
+@pytest.mark.parametrize(
+    "move,match",
+    [
+        (Move(T("6-6"), LEFT), "seat 0 does not hold [6|6]"),  # not in hand
+        (Move(T("0-0"), LEFT), "[0|0] does not fit the left end"),  # fits no end
+        (Move(T("5-1"), LEFT), "[5|1] does not fit the left end (open ends 3 and 5)"),
+        (Move(T("3-3"), RIGHT), "[3|3] does not fit the right end"),
+        (Move(99, LEFT), "no tile with id 99"),
+        (Move(-1, LEFT), "no tile with id -1"),
+        (Move(T("5-3"), 2), "the end must be left (0) or right (1)"),
+        ((T("5-1"), 0), "does not fit the left end"),  # a plain tuple
+    ],
+)
 def test_illegal_move(move, match):
     """D5: only (tile, end) moves that fit are accepted."""
     rnd = position()
@@ -62,8 +78,14 @@ def test_illegal_move(move, match):
 def test_equal_ends_right_placement_rejected():
     """D5: with L == R a tile is one move (left); the right placement is refused."""
     table = make_table()
-    rnd = Round.from_position(table, [H("4-1", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("6-6")],
-                              to_move=0, left=4, right=4, last_mappano=4)
+    rnd = Round.from_position(
+        table,
+        [H("4-1", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("6-6")],
+        to_move=0,
+        left=4,
+        right=4,
+        last_mappano=4,
+    )
     assert_rejected(rnd, lambda: rnd.play(Move(T("4-1"), RIGHT)), match="play it left")
 
 
@@ -77,8 +99,11 @@ def test_malformed_move_object(bad):
 def test_move_by_the_wrong_seat():
     """D1: only the seat to move may play or pass."""
     rnd = position()
-    msg = assert_rejected(rnd, lambda: rnd.play(Move(T("5-3"), LEFT), seat=2),
-                          match="it is seat 0's turn, not seat 2's")
+    assert_rejected(
+        rnd,
+        lambda: rnd.play(Move(T("5-3"), LEFT), seat=2),
+        match="it is seat 0's turn, not seat 2's",
+    )
     assert_rejected(rnd, lambda: rnd.pass_turn(seat=3), match="not seat 3's")
     rnd.play(Move(T("5-3"), LEFT), seat=0)  # the right seat may
     assert rnd.to_move == 1
@@ -103,15 +128,24 @@ def test_play_when_a_seat_must_pass():
     rnd.play(Move(T("5-1"), RIGHT))  # ends 3, 1: seat 1 holds [1|1]
     rnd.play(Move(T("1-1"), RIGHT))
     assert rnd.to_move == 2 and rnd.legal_moves() == []
-    assert_rejected(rnd, lambda: rnd.play(Move(T("2-2"), LEFT)),
-                    match="seat 2 has no playable tile and must pass")
+    assert_rejected(
+        rnd,
+        lambda: rnd.play(Move(T("2-2"), LEFT)),
+        match="seat 2 has no playable tile and must pass",
+    )
 
 
 def test_actions_after_the_round_ended():
     """D9: after the FIRST CAPPU nothing more can be played or passed."""
     table = make_table()
-    rnd = Round.from_position(table, [H("0-0"), H("6-3"), H("3-3"), H("3-1"), H("2-1")],
-                              to_move=1, left=6, right=2, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("0-0"), H("6-3"), H("3-3"), H("3-1"), H("2-1")],
+        to_move=1,
+        left=6,
+        right=2,
+        last_mappano=0,
+    )
     rnd.play(Move(T("6-3"), LEFT))
     assert rnd.ended
     assert_rejected(rnd, lambda: rnd.play(Move(T("3-3"), LEFT)), match="the round has ended")
@@ -126,40 +160,75 @@ def test_new_round_while_a_round_is_in_play():
     assert table.round is rnd
 
 
-@pytest.mark.parametrize("hands,match", [
-    ([[0, 1, 2, 3, 4]] * 5, "dealt twice"),
-    ([[0, 1, 2, 3], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14], [15, 16, 17, 18, 19],
-      [20, 21, 22, 23, 24]], "seat 0 must be dealt 5 tiles"),
-    ([[0, 1, 2, 3, 4]] * 4, "a deal has 5 hands"),
-    ([[0, 1, 2, 3, 40], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14], [15, 16, 17, 18, 19],
-      [20, 21, 22, 23, 24]], "no tile with id 40"),
-])
+@pytest.mark.parametrize(
+    "hands,match",
+    [
+        ([[0, 1, 2, 3, 4]] * 5, "dealt twice"),
+        (
+            [
+                [0, 1, 2, 3],
+                [5, 6, 7, 8, 9],
+                [10, 11, 12, 13, 14],
+                [15, 16, 17, 18, 19],
+                [20, 21, 22, 23, 24],
+            ],
+            "seat 0 must be dealt 5 tiles",
+        ),
+        ([[0, 1, 2, 3, 4]] * 4, "a deal has 5 hands"),
+        (
+            [
+                [0, 1, 2, 3, 40],
+                [5, 6, 7, 8, 9],
+                [10, 11, 12, 13, 14],
+                [15, 16, 17, 18, 19],
+                [20, 21, 22, 23, 24],
+            ],
+            "no tile with id 40",
+        ),
+    ],
+)
 def test_bad_deal(hands, match):
     """D2: a hand-made deal must give 5 distinct tiles to each of the 5 seats."""
     table = Table(seed=2)
-    before = (table.rng.state, table.stones[:], table.table_stones, table.round,
-              table.next_starter, table.rounds_played)
+    before = (
+        table.rng.state,
+        table.stones[:],
+        table.table_stones,
+        table.round,
+        table.next_starter,
+        table.rounds_played,
+    )
     with pytest.raises(IllegalMoveError, match=match):
         table.new_round(hands=hands)
-    assert (table.rng.state, table.stones, table.table_stones, table.round,
-            table.next_starter, table.rounds_played) == before
+    assert (
+        table.rng.state,
+        table.stones,
+        table.table_stones,
+        table.round,
+        table.next_starter,
+        table.rounds_played,
+    ) == before
 
 
 @pytest.mark.parametrize("text", ["7-1", "abc", "", "6", "1-2-3"])
 def test_malformed_tile_text(text):
     """Tile text that is not a tile raises TileError before anything is played."""
     rnd = position()
-    assert_rejected(rnd, lambda: rnd.play(Move(parse_tile(text), LEFT)), error=TileError,
-                    match=repr(text))
+    assert_rejected(
+        rnd, lambda: rnd.play(Move(parse_tile(text), LEFT)), error=TileError, match=repr(text)
+    )
 
 
-@pytest.mark.parametrize("spec,match", [
-    ("polo=4", "unknown rule option 'polo'; known options: stones"),
-    ("pollo=abc", "pollo_award must be a whole number from 0 to"),
-    ("pollo=-2", "pollo_award must be a whole number from 0 to"),
-    ("opener_leads_double=maybe", "opener_leads_double must be true or false"),
-    ("pollo", "name=value"),
-])
+@pytest.mark.parametrize(
+    "spec,match",
+    [
+        ("polo=4", "unknown rule option 'polo'; known options: stones"),
+        ("pollo=abc", "pollo_award must be a whole number from 0 to"),
+        ("pollo=-2", "pollo_award must be a whole number from 0 to"),
+        ("opener_leads_double=maybe", "opener_leads_double must be true or false"),
+        ("pollo", "name=value"),
+    ],
+)
 def test_invalid_rule_option(spec, match):
     """Rule options: a bad option raises RulesError; the running game keeps its rules."""
     rnd = position()

@@ -3,30 +3,67 @@
 from __future__ import annotations
 
 import copy
+import itertools
 
 import pytest
+from _util import (
+    H,
+    T,
+    block_position,
+    check_stones,
+    check_tiles,
+    events_of,
+    make_table,
+    transfers,
+    two_pass_round,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domeng.engine.reference import (
-    CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, RIGHT, TABLE, Move, Round,
-    Table, pay,
-)
 from domeng.core.errors import IllegalMoveError
 from domeng.core.observation import (
-    H_END, H_SEAT, H_TILE, OBS_CAMAT, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_HAS_PLAYED,
-    OBS_LAST_MAPPANO, OBS_LEFT, OBS_MUST_LEAD, OBS_PASSES, OBS_PLAYED_BY, OBS_RIGHT, OBS_ROUND,
-    OBS_SEAT, OBS_STARTER, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
+    H_END,
+    H_SEAT,
+    H_TILE,
+    OBS_CAMAT,
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_HAND_SIZE,
+    OBS_HAS_PLAYED,
+    OBS_LAST_MAPPANO,
+    OBS_LEFT,
+    OBS_MUST_LEAD,
+    OBS_PASSES,
+    OBS_PLAYED_BY,
+    OBS_RIGHT,
+    OBS_ROUND,
+    OBS_SEAT,
+    OBS_STARTER,
+    OBS_STONES,
+    OBS_TABLE,
+    OBS_TURN,
+    OBS_VOID,
 )
-from domeng.players.registry import RandomPlayer
 from domeng.core.rng import SplitMix64
 from domeng.core.rules import Rules
 from domeng.core.tiles import DOUBLE_OF, N_TILES, mask_of, numbers, other_end
-
-from _util import (
-    H, T, check_stones, check_tiles, events_of, make_table, transfers, two_pass_round,
-    block_position,
+from domeng.engine.reference import (
+    CAPPU,
+    CEKI,
+    LEFT,
+    MANGUNO,
+    MATTIKKENG,
+    PASS,
+    PASSEBUNGE,
+    POLLO,
+    RIGHT,
+    TABLE,
+    Move,
+    Round,
+    Table,
+    pay,
 )
+from domeng.players.registry import RandomPlayer
 
 RANDOM5 = [RandomPlayer()] * 5
 
@@ -53,7 +90,11 @@ def test_D1_turn_passes_clockwise_and_wraps():
     rnd = Round.from_position(
         table,
         [H("2-1", "5-3"), H("3-2", "4-4"), H("4-3", "4-1"), H("6-0", "5-5"), H("1-0", "5-4")],
-        to_move=3, left=6, right=6, last_mappano=2, has_played=[True] * 5,
+        to_move=3,
+        left=6,
+        right=6,
+        last_mappano=2,
+        has_played=[True] * 5,
     )
     order = []
     for tile in ["6-0", "1-0", "2-1", "3-2", "4-3"]:  # seats 3, 4, 0, 1, 2
@@ -73,14 +114,20 @@ def test_D1_every_round_moves_clockwise(seed):
         table.play_round(RANDOM5)
         seats = seats_of_turns(table.round)
         assert seats[0] == table.round.starter
-        assert all(b == (a + 1) % 5 for a, b in zip(seats, seats[1:]))
+        assert all(b == (a + 1) % 5 for a, b in itertools.pairwise(seats))
 
 
 def test_D1_seat_before_seat_0_is_seat_4():
     """D1/D10: "the player before" seat 0 is seat 4 (CUCUQ of a FIRST CAPPU at seat 0)."""
     table = make_table(stones=[0] * 5)
-    rnd = Round.from_position(table, [H("6-1"), H("5-5"), H("4-4"), H("3-3"), H("2-2")],
-                              to_move=0, left=6, right=0, last_mappano=4)
+    rnd = Round.from_position(
+        table,
+        [H("6-1"), H("5-5"), H("4-4"), H("3-3"), H("2-2")],
+        to_move=0,
+        left=6,
+        right=0,
+        last_mappano=4,
+    )
     rnd.play(Move(T("6-1"), LEFT))
     assert rnd.result.kind == CAPPU and rnd.result.cucuq == 4
     assert transfers(rnd) == [("table", 4, 1, CAPPU)]
@@ -111,7 +158,7 @@ def test_D2_deal_is_fisher_yates_on_the_table_stream():
             j = rng.randbelow(i + 1)
             tiles[i], tiles[j] = tiles[j], tiles[i]
         table = Table(seed=seed, table_index=index)
-        assert table.deal() == [sorted(tiles[5 * i:5 * i + 5]) for i in range(5)]
+        assert table.deal() == [sorted(tiles[5 * i : 5 * i + 5]) for i in range(5)]
         assert table.rng.state == rng.state
 
 
@@ -124,6 +171,7 @@ def test_D2_splitmix64_reference_values():
 
 def test_D2_reproducible_from_seed():
     """D2/D16: a table's deals and whole history are a function of (seed, table index)."""
+
     def history(seed, index):
         t = Table(seed=seed, table_index=index)
         t.play(RANDOM5, 4)
@@ -199,8 +247,14 @@ def test_D3_only_in_the_first_round():
 def test_D4_winner_starts_next_round():
     """D4: without a CAMAT the previous round's winner starts and leads any tile."""
     table = make_table(stones=[1, 1, 1, 4, 1], table_stones=17)
-    rnd = Round.from_position(table, [H("6-6"), H("6-5"), H("4-4"), H("2-5"), H("1-1")],
-                              to_move=3, left=2, right=5, last_mappano=2)
+    rnd = Round.from_position(
+        table,
+        [H("6-6"), H("6-5"), H("4-4"), H("2-5"), H("1-1")],
+        to_move=3,
+        left=2,
+        right=5,
+        last_mappano=2,
+    )
     rnd.play(Move(T("2-5"), LEFT))
     assert rnd.result.winner == 3 and table.camat is None
     r2 = table.new_round()
@@ -211,10 +265,16 @@ def test_D4_winner_starts_next_round():
 def test_D4_mattikkeng_winner_starts_not_the_manguno():
     """D4/D14: after a block won by a MATTIKKENG, that MATTIKKENG starts."""
     table = make_table(stones=[5] * 5, table_stones=0)
-    rnd = Round.from_position(table, [H("5-5"), H("5-4", "2-0"), H("4-3"), H("5-3", "4-4"),
-                                      H("5-2", "4-2")],
-                              to_move=0, left=6, right=6, last_mappano=0, passes_since_play=4,
-                              has_played=[True] * 5)
+    rnd = Round.from_position(
+        table,
+        [H("5-5"), H("5-4", "2-0"), H("4-3"), H("5-3", "4-4"), H("5-2", "4-2")],
+        to_move=0,
+        left=6,
+        right=6,
+        last_mappano=0,
+        passes_since_play=4,
+        has_played=[True] * 5,
+    )
     rnd.pass_turn()
     assert rnd.result.kind == MATTIKKENG and rnd.result.winner == 2
     assert table.new_round().starter == 2
@@ -246,15 +306,22 @@ def test_D5_moves_are_tile_end_pairs():
     """D5: a tile fitting one end is one move on that end; [L|R] (L != R) is two."""
     table = make_table()
     rnd = Round.from_position(
-        table, [H("3-5", "3-3", "5-1", "0-0", "3-6"), H("1-1"), H("2-2"), H("4-4"), H("6-6")],
-        to_move=0, left=3, right=5, last_mappano=4,
+        table,
+        [H("3-5", "3-3", "5-1", "0-0", "3-6"), H("1-1"), H("2-2"), H("4-4"), H("6-6")],
+        to_move=0,
+        left=3,
+        right=5,
+        last_mappano=4,
     )
-    assert rnd.legal_moves() == sorted([
-        Move(T("3-3"), LEFT),
-        Move(T("5-3"), LEFT), Move(T("5-3"), RIGHT),  # [L|R]: two moves
-        Move(T("5-1"), RIGHT),
-        Move(T("6-3"), LEFT),
-    ])
+    assert rnd.legal_moves() == sorted(
+        [
+            Move(T("3-3"), LEFT),
+            Move(T("5-3"), LEFT),
+            Move(T("5-3"), RIGHT),  # [L|R]: two moves
+            Move(T("5-1"), RIGHT),
+            Move(T("6-3"), LEFT),
+        ]
+    )
     with pytest.raises(IllegalMoveError, match="does not fit the right end"):
         rnd.play(Move(T("3-3"), RIGHT))
     rnd.play(Move(T("5-3"), RIGHT))  # right end 5 -> 3
@@ -265,8 +332,12 @@ def test_D5_one_move_when_both_ends_equal():
     """D5: with L == R both placements leave the same ends: one move per tile."""
     table = make_table()
     rnd = Round.from_position(
-        table, [H("4-1", "4-4", "4-6", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("6-6")],
-        to_move=0, left=4, right=4, last_mappano=4,
+        table,
+        [H("4-1", "4-4", "4-6", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("6-6")],
+        to_move=0,
+        left=4,
+        right=4,
+        last_mappano=4,
     )
     assert rnd.legal_moves() == [Move(T("4-1"), LEFT), Move(T("4-4"), LEFT), Move(T("6-4"), LEFT)]
     before = copy.deepcopy((rnd.hands, rnd.left, rnd.right, rnd.events))
@@ -278,16 +349,23 @@ def test_D5_one_move_when_both_ends_equal():
 def test_D5_lead_moves_are_the_tiles_in_hand():
     """D5/D4: on a lead (not the first round's) every tile in hand is one move."""
     table = make_table()
-    rnd = Round.from_position(table, [H("1-0", "6-6"), H("1-1"), H("2-2"), H("3-3"), H("6-5")],
-                              to_move=0)
+    rnd = Round.from_position(
+        table, [H("1-0", "6-6"), H("1-1"), H("2-2"), H("3-3"), H("6-5")], to_move=0
+    )
     assert rnd.legal_moves() == [Move(T("1-0"), LEFT), Move(T("6-6"), LEFT)]
 
 
 def test_D5_cannot_pass_with_a_playable_tile():
     """D5: a player who can play must play."""
     table = make_table()
-    rnd = Round.from_position(table, [H("6-1", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("4-4")],
-                              to_move=0, left=6, right=2, last_mappano=4)
+    rnd = Round.from_position(
+        table,
+        [H("6-1", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("4-4")],
+        to_move=0,
+        left=6,
+        right=2,
+        last_mappano=4,
+    )
     with pytest.raises(IllegalMoveError, match="must play"):
         rnd.pass_turn()
     assert rnd.to_move == 0 and rnd.events == [] and rnd.n_passes == 0
@@ -340,9 +418,15 @@ def test_D6_several_passebunge_in_one_round():
 def test_D6_pass_after_playing_is_a_plain_pass():
     """D6: once a seat has played a tile this round its passes are ordinary PASSes."""
     table = make_table(stones=[2, 2, 2, 2, 2], table_stones=15)
-    rnd = Round.from_position(table, [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
-                              to_move=1, left=5, right=5, last_mappano=0,
-                              has_played=[True, True, False, True, True])
+    rnd = Round.from_position(
+        table,
+        [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
+        to_move=1,
+        left=5,
+        right=5,
+        last_mappano=0,
+        has_played=[True, True, False, True, True],
+    )
     rnd.pass_turn()  # seat 1 has played: PASS
     rnd.pass_turn()  # seat 2 has not: PASSEBUNGE
     assert [(e["seat"], e["passebunge"]) for e in events_of(rnd, "pass")] == [(1, False), (2, True)]
@@ -390,9 +474,15 @@ def test_D7_pay_table_first_then_payers_in_order(stones, table_stones, size, des
 def test_D7_pass_paid_by_last_mappano_when_table_short():
     """D7 / term 2: a PASS is paid by the table, then by the LAST MAPPANO."""
     table = make_table(stones=[0, 0, 24, 0, 0], table_stones=1)
-    rnd = Round.from_position(table, [H("6-6"), H("5-5"), H("4-4"), H("0-0", "1-1"), H("2-2")],
-                              to_move=3, left=6, right=5, last_mappano=2,
-                              has_played=[True, True, True, False, True])
+    rnd = Round.from_position(
+        table,
+        [H("6-6"), H("5-5"), H("4-4"), H("0-0", "1-1"), H("2-2")],
+        to_move=3,
+        left=6,
+        right=5,
+        last_mappano=2,
+        has_played=[True, True, True, False, True],
+    )
     rnd.pass_turn()  # PASSEBUNGE: 1 from the table, 1 from seat 2
     assert transfers(rnd) == [("table", 3, 1, PASSEBUNGE), (2, 3, 1, PASSEBUNGE)]
     assert table.stones == [0, 0, 23, 2, 0] and table.table_stones == 0
@@ -402,22 +492,31 @@ def test_D7_pass_paid_by_last_mappano_when_table_short():
 # =========================================================================== D8
 def _last_tile(tile: str, end: int, left: int, right: int, table_stones: int = 20):
     table = make_table(stones=[1] * 5, table_stones=table_stones)
-    rnd = Round.from_position(table, [H("0-0"), H(tile), H("1-1"), H("3-1"), H("2-1")],
-                              to_move=1, left=left, right=right, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("0-0"), H(tile), H("1-1"), H("3-1"), H("2-1")],
+        to_move=1,
+        left=left,
+        right=right,
+        last_mappano=0,
+    )
     rnd.play(Move(T(tile), end))
     return rnd
 
 
-@pytest.mark.parametrize("tile,end,left,right,kind,award", [
-    ("2-5", LEFT, 2, 5, CEKI, 3),     # ends become 5, 5
-    ("2-5", RIGHT, 2, 5, CEKI, 3),    # ends become 2, 2
-    ("6-4", LEFT, 6, 4, CEKI, 3),     # ends become 4, 4
-    ("4-4", LEFT, 4, 4, POLLO, 5),    # a double on equal ends: POLLO
-    ("4-4", LEFT, 4, 2, CAPPU, 1),    # a double on unequal ends: plain
-    ("4-4", RIGHT, 2, 4, CAPPU, 1),
-    ("6-3", LEFT, 6, 2, CAPPU, 1),    # ends 3, 2: plain
-    ("6-3", LEFT, 6, 6, CAPPU, 1),    # ends 3, 6: plain
-])
+@pytest.mark.parametrize(
+    "tile,end,left,right,kind,award",
+    [
+        ("2-5", LEFT, 2, 5, CEKI, 3),  # ends become 5, 5
+        ("2-5", RIGHT, 2, 5, CEKI, 3),  # ends become 2, 2
+        ("6-4", LEFT, 6, 4, CEKI, 3),  # ends become 4, 4
+        ("4-4", LEFT, 4, 4, POLLO, 5),  # a double on equal ends: POLLO
+        ("4-4", LEFT, 4, 2, CAPPU, 1),  # a double on unequal ends: plain
+        ("4-4", RIGHT, 2, 4, CAPPU, 1),
+        ("6-3", LEFT, 6, 2, CAPPU, 1),  # ends 3, 2: plain
+        ("6-3", LEFT, 6, 6, CAPPU, 1),  # ends 3, 6: plain
+    ],
+)
 def test_D8_ceki_pollo_plain(tile, end, left, right, kind, award):
     """D8: MAPPAKULING judged right after the play; POLLO with a double, CEKI with a
     non-double, otherwise plain; the CUCUQ gets 5 / 3 / 1 (D10)."""
@@ -432,8 +531,14 @@ def test_D8_ceki_pollo_plain(tile, end, left, right, kind, award):
 def test_D8_mappakuling_with_tiles_left_does_not_end_the_round():
     """D8/D9: a MAPPAKULING by a player who still holds tiles is only a play."""
     table = make_table()
-    rnd = Round.from_position(table, [H("0-0"), H("2-5", "1-1"), H("3-3"), H("3-1"), H("2-1")],
-                              to_move=1, left=2, right=5, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("0-0"), H("2-5", "1-1"), H("3-3"), H("3-1"), H("2-1")],
+        to_move=1,
+        left=2,
+        right=5,
+        last_mappano=0,
+    )
     rnd.play(Move(T("2-5"), LEFT))
     assert events_of(rnd, "play")[0]["mappakuling"] is True
     assert not rnd.ended and rnd.to_move == 2 and transfers(rnd) == []
@@ -442,8 +547,9 @@ def test_D8_mappakuling_with_tiles_left_does_not_end_the_round():
 def test_D8_lead_is_never_a_mappakuling():
     """D8 / term 7: a lead joins nothing; leading a double is not a MAPPAKULING."""
     table = make_table()
-    rnd = Round.from_position(table, [H("4-4", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("6-6")],
-                              to_move=0)
+    rnd = Round.from_position(
+        table, [H("4-4", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("6-6")], to_move=0
+    )
     rnd.play(Move(T("4-4"), LEFT))
     assert rnd.events[-1]["type"] == "lead" and "mappakuling" not in rnd.events[-1]
     assert (rnd.left, rnd.right) == (4, 4)
@@ -453,8 +559,7 @@ def test_D8_last_tile_led_is_plain():
     """D8: POLLO needs both ends equal to the double's number *before* the play, so a
     last tile that is led (no ends yet) makes a plain FIRST CAPPU, even a double."""
     table = make_table(stones=[0] * 5, table_stones=25)
-    rnd = Round.from_position(table, [H("0-0"), H("1-1"), H("4-4"), H("3-3"), H("6-6")],
-                              to_move=2)
+    rnd = Round.from_position(table, [H("0-0"), H("1-1"), H("4-4"), H("3-3"), H("6-6")], to_move=2)
     rnd.play(Move(T("4-4"), LEFT))
     assert rnd.result.kind == CAPPU and rnd.result.first_cappu == 2
     assert transfers(rnd) == [("table", 1, 1, CAPPU)]
@@ -483,9 +588,15 @@ def test_D10_cucuq_gets_whatever_it_did_last():
     """D10: the CUCUQ receives the FIRST CAPPU's award, even if it just passed;
     with the table empty the FIRST CAPPU gives it."""
     table = make_table(stones=[5, 5, 5, 10, 0], table_stones=0)
-    rnd = Round.from_position(table, [H("6-5"), H("4-4"), H("3-3"), H("2-2", "0-0"),
-                                      H("3-2", "2-0")],
-                              to_move=4, left=6, right=1, last_mappano=3, has_played=[True] * 5)
+    rnd = Round.from_position(
+        table,
+        [H("6-5"), H("4-4"), H("3-3"), H("2-2", "0-0"), H("3-2", "2-0")],
+        to_move=4,
+        left=6,
+        right=1,
+        last_mappano=3,
+        has_played=[True] * 5,
+    )
     rnd.pass_turn()  # seat 4 passes: PASS, paid by the LAST MAPPANO (seat 3)
     rnd.play(Move(T("6-5"), LEFT))  # seat 0's last tile: plain FIRST CAPPU, CUCUQ seat 4
     res = rnd.result
@@ -497,9 +608,16 @@ def test_D10_cucuq_gets_whatever_it_did_last():
 def test_D10_cucuq_of_manguno_without_mattikkeng():
     """D10/D13: with no MATTIKKENG the CUCUQ is the seat before the MANGUNO."""
     table = make_table(stones=[0, 5, 5, 5, 5], table_stones=5)
-    rnd = Round.from_position(table, [H("1-0"), H("5-5"), H("4-4"), H("3-3"), H("5-4")],
-                              to_move=0, left=6, right=6, last_mappano=0, passes_since_play=4,
-                              has_played=[True] * 5)
+    rnd = Round.from_position(
+        table,
+        [H("1-0"), H("5-5"), H("4-4"), H("3-3"), H("5-4")],
+        to_move=0,
+        left=6,
+        right=6,
+        last_mappano=0,
+        passes_since_play=4,
+        has_played=[True] * 5,
+    )
     rnd.pass_turn()
     res = rnd.result
     assert (res.kind, res.winner, res.manguno, res.cucuq) == (MANGUNO, 0, 0, 4)
@@ -507,18 +625,24 @@ def test_D10_cucuq_of_manguno_without_mattikkeng():
 
 
 # =========================================================================== D11
-BLOCK_HANDS = [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"),
-               H("6-5", "3-2", "4-0")]
+BLOCK_HANDS = [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"), H("6-5", "3-2", "4-0")]
 
 
 def test_D11_block_after_four_passes_closing_pass_not_penalised():
     """D11: M plays, the next four pass (each penalised as it happens), M cannot
     play: blocked; M's closing pass is neither counted nor penalised."""
     table = make_table(stones=[0, 0, 0, 0, 5], table_stones=20)
-    rnd = Round.from_position(table, BLOCK_HANDS, to_move=4, left=6, right=6, last_mappano=3,
-                              has_played=[True, True, False, True, True])
+    rnd = Round.from_position(
+        table,
+        BLOCK_HANDS,
+        to_move=4,
+        left=6,
+        right=6,
+        last_mappano=3,
+        has_played=[True, True, False, True, True],
+    )
     rnd.play(Move(T("6-5"), LEFT))
-    for k, seat in enumerate((0, 1, 2, 3)):
+    for k, _seat in enumerate((0, 1, 2, 3)):
         assert rnd.passes_since_play == k and not rnd.ended
         rnd.pass_turn()
     assert rnd.to_move == 4 and rnd.passes_since_play == 4 and not rnd.ended
@@ -528,19 +652,23 @@ def test_D11_block_after_four_passes_closing_pass_not_penalised():
     assert res.manguno == 4 and res.kind == MATTIKKENG
     assert [e["seat"] for e in events_of(rnd, "pass")] == [0, 1, 2, 3]
     assert res.passes == 4 and res.passebunge == 1 and res.turns == 6
-    assert transfers(rnd) == [("table", 0, 1, PASS), ("table", 1, 1, PASS),
-                              ("table", 2, 2, PASSEBUNGE), ("table", 3, 1, PASS),
-                              ("table", 4, 1, MATTIKKENG)]  # nothing for M's own pass
+    assert transfers(rnd) == [
+        ("table", 0, 1, PASS),
+        ("table", 1, 1, PASS),
+        ("table", 2, 2, PASSEBUNGE),
+        ("table", 3, 1, PASS),
+        ("table", 4, 1, MATTIKKENG),
+    ]  # nothing for M's own pass
     assert [e["type"] for e in rnd.events][-4:] == ["transfer", "block", "end", "transfer"]
 
 
 def test_D11_not_blocked_when_the_last_mappano_can_play():
     """D11: after four passes M plays again if he can; the round goes on."""
     table = make_table()
-    hands = [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"),
-             H("6-5", "5-0", "2-0")]
-    rnd = Round.from_position(table, hands, to_move=4, left=6, right=6, last_mappano=3,
-                              has_played=[True] * 5)
+    hands = [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"), H("6-5", "5-0", "2-0")]
+    rnd = Round.from_position(
+        table, hands, to_move=4, left=6, right=6, last_mappano=3, has_played=[True] * 5
+    )
     rnd.play(Move(T("6-5"), LEFT))
     for _ in range(4):
         rnd.pass_turn()
@@ -556,8 +684,9 @@ def test_D11_emptying_hand_that_blocks_is_first_cappu():
     """D11/D9: a last tile that also blocks the chain makes a FIRST CAPPU, not a MANGUNO."""
     table = make_table()
     hands = [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"), H("6-5")]
-    rnd = Round.from_position(table, hands, to_move=4, left=6, right=6, last_mappano=3,
-                              has_played=[True] * 5)
+    rnd = Round.from_position(
+        table, hands, to_move=4, left=6, right=6, last_mappano=3, has_played=[True] * 5
+    )
     rnd.play(Move(T("6-5"), LEFT))
     assert all(not any(n in numbers(t) for t in h for n in (5, 6)) for h in rnd.hands)
     res = rnd.result
@@ -577,7 +706,7 @@ def test_D12_mattikkeng_are_those_at_or_below_m_in_turn_order():
     """D12: MATTIKKENG = the other players with pip sum <= M's, listed in turn order
     after M; D14: the lowest wins; two or more: M gets up to 1."""
     hands = [H("2-1"), H("5-3", "4-0"), H("5-4"), H("5-5"), H("4-3", "2-0")]
-    table, res = _block(2, hands, table_stones=5, stones=(4, 4, 4, 4, 4))
+    _table, res = _block(2, hands, table_stones=5, stones=(4, 4, 4, 4, 4))
     assert res.pip_sums == [3, 12, 9, 10, 9]
     assert res.mattikkeng == [4, 0]  # seat 4 (9 == 9) and seat 0 (3), in order 3, 4, 0, 1
     assert res.winner == 0 and res.manguno == 2 and res.kind == MATTIKKENG
@@ -593,23 +722,26 @@ def test_D14_tie_goes_to_first_after_manguno():
     assert transfers(res) == [(4, 2, 1, MATTIKKENG)]  # the winner pays first
     # M = 4: order 0, 1, 2, 3; seats 1 and 3 tie at 5 -> seat 1
     hands4 = [H("5-5"), H("4-1"), H("5-3", "4-0"), H("3-2"), H("5-4")]
-    table, res = _block(4, hands4)
+    _table, res = _block(4, hands4)
     assert res.pip_sums == [10, 5, 12, 5, 9]
     assert res.mattikkeng == [1, 3] and res.winner == 1
     assert transfers(res) == [(1, 4, 1, MATTIKKENG)]
 
 
-@pytest.mark.parametrize("hands,expected_size,matt", [
-    # one MATTIKKENG, lower: up to 5
-    ([H("5-5"), H("5-4", "2-0"), H("4-3"), H("5-3", "4-4"), H("5-2", "4-2")], 5, [2]),
-    # one MATTIKKENG, equal: up to 1
-    ([H("5-5"), H("5-4", "2-0"), H("5-2", "3-0"), H("5-3", "4-4"), H("4-2", "4-3")], 1, [2]),
-    # two MATTIKKENG, both lower: up to 1
-    ([H("5-5"), H("4-3"), H("5-2"), H("5-3", "4-4"), H("5-4", "4-2")], 1, [1, 2]),
-])
+@pytest.mark.parametrize(
+    "hands,expected_size,matt",
+    [
+        # one MATTIKKENG, lower: up to 5
+        ([H("5-5"), H("5-4", "2-0"), H("4-3"), H("5-3", "4-4"), H("5-2", "4-2")], 5, [2]),
+        # one MATTIKKENG, equal: up to 1
+        ([H("5-5"), H("5-4", "2-0"), H("5-2", "3-0"), H("5-3", "4-4"), H("4-2", "4-3")], 1, [2]),
+        # two MATTIKKENG, both lower: up to 1
+        ([H("5-5"), H("4-3"), H("5-2"), H("5-3", "4-4"), H("5-4", "4-2")], 1, [1, 2]),
+    ],
+)
 def test_D14_award_size(hands, expected_size, matt):
     """D14: M gets up to 5, or up to 1 with two or more MATTIKKENG or one with an equal sum."""
-    table, res = _block(0, hands, stones=(0, 0, 0, 0, 0), table_stones=25)
+    _table, res = _block(0, hands, stones=(0, 0, 0, 0, 0), table_stones=25)
     assert res.mattikkeng == matt
     assert transfers(res) == [("table", 0, expected_size, MATTIKKENG)]
 
@@ -623,8 +755,7 @@ def test_D14_payment_order_winner_then_others_after_m():
     table, res = _block(0, hands, stones=(0, 1, 17, 2, 5), table_stones=0, rules=rules)
     assert res.pip_sums == [10, 8, 12, 5, 8]
     assert res.mattikkeng == [1, 3, 4] and res.winner == 3
-    assert transfers(res) == [(3, 0, 2, MATTIKKENG), (1, 0, 1, MATTIKKENG),
-                              (4, 0, 5, MATTIKKENG)]
+    assert transfers(res) == [(3, 0, 2, MATTIKKENG), (1, 0, 1, MATTIKKENG), (4, 0, 5, MATTIKKENG)]
     assert res.unpaid == {MATTIKKENG: 1}
     assert table.stones == [8, 0, 17, 0, 0]
 
@@ -632,7 +763,7 @@ def test_D14_payment_order_winner_then_others_after_m():
 def test_D13_no_mattikkeng_m_wins_cucuq_gets_rest_from_m():
     """D13: M wins; the CUCUQ gets up to 1 from the table, then from M."""
     hands = [H("5-5"), H("4-0"), H("2-1"), H("5-3"), H("4-4")]
-    table, res = _block(2, hands, stones=(5, 5, 3, 6, 6), table_stones=0)
+    _table, res = _block(2, hands, stones=(5, 5, 3, 6, 6), table_stones=0)
     assert (res.kind, res.winner, res.cucuq) == (MANGUNO, 2, 1)
     assert transfers(res) == [(2, 1, 1, MANGUNO)]
 
@@ -642,8 +773,14 @@ def _cappu(stones, table_stones, tile="6-1", left=6, right=0, rules=None, camat=
     """Seat 1 plays its last tile ``tile`` on the left of ``left``/``right``."""
     table = make_table(stones=stones, table_stones=table_stones, rules=rules)
     table.camat = camat
-    rnd = Round.from_position(table, [H("0-0"), H(tile), H("2-2"), H("3-3"), H("4-4")],
-                              to_move=1, left=left, right=right, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("0-0"), H(tile), H("2-2"), H("3-3"), H("4-4")],
+        to_move=1,
+        left=left,
+        right=right,
+        last_mappano=0,
+    )
     rnd.play(Move(T(tile), LEFT))
     check_stones(table)
     return table, rnd
@@ -667,10 +804,13 @@ def test_D15_checked_after_settlement():
     assert rnd.result.camat == 1 and table.camat == 1 and table.table_stones == 25
 
 
-@pytest.mark.parametrize("stones,table_stones", [
-    ([10, 0, 5, 5, 0], 5),   # the table still holds stones after the award
-    ([10, 2, 10, 3, 0], 0),  # the FIRST CAPPU still holds a stone after paying
-])
+@pytest.mark.parametrize(
+    "stones,table_stones",
+    [
+        ([10, 0, 5, 5, 0], 5),  # the table still holds stones after the award
+        ([10, 2, 10, 3, 0], 0),  # the FIRST CAPPU still holds a stone after paying
+    ],
+)
 def test_D15_no_camat_otherwise(stones, table_stones):
     """D15: no CAMAT unless the table is empty AND the FIRST CAPPU holds nothing."""
     table, rnd = _cappu(stones, table_stones)
@@ -699,8 +839,14 @@ def test_D15_new_camat_replaces_old_and_same_seat_again():
     table, rnd = _cappu([10, 0, 10, 5, 0], 0, camat=3)
     assert table.camat == 1 and table.next_starter == 1
     table.stones, table.table_stones = [10, 0, 10, 5, 0], 0
-    rnd = Round.from_position(table, [H("0-0"), H("6-1"), H("2-2"), H("3-3"), H("4-4")],
-                              to_move=1, left=6, right=0, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("0-0"), H("6-1"), H("2-2"), H("3-3"), H("4-4")],
+        to_move=1,
+        left=6,
+        right=0,
+        last_mappano=0,
+    )
     rnd.play(Move(T("6-1"), LEFT))
     assert rnd.result.camat == 1 and table.camat == 1 and table.table_stones == 25
 
@@ -804,8 +950,8 @@ def _check_obs_array(obs, rnd, table):
     assert a[OBS_SEAT] == s and a[OBS_ROUND] == rnd.number and a[OBS_STARTER] == rnd.starter
     assert a[OBS_CAMAT] == (-1 if table.camat is None else table.camat)
     assert a[OBS_TABLE] == table.table_stones
-    assert list(a[OBS_STONES:OBS_STONES + 5]) == table.stones
-    assert list(a[OBS_HAND_SIZE:OBS_HAND_SIZE + 5]) == [len(h) for h in rnd.hands]
+    assert list(a[OBS_STONES : OBS_STONES + 5]) == table.stones
+    assert list(a[OBS_HAND_SIZE : OBS_HAND_SIZE + 5]) == [len(h) for h in rnd.hands]
     assert a[OBS_HAND] == mask_of(rnd.hands[s])
     assert a[OBS_LEFT] == (-1 if rnd.left is None else rnd.left)
     assert a[OBS_RIGHT] == (-1 if rnd.right is None else rnd.right)
@@ -827,7 +973,7 @@ def _check_obs_array(obs, rnd, table):
 
 def test_D17_camat_and_round_number_are_visible():
     """D17: who is CAMAT and the round number are public."""
-    table, rnd = _cappu([10, 0, 10, 5, 0], 0)
+    table, _rnd = _cappu([10, 0, 10, 5, 0], 0)
     assert table.camat == 1
     r2 = table.new_round()
     for seat in range(5):
@@ -848,8 +994,9 @@ def test_D17_observation_never_shows_hidden_tiles():
             for seat in range(5):
                 obs = rnd.observation(seat)
                 other = copy.copy(rnd)
-                hidden = sorted(set().union(*(rnd.hands[q] for q in range(5) if q != seat))
-                                | rnd.out_of_play)
+                hidden = sorted(
+                    set().union(*(rnd.hands[q] for q in range(5) if q != seat)) | rnd.out_of_play
+                )
                 SplitMix64(seed * 7 + seat).shuffle(hidden)
                 hands = [set(h) for h in rnd.hands]
                 for q in range(5):

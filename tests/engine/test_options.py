@@ -7,17 +7,34 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from _util import (
+    H,
+    T,
+    block_position,
+    check_stones,
+    events_of,
+    make_table,
+    transfers,
+    two_pass_round,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domeng.core.rules import Rules
 from domeng.engine.reference import (
-    CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, PASS, PASSEBUNGE, POLLO, Move, Round, Table,
+    CAPPU,
+    CEKI,
+    LEFT,
+    MANGUNO,
+    MATTIKKENG,
+    PASS,
+    PASSEBUNGE,
+    POLLO,
+    Move,
+    Round,
+    Table,
 )
 from domeng.players.registry import RandomPlayer
-from domeng.core.rules import Rules
-
-from _util import H, T, block_position, check_stones, events_of, make_table, transfers, \
-    two_pass_round
 
 RANDOM5 = [RandomPlayer()] * 5
 OPENING_DOUBLES = (T("6-6"), T("5-5"), T("4-4"), T("3-3"))
@@ -102,10 +119,20 @@ def test_passebunge_every_pass_false_changes_only_later_passes():
     second = passes_a[1]
     assert idx == [second, second + 1]  # the second pass and its transfer
     assert a.events[second]["passebunge"] is True and b.events[second]["passebunge"] is False
-    assert a.events[second + 1] == {"type": "transfer", "reason": PASSEBUNGE, "source": "table",
-                                    "to": 3, "amount": 2}
-    assert b.events[second + 1] == {"type": "transfer", "reason": PASS, "source": "table",
-                                    "to": 3, "amount": 1}
+    assert a.events[second + 1] == {
+        "type": "transfer",
+        "reason": PASSEBUNGE,
+        "source": "table",
+        "to": 3,
+        "amount": 2,
+    }
+    assert b.events[second + 1] == {
+        "type": "transfer",
+        "reason": PASS,
+        "source": "table",
+        "to": 3,
+        "amount": 1,
+    }
     assert a.events[passes_a[0]] == b.events[passes_a[0]]  # the first is a PASSEBUNGE in both
     assert (a.n_passes, a.n_passebunge) == (2, 2)
     assert (b.n_passes, b.n_passebunge) == (2, 1)
@@ -121,16 +148,26 @@ def test_passebunge_every_pass_false_on_random_rounds(seed):
     a, b = Table(Rules(), seed=seed), Table(Rules(passebunge_every_pass=False), seed=seed)
     ra, rb = a.play_round(RANDOM5), b.play_round(RANDOM5)
     key = lambda e: {k: v for k, v in e.items() if k != "passebunge"}  # noqa: E731
-    acts_a = [key(e) for e in a.round.events if e["type"] in ("deal", "lead", "play", "pass",
-                                                             "block")]
-    acts_b = [key(e) for e in b.round.events if e["type"] in ("deal", "lead", "play", "pass",
-                                                             "block")]
+    acts_a = [
+        key(e) for e in a.round.events if e["type"] in ("deal", "lead", "play", "pass", "block")
+    ]
+    acts_b = [
+        key(e) for e in b.round.events if e["type"] in ("deal", "lead", "play", "pass", "block")
+    ]
     assert acts_a == acts_b
-    assert (ra.kind, ra.winner, ra.manguno, ra.mattikkeng, ra.cucuq, ra.turns, ra.passes) == \
-        (rb.kind, rb.winner, rb.manguno, rb.mattikkeng, rb.cucuq, rb.turns, rb.passes)
+    assert (ra.kind, ra.winner, ra.manguno, ra.mattikkeng, ra.cucuq, ra.turns, ra.passes) == (
+        rb.kind,
+        rb.winner,
+        rb.manguno,
+        rb.mattikkeng,
+        rb.cucuq,
+        rb.turns,
+        rb.passes,
+    )
     played, pb_seen = [False] * 5, [0] * 5
-    for ea, eb in zip(events_of(a.round, "lead", "play", "pass"),
-                      events_of(b.round, "lead", "play", "pass")):
+    for ea, eb in zip(
+        events_of(a.round, "lead", "play", "pass"), events_of(b.round, "lead", "play", "pass")
+    ):
         s = ea["seat"]
         if ea["type"] != "pass":
             played[s] = True
@@ -152,30 +189,46 @@ def test_penalize_manguno_pass_adds_only_the_closing_pass(manguno, hands):
     """D11 option: the MANGUNO's closing pass becomes a PASS of up to 1 from the table,
     logged before the block; the settlement is otherwise the same."""
     a = block_position(manguno, hands, table_stones=10, stones=(3, 3, 3, 3, 3))
-    b = block_position(manguno, hands, table_stones=10, stones=(3, 3, 3, 3, 3),
-                       rules=Rules(penalize_manguno_pass=True))
+    b = block_position(
+        manguno,
+        hands,
+        table_stones=10,
+        stones=(3, 3, 3, 3, 3),
+        rules=Rules(penalize_manguno_pass=True),
+    )
     a.pass_turn()
     b.pass_turn()
-    extra = [{"type": "pass", "seat": manguno, "passebunge": False, "left": 6, "right": 6},
-             {"type": "transfer", "reason": PASS, "source": "table", "to": manguno,
-              "amount": 1}]
+    extra = [
+        {"type": "pass", "seat": manguno, "passebunge": False, "left": 6, "right": 6},
+        {"type": "transfer", "reason": PASS, "source": "table", "to": manguno, "amount": 1},
+    ]
     assert b.events == extra + a.events
     assert transfers(b) == [("table", manguno, 1, PASS)] + transfers(a)
     ra, rb = a.result, b.result
     assert rb.passes == ra.passes + 1 and rb.passebunge == ra.passebunge
-    assert (ra.kind, ra.winner, ra.mattikkeng, ra.cucuq) == (rb.kind, rb.winner, rb.mattikkeng,
-                                                             rb.cucuq)
+    assert (ra.kind, ra.winner, ra.mattikkeng, ra.cucuq) == (
+        rb.kind,
+        rb.winner,
+        rb.mattikkeng,
+        rb.cucuq,
+    )
     assert rb.turns == ra.turns
     assert b.table.stones[manguno] == a.table.stones[manguno] + 1
-    assert [s for i, s in enumerate(b.table.stones) if i != manguno] == \
-        [s for i, s in enumerate(a.table.stones) if i != manguno]
+    assert [s for i, s in enumerate(b.table.stones) if i != manguno] == [
+        s for i, s in enumerate(a.table.stones) if i != manguno
+    ]
     check_stones(b.table)
 
 
 def test_penalize_manguno_pass_table_only():
     """D11 option: the closing PASS is paid from the table only (M would pay himself)."""
-    b = block_position(2, MANGUNO_HANDS, table_stones=0, stones=(5, 5, 5, 5, 5),
-                       rules=Rules(penalize_manguno_pass=True))
+    b = block_position(
+        2,
+        MANGUNO_HANDS,
+        table_stones=0,
+        stones=(5, 5, 5, 5, 5),
+        rules=Rules(penalize_manguno_pass=True),
+    )
     b.pass_turn()
     assert b.events[:3] == [
         {"type": "pass", "seat": 2, "passebunge": False, "left": 6, "right": 6},
@@ -190,8 +243,13 @@ def test_penalize_manguno_pass_is_charged_before_the_settlement():
     """D11 option: the closing PASS takes the table's last stone first, so the
     MATTIKKENG award then comes from the winner."""
     a = block_position(0, MATT_HANDS, table_stones=1, stones=(6, 6, 6, 6, 0))
-    b = block_position(0, MATT_HANDS, table_stones=1, stones=(6, 6, 6, 6, 0),
-                       rules=Rules(penalize_manguno_pass=True))
+    b = block_position(
+        0,
+        MATT_HANDS,
+        table_stones=1,
+        stones=(6, 6, 6, 6, 0),
+        rules=Rules(penalize_manguno_pass=True),
+    )
     a.pass_turn()
     b.pass_turn()
     assert transfers(a) == [("table", 0, 1, MATTIKKENG), (2, 0, 4, MATTIKKENG)]
@@ -211,15 +269,20 @@ def test_penalize_manguno_pass_no_effect_without_block(seed):
         ia = next(i for i, e in enumerate(a.round.events) if e["type"] == "block")
         assert b.round.events[:ia] == a.round.events[:ia]
         pass_ev = b.round.events[ia]
-        assert pass_ev == {"type": "pass", "seat": ra.manguno, "passebunge": False,
-                           "left": a.round.left, "right": a.round.right}
+        assert pass_ev == {
+            "type": "pass",
+            "seat": ra.manguno,
+            "passebunge": False,
+            "left": a.round.left,
+            "right": a.round.right,
+        }
         pay_ev = b.round.events[ia + 1]
         assert pay_ev["reason"] == PASS and pay_ev["to"] == ra.manguno
         assert pay_ev.get("source", "table") == "table" and pay_ev["amount"] == 1
         assert b.round.events[ia + 2] == a.round.events[ia]  # the block
         assert b.round.events[ia + 3] == a.round.events[ia + 1]  # the end
         if a.table_stones >= 1:  # the table never ran short: the settlement is the same
-            assert b.round.events[ia + 2:] == a.round.events[ia:]
+            assert b.round.events[ia + 2 :] == a.round.events[ia:]
         assert rb.passes == ra.passes + 1
         assert (ra.kind, ra.winner) == (rb.kind, rb.winner)
 
@@ -227,16 +290,29 @@ def test_penalize_manguno_pass_no_effect_without_block(seed):
 # ===================================================================== award sizes
 def _pass_after_play(rules):
     table = make_table(stones=[3] * 5, table_stones=10, rules=rules)
-    rnd = Round.from_position(table, [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
-                              to_move=1, left=5, right=5, last_mappano=0, has_played=[True] * 5)
+    rnd = Round.from_position(
+        table,
+        [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
+        to_move=1,
+        left=5,
+        right=5,
+        last_mappano=0,
+        has_played=[True] * 5,
+    )
     rnd.pass_turn()
     return rnd
 
 
 def _passebunge(rules):
     table = make_table(stones=[3] * 5, table_stones=10, rules=rules)
-    rnd = Round.from_position(table, [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
-                              to_move=1, left=5, right=5, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
+        to_move=1,
+        left=5,
+        right=5,
+        last_mappano=0,
+    )
     rnd.pass_turn()
     return rnd
 
@@ -244,19 +320,26 @@ def _passebunge(rules):
 def _last_tile(tile, left, right):
     def build(rules):
         table = make_table(stones=[3] * 5, table_stones=10, rules=rules)
-        rnd = Round.from_position(table, [H("0-0"), H(tile), H("1-1"), H("3-1"), H("2-1")],
-                                  to_move=1, left=left, right=right, last_mappano=0)
+        rnd = Round.from_position(
+            table,
+            [H("0-0"), H(tile), H("1-1"), H("3-1"), H("2-1")],
+            to_move=1,
+            left=left,
+            right=right,
+            last_mappano=0,
+        )
         rnd.play(Move(T(tile), LEFT))
         return rnd
+
     return build
 
 
 def _block(manguno, hands):
     def build(rules):
-        rnd = block_position(manguno, hands, stones=(3, 3, 3, 3, 3), table_stones=10,
-                             rules=rules)
+        rnd = block_position(manguno, hands, stones=(3, 3, 3, 3, 3), table_stones=10, rules=rules)
         rnd.pass_turn()
         return rnd
+
     return build
 
 
@@ -268,8 +351,12 @@ AWARD_CASES = [
     ("pollo_award", "pollo", POLLO, _last_tile("4-4", 4, 4)),
     ("manguno_award", "manguno", MANGUNO, _block(2, MANGUNO_HANDS)),
     ("mattikkeng_award", "mattikkeng", MATTIKKENG, _block(0, MATT_HANDS)),
-    ("mattikkeng_reduced_award", "mattikkeng_reduced", MATTIKKENG,
-     _block(0, [H("5-5"), H("4-3"), H("5-2"), H("5-3", "4-4"), H("5-4", "4-2")])),
+    (
+        "mattikkeng_reduced_award",
+        "mattikkeng_reduced",
+        MATTIKKENG,
+        _block(0, [H("5-5"), H("4-3"), H("5-2"), H("5-3", "4-4"), H("5-4", "4-2")]),
+    ),
 ]
 
 
@@ -287,8 +374,11 @@ def test_award_size_changes_only_that_award(name, short, reason, build, change):
 
     def strip(events):
         # the award's transfer goes, and so does the size the end event announces
-        return [{k: v for k, v in e.items() if not (e["type"] == "end" and k == "award")}
-                for e in events if not (e["type"] == "transfer" and e["reason"] == reason)]
+        return [
+            {k: v for k, v in e.items() if not (e["type"] == "end" and k == "award")}
+            for e in events
+            if not (e["type"] == "transfer" and e["reason"] == reason)
+        ]
 
     assert strip(base.events) == strip(changed.events)
     for e_base, e_new in zip(base.events, changed.events):
@@ -304,8 +394,10 @@ def test_award_size_changes_only_that_award(name, short, reason, build, change):
     if base.result is None:
         assert changed.result is None and not changed.ended
     else:
-        assert (base.result.kind, base.result.winner) == \
-            (changed.result.kind, changed.result.winner)
+        assert (base.result.kind, base.result.winner) == (
+            changed.result.kind,
+            changed.result.winner,
+        )
     check_stones(changed.table)
 
 
@@ -314,8 +406,14 @@ def test_pollo_4_example_2_situation():
     logs = []
     for rules in (Rules(), Rules.parse("pollo=4")):
         table = make_table(stones=[5, 3, 6, 6, 5], table_stones=0, rules=rules)
-        rnd = Round.from_position(table, [H("6-6"), H("4-4"), H("6-5"), H("3-3"), H("2-1")],
-                                  to_move=1, left=4, right=4, last_mappano=0)
+        rnd = Round.from_position(
+            table,
+            [H("6-6"), H("4-4"), H("6-5"), H("3-3"), H("2-1")],
+            to_move=1,
+            left=4,
+            right=4,
+            last_mappano=0,
+        )
         rnd.play(Move(T("4-4"), LEFT))
         logs.append((rnd, table))
     (a, ta), (b, tb) = logs
@@ -333,7 +431,13 @@ def test_stones_option_sets_the_game_and_the_camat_reset():
     table = Table(rules, seed=1)
     assert table.table_stones == 40 and table.total_stones() == 40
     table.stones, table.table_stones = [10, 0, 10, 10, 10], 0
-    rnd = Round.from_position(table, [H("0-0"), H("6-1"), H("2-2"), H("3-3"), H("4-4")],
-                              to_move=1, left=6, right=0, last_mappano=0)
+    rnd = Round.from_position(
+        table,
+        [H("0-0"), H("6-1"), H("2-2"), H("3-3"), H("4-4")],
+        to_move=1,
+        left=6,
+        right=0,
+        last_mappano=0,
+    )
     rnd.play(Move(T("6-1"), LEFT))
     assert table.camat == 1 and table.table_stones == 40 and table.stones == [0] * 5

@@ -9,18 +9,17 @@ from __future__ import annotations
 import copy
 
 import pytest
+from _util import check_stones, check_tiles, snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domeng.engine.reference import CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, POLLO, RIGHT, Table
 from domeng.core.errors import IllegalMoveError
-from domeng.core.observation import MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_PLAYED_BY, H_TILE
-from domeng.players.registry import make_player
+from domeng.core.observation import H_TILE, MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_PLAYED_BY
 from domeng.core.rng import SplitMix64
 from domeng.core.rules import Rules
 from domeng.core.tiles import mask_of, numbers, other_end
-
-from _util import check_stones, check_tiles, snapshot
+from domeng.engine.reference import CAPPU, CEKI, LEFT, MANGUNO, MATTIKKENG, POLLO, RIGHT, Table
+from domeng.players.registry import make_player
 
 NAMES = ["random", "heavy", "keeper", "hunter"]
 PLAYERS = {n: make_player(n) for n in NAMES}
@@ -84,14 +83,15 @@ def play_checked(table: Table, players, rounds: int, obs_every_seat: bool = Fals
             assert steps <= MAX_TURNS
             s = rnd.to_move
             moves = rnd.legal_moves()
-            for seat in (range(5) if obs_every_seat else (s,)):
+            for seat in range(5) if obs_every_seat else (s,):
                 check_observation(rnd, seat, steps * 5 + seat)
             if not moves:
                 # D5: a seat passes only with no playable tile
                 assert not rnd.can_play(s)
                 if rnd.left is not None:
-                    assert not any(rnd.left in numbers(t) or rnd.right in numbers(t)
-                                   for t in rnd.hands[s])
+                    assert not any(
+                        rnd.left in numbers(t) or rnd.right in numbers(t) for t in rnd.hands[s]
+                    )
                 last = rnd.last_mappano
                 rnd.pass_turn()
                 if rnd.ended:  # D11: only the LAST MAPPANO's pass closes the round
@@ -168,13 +168,21 @@ def test_play_round_matches_step_by_step(seed, lineup, rounds):
         while not rnd.ended:
             moves = rnd.legal_moves()
             if moves:
-                rnd.play(players[rnd.to_move].choose(rnd.observation(rnd.to_move), moves,
-                                                     b.seat_rngs[rnd.to_move]))
+                rnd.play(
+                    players[rnd.to_move].choose(
+                        rnd.observation(rnd.to_move), moves, b.seat_rngs[rnd.to_move]
+                    )
+                )
             else:
                 rnd.pass_turn()
     assert a.round.events == b.round.events
-    assert (a.stones, a.table_stones, a.camat, a.next_starter, a.rng_states()) == \
-        (b.stones, b.table_stones, b.camat, b.next_starter, b.rng_states())
+    assert (a.stones, a.table_stones, a.camat, a.next_starter, a.rng_states()) == (
+        b.stones,
+        b.table_stones,
+        b.camat,
+        b.next_starter,
+        b.rng_states(),
+    )
 
 
 @settings(max_examples=30)

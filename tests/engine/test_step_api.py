@@ -37,8 +37,9 @@ def _reference_actions(rnd) -> list[int]:
     return [action_of(m.tile, m.end) for m in moves] if moves else [PASS]
 
 
-def _play_lockstep(rules: Rules, seed: int, table: int, rounds: int, pick: random.Random,
-                   obs_every: int = 1) -> int:
+def _play_lockstep(
+    rules: Rules, seed: int, table: int, rounds: int, pick: random.Random, obs_every: int = 1
+) -> int:
     """Play ``rounds`` rounds on both engines; returns the turns compared
     (the observations on every ``obs_every``-th turn)."""
     ref = Table(rules, seed=seed, table_index=table)
@@ -58,8 +59,9 @@ def _play_lockstep(rules: Rules, seed: int, table: int, rounds: int, pick: rando
             if turns % obs_every == 0:
                 obs, hist = rnd.observation(seat).to_array()
                 np.testing.assert_array_equal(game.observe(seat), obs)
-                np.testing.assert_array_equal(game.history()[:len(rnd.history)],
-                                              hist[:len(rnd.history)])
+                np.testing.assert_array_equal(
+                    game.history()[: len(rnd.history)], hist[: len(rnd.history)]
+                )
             a = pick.choice(legal)
             before = len(rnd.events)
             if a == PASS:
@@ -76,12 +78,15 @@ def _play_lockstep(rules: Rules, seed: int, table: int, rounds: int, pick: rando
     return turns
 
 
-@pytest.mark.parametrize("rules", OPTION_COMBOS + AWARDS,
-                         ids=[str(i) for i in range(len(OPTION_COMBOS) + len(AWARDS))])
+@pytest.mark.parametrize(
+    "rules", OPTION_COMBOS + AWARDS, ids=[str(i) for i in range(len(OPTION_COMBOS) + len(AWARDS))]
+)
 def test_step_api_agrees_with_the_reference_move_by_move(rules):
     pick = random.Random(1)
-    turns = sum(_play_lockstep(rules, seed, table, 25, pick) for seed, table in
-                [(0, 0), (1, 7), (2**64 - 1, 3), (12345, 99)])
+    turns = sum(
+        _play_lockstep(rules, seed, table, 25, pick)
+        for seed, table in [(0, 0), (1, 7), (2**64 - 1, 3), (12345, 99)]
+    )
     assert turns > 1000
 
 
@@ -182,8 +187,12 @@ def test_batched_step_api_agrees_with_single_tables():
 
 
 @settings(max_examples=60)
-@given(seed=st.integers(0, 2**64 - 1), table=st.integers(0, 10**6), steps=st.integers(0, 40),
-       pick=st.randoms(use_true_random=False))
+@given(
+    seed=st.integers(0, 2**64 - 1),
+    table=st.integers(0, 10**6),
+    steps=st.integers(0, 40),
+    pick=st.randoms(use_true_random=False),
+)
 def test_observe_reveals_no_hidden_tile(seed, table, steps, pick):
     """D17: a seat's observation holds its own hand and public facts only.
     Scrambling every tile the seat cannot see (the other hands and the 3 out
@@ -205,7 +214,7 @@ def test_observe_reveals_no_hidden_tile(seed, table, steps, pick):
         hidden = [t for s in range(5) if s != seat for t in g.hand(s)]
         dealt = set().union(*(set(e["hands"][s]) for e in g.events[:1] for s in range(5)))
         hidden_mask = mask_of(hidden) | mask_of(set(range(28)) - dealt)
-        masks = [obs[OBS_HAND], obs[OBS_CHAIN]] + list(obs[OBS_PLAYED_BY:OBS_PLAYED_BY + 5])
+        masks = [obs[OBS_HAND], obs[OBS_CHAIN]] + list(obs[OBS_PLAYED_BY : OBS_PLAYED_BY + 5])
         assert all(int(m) & hidden_mask == 0 for m in masks)
         # scramble the hidden tiles among the other seats (sizes kept)
         saved = S.hands.copy()
@@ -215,7 +224,7 @@ def test_observe_reveals_no_hidden_tile(seed, table, steps, pick):
         for s in range(5):
             if s != seat:
                 n = len(g.hand(s))
-                S.hands[s] = mask_of(tiles[k:k + n])
+                S.hands[s] = mask_of(tiles[k : k + n])
                 k += n
         try:
             np.testing.assert_array_equal(g.observe(seat), obs)

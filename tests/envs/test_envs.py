@@ -13,22 +13,31 @@ import pytest
 pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
-import gymnasium  # noqa: E402
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+import gymnasium
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
 
-import domeng.envs  # noqa: E402,F401  (registers domeng/Domeng-v0)
-from domeng.batch.computer import Computers  # noqa: E402
-from domeng.batch.tables import trace_table  # noqa: E402
-from domeng.core import layout as L  # noqa: E402
-from domeng.core.errors import DomengError, IllegalMoveError  # noqa: E402
-from domeng.core.observation import (OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LEN,  # noqa: E402
-                                     OBS_PLAYED_BY, OBS_SEAT, OBS_STONES, OBS_TABLE)
-from domeng.engine.game import PASS, Game  # noqa: E402
-from domeng.envs import encoding as ENC  # noqa: E402
-from domeng.envs.gym import DomengEnv, DomengVectorEnv  # noqa: E402
-from domeng.envs.pettingzoo import AGENTS, env as pz_env  # noqa: E402
-from domeng.envs.tables import write_view  # noqa: E402
+import domeng.envs  # noqa: F401  (registers domeng/Domeng-v0)
+from domeng.batch.computer import Computers
+from domeng.batch.tables import trace_table
+from domeng.core import layout as L
+from domeng.core.errors import DomengError, IllegalMoveError
+from domeng.core.observation import (
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_HAND_SIZE,
+    OBS_LEN,
+    OBS_PLAYED_BY,
+    OBS_SEAT,
+    OBS_STONES,
+    OBS_TABLE,
+)
+from domeng.engine.game import PASS, Game
+from domeng.envs import encoding as ENC
+from domeng.envs.gym import DomengEnv, DomengVectorEnv
+from domeng.envs.pettingzoo import AGENTS
+from domeng.envs.pettingzoo import env as pz_env
+from domeng.envs.tables import write_view
 
 PUBLIC = [i for i in range(OBS_LEN) if i not in (OBS_SEAT, OBS_HAND)]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -64,7 +73,7 @@ def test_vector_env_from_make_vec_auto_resets():
     rng = np.random.default_rng(0)
     for _ in range(200):
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]])
-        obs, rew, term, trunc, info = v.step(acts)
+        obs, _rew, term, _trunc, info = v.step(acts)
         ended += int(term.sum())
         assert info["action_mask"].sum(axis=1).min() >= 1  # the learner is to move everywhere
         if term.any():
@@ -103,17 +112,25 @@ def test_gym_env_is_the_study_table_move_by_move(seat, rounds):
         total += r
     events, _, st = trace_table("hunter", seed=seed, table=0, rounds=rounds)
     S = env.unwrapped._t.table(0)
-    assert S.obs[OBS_STONES:OBS_STONES + 5].tolist() == st[L.ST_STONES:L.ST_STONES + 5].tolist()
+    assert S.obs[OBS_STONES : OBS_STONES + 5].tolist() == st[L.ST_STONES : L.ST_STONES + 5].tolist()
     assert S.obs[OBS_TABLE] == st[L.ST_TABLE] and np.int64(S.rng[0]) == st[L.ST_RNG]
     for c in (L.ST_CAMAT, L.ST_NEXT_STARTER, L.ST_ROUNDS, L.ST_CAMATS, L.ST_SINCE_CAMAT):
         assert S.st[c] == st[c]
     for p in range(5):  # the seats' streams (the learner's is never drawn from here)
         assert p == seat or np.int64(S.prng[p]) == st[L.ST_SEAT_RNG + p]
     # the rewards add up to minus the stones the learner gained from the awards
-    got = sum(ev["amount"] for rnd in events for ev in rnd
-              if ev["type"] == "transfer" and ev["to"] == seat)
-    paid = sum(ev["amount"] for rnd in events for ev in rnd
-               if ev["type"] == "transfer" and ev["source"] == seat)
+    got = sum(
+        ev["amount"]
+        for rnd in events
+        for ev in rnd
+        if ev["type"] == "transfer" and ev["to"] == seat
+    )
+    paid = sum(
+        ev["amount"]
+        for rnd in events
+        for ev in rnd
+        if ev["type"] == "transfer" and ev["source"] == seat
+    )
     assert total == pytest.approx(-(got - paid))
 
 
@@ -124,7 +141,7 @@ def test_vector_env_tables_are_consecutive_study_tables():
         g = Game(seed=2, table=i)
         g.new_round()
         S = v._t.table(i)  # the deal: what each seat holds and has played
-        assert ((S.hands | S.obs[OBS_PLAYED_BY:OBS_PLAYED_BY + 5]) == g.state.hands).all()
+        assert ((S.hands | S.obs[OBS_PLAYED_BY : OBS_PLAYED_BY + 5]) == g.state.hands).all()
 
 
 # ---------------------------------------------------------------- D17
@@ -138,7 +155,7 @@ def _scramble(hands: np.ndarray, seat: int, chain: int, rng) -> np.ndarray:
         if p == seat:
             continue
         n = bin(int(hands[p])).count("1")
-        out[p] = sum(1 << t for t in unseen[k:k + n])
+        out[p] = sum(1 << t for t in unseen[k : k + n])
         k += n
     return out
 
@@ -149,7 +166,7 @@ def test_pettingzoo_observations_never_show_hidden_tiles():
     e.reset(seed=9)
     raw = e.unwrapped
     checked = 0
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, info = e.last()
         if term or trunc:
             e.step(None)
@@ -239,8 +256,13 @@ def test_invalid_actions_raise_and_change_nothing():
 
 
 def test_bad_options_are_refused_in_one_line():
-    for kwargs in ({"rounds": 0}, {"seat": 5}, {"opponents": "nobody"},
-                   {"opponents": ["hunter"] * 3}, {"camat_bonus": float("nan")}):
+    for kwargs in (
+        {"rounds": 0},
+        {"seat": 5},
+        {"opponents": "nobody"},
+        {"opponents": ["hunter"] * 3},
+        {"camat_bonus": float("nan")},
+    ):
         with pytest.raises(DomengError):
             DomengEnv(**kwargs)
     with pytest.raises(DomengError):

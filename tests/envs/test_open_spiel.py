@@ -102,6 +102,7 @@ def test_same_game_as_the_engine_move_by_move(rounds):
 def _held_before_return(game):
     """Each seat's stones when the round was settled, before a CAMAT's return."""
     from domeng.engine import step as E
+
     return [int(E.held_at_settlement(game.state, s)) for s in range(5)]
 
 
@@ -202,9 +203,15 @@ def test_invalid_actions_raise_and_change_nothing():
 
 def test_ismcts_plays_it():
     from open_spiel.python.algorithms import ismcts, mcts
+
     game = pyspiel.load_game("python_domeng")
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)),
-                           uct_c=2.0, max_simulations=20, random_state=np.random.RandomState(1))
+    bot = ismcts.ISMCTSBot(
+        game,
+        mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)),
+        uct_c=2.0,
+        max_simulations=20,
+        random_state=np.random.RandomState(1),
+    )
     rs = np.random.RandomState(2)
     bot.set_resampler(lambda s, p: s.resample_from_infostate(p, rs.uniform))
     state = game.new_initial_state()

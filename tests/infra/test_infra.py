@@ -22,18 +22,27 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_domeng_has_no_side_effects():
-    code = ("import sys, warnings; before = list(warnings.filters); import domeng, "
-            "domeng.results.report, domeng.study.simulate; "
-            "print(sys.modules.get('domeng.core.numba_cache') is None or "
-            "not sys.modules['domeng.core.numba_cache']._PREPARED, "
-            "'matplotlib.pyplot' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, check=True).stdout.split()
+    code = (
+        "import sys, warnings; before = list(warnings.filters); import domeng, "
+        "domeng.results.report, domeng.study.simulate; "
+        "print(sys.modules.get('domeng.core.numba_cache') is None or "
+        "not sys.modules['domeng.core.numba_cache']._PREPARED, "
+        "'matplotlib.pyplot' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout.split()
     assert out[0] == "True", "the numba cache was checked (files deleted) at import"
     assert out[1] == "False", "pyplot imported at import"
-    code = "import warnings; f = list(warnings.filters); import domeng; print(f == warnings.filters)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, check=True).stdout.strip() == "True"
+    code = (
+        "import warnings; f = list(warnings.filters); import domeng; print(f == warnings.filters)"
+    )
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+        ).stdout.strip()
+        == "True"
+    )
 
 
 def test_the_version_is_in_one_place():
@@ -42,6 +51,7 @@ def test_the_version_is_in_one_place():
     assert "\nversion =" not in text.split("[tool.setuptools.dynamic]")[0]
     from domeng.results.results import package_version
     from domeng.study.cluster import fingerprint
+
     assert package_version() == fingerprint()[0] == domeng.__version__
 
 
@@ -51,10 +61,16 @@ def test_every_exception_class_lives_in_core_errors():
         if p.match("domeng/core/errors.py"):
             continue
         for node in ast.walk(ast.parse(p.read_text())):
-            if isinstance(node, ast.ClassDef) and node.name != "Quit" and any(
-                    getattr(b, "id", getattr(b, "attr", "")).endswith(("Error", "Exception",
-                                                                       "Failure"))
-                    for b in node.bases):
+            if (
+                isinstance(node, ast.ClassDef)
+                and node.name != "Quit"
+                and any(
+                    getattr(b, "id", getattr(b, "attr", "")).endswith(
+                        ("Error", "Exception", "Failure")
+                    )
+                    for b in node.bases
+                )
+            ):
                 found.append(f"{p.relative_to(ROOT)}:{node.name}")
     assert found == []
     for name in E.__all__:
@@ -100,9 +116,11 @@ def test_the_progress_bar_draws_itself():
     assert first == "  0.0% |" + " " * 24 + "| 0/4 tables"
     assert last.startswith("100.0% |" + "#" * 24 + "| 4/4 tables, ") and last.endswith("\n")
     assert "rounds/s  elapsed 00:00" in last and buf.getvalue().count("\n") == 1
-    code = ("import io, sys\nfrom domeng.infra.progress import Progress\n"
-            "b = Progress(3, stream=io.StringIO()); b(1, 3); b(3, 3)\n"
-            "print('tqdm' in sys.modules)")
+    code = (
+        "import io, sys\nfrom domeng.infra.progress import Progress\n"
+        "b = Progress(3, stream=io.StringIO()); b(1, 3); b(3, 3)\n"
+        "print('tqdm' in sys.modules)"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.strip() == "False", p.stderr
 

@@ -29,8 +29,14 @@ class Scripted(Terminal):
 
     def __init__(self, session: Session, answer=None, check=None, **kw):
         self.buf = io.StringIO()
-        con = Console(file=self.buf, width=80, height=40, force_terminal=False,
-                      color_system=None, highlight=False)
+        con = Console(
+            file=self.buf,
+            width=80,
+            height=40,
+            force_terminal=False,
+            color_system=None,
+            highlight=False,
+        )
         self.answer = answer or (lambda prompt, n: None)
         self.counts: dict[str, int] = {}
         self.frames: list[str] = []

@@ -18,11 +18,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from playkit import Scripted, tiles_in
 from rich.console import Console
 
 from domeng.play.session import Session
 from domeng.play.terminal import PRIVATE_OFF, PRIVATE_ON
-from playkit import Scripted, tiles_in
 
 ROOT = Path(__file__).resolve().parents[2]
 HOT = ["human", "heavy", "human", "heavy", "heavy"]
@@ -32,8 +32,15 @@ def _run_on_terminal(seats, seed=5, rounds=1) -> str:
     """A whole game with default answers, on a console that is a terminal
     (so the screen-control sequences are written); everything written."""
     t = Scripted(Session(seats, seed=seed, rounds=rounds))
-    t.con = Console(file=t.buf, width=80, height=40, force_terminal=True, color_system=None,
-                    highlight=False, legacy_windows=False)
+    t.con = Console(
+        file=t.buf,
+        width=80,
+        height=40,
+        force_terminal=True,
+        color_system=None,
+        highlight=False,
+        legacy_windows=False,
+    )
     assert t.run() == 0
     return t.text
 
@@ -103,12 +110,18 @@ def test_tmux_history_at_the_gate_shows_no_hand(tmp_path):
     hidden, gate_seat = _hidden_at_second_gate()
     sock = f"domeng-test-{uuid.uuid4().hex[:8]}"
     tmux = ["tmux", "-L", sock, "-f", os.devnull]
-    cmd = (f"cd {ROOT} && env XDG_DATA_HOME={tmp_path} {sys.executable} -m domeng play "
-           f"--seats {','.join(HOT)} --no-wait --seed 5; sleep 60")
+    cmd = (
+        f"cd {ROOT} && env XDG_DATA_HOME={tmp_path} {sys.executable} -m domeng play "
+        f"--seats {','.join(HOT)} --no-wait --seed 5; sleep 60"
+    )
 
     def capture() -> str:
-        return subprocess.run(tmux + ["capture-pane", "-p", "-J", "-S", "-", "-t", "hs"],
-                              capture_output=True, text=True, check=True).stdout
+        return subprocess.run(
+            tmux + ["capture-pane", "-p", "-J", "-S", "-", "-t", "hs"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
 
     def wait_for(what: str) -> str:
         deadline = time.monotonic() + 180  # a cold first run compiles the engine
@@ -119,8 +132,9 @@ def test_tmux_history_at_the_gate_shows_no_hand(tmp_path):
             time.sleep(0.2)
         pytest.fail(f"never saw {what!r}; the pane:\n{capture()}")
 
-    subprocess.run(tmux + ["new-session", "-d", "-s", "hs", "-x", "120", "-y", "45", cmd],
-                   check=True)
+    subprocess.run(
+        tmux + ["new-session", "-d", "-s", "hs", "-x", "120", "-y", "45", cmd], check=True
+    )
     try:
         wait_for("seat 2 (human): your turn; the others look away")
         subprocess.run(tmux + ["send-keys", "-t", "hs", "Enter"], check=True)

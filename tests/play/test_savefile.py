@@ -7,17 +7,16 @@ one line (issue 10, items 5 and 6)."""
 from __future__ import annotations
 
 import json
-import os
 import stat
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from playkit import SEATS
 
 from domeng.cli.main import main
 from domeng.play.savefile import check_writable, key_path, read_save, write_save
 from domeng.play.session import SAVE_FORMAT, SaveFileError, Session
-
-from playkit import SEATS
 
 
 def advance(s: Session, steps: int, pick: int = 0) -> None:
@@ -63,8 +62,17 @@ def test_a_save_holds_no_hand_no_generator_state(tmp_path):
     path = tmp_path / "g.json"
     write_save(str(path), s)
     data = json.loads(path.read_text())
-    assert set(data) == {"format", "version", "rules", "seats", "seed", "target", "actions",
-                         "modified", "hmac"}
+    assert set(data) == {
+        "format",
+        "version",
+        "rules",
+        "seats",
+        "seed",
+        "target",
+        "actions",
+        "modified",
+        "hmac",
+    }
     assert data["format"] == SAVE_FORMAT and data["seed"] == 99
     hand_text = json.dumps(s.game.hand(1))
     assert hand_text not in path.read_text()
@@ -103,16 +111,19 @@ def saved(tmp_path, steps=12) -> tuple[str, dict]:
     return str(path), json.loads(path.read_text())
 
 
-@pytest.mark.parametrize("edit", [
-    lambda d: d.update(seed=d["seed"] + 1),
-    lambda d: d["actions"][0].__setitem__(0, (d["actions"][0][0] + 2) % 56),
-    lambda d: d.update(seats=["human"] * 5),
-    lambda d: d["rules"].update(pass_award=3),
-    lambda d: d.update(modified=False) or d.update(target={"rounds": 50, "camats": None}),
-    lambda d: d.pop("hmac"),
-    lambda d: d.update(hmac="0" * 64),
-    lambda d: d.update(hmac=["x"]),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: d.update(seed=d["seed"] + 1),
+        lambda d: d["actions"][0].__setitem__(0, (d["actions"][0][0] + 2) % 56),
+        lambda d: d.update(seats=["human"] * 5),
+        lambda d: d["rules"].update(pass_award=3),
+        lambda d: d.update(modified=False) or d.update(target={"rounds": 50, "camats": None}),
+        lambda d: d.pop("hmac"),
+        lambda d: d.update(hmac="0" * 64),
+        lambda d: d.update(hmac=["x"]),
+    ],
+)
 def test_an_edited_save_is_refused_in_one_line(tmp_path, edit):
     path, data = saved(tmp_path)
     edit(data)
@@ -166,17 +177,26 @@ def test_atomic_write_replaces_a_link_not_its_target(tmp_path):
 def test_check_writable(tmp_path):
     check_writable(str(tmp_path / "new.json"))
     assert list(tmp_path.iterdir()) == []  # the probe left nothing
-    for bad, why in [(tmp_path, "it is a folder"), (tmp_path / "no" / "x.json", "no folder"),
-                     ("/proc/domeng-save.json", "cannot save")]:
+    for bad, why in [
+        (tmp_path, "it is a folder"),
+        (tmp_path / "no" / "x.json", "no folder"),
+        ("/proc/domeng-save.json", "cannot save"),
+    ]:
         with pytest.raises(SaveFileError, match=why):
             check_writable(str(bad))
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.one_of(st.binary(max_size=200), st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
-    max_leaves=20).map(lambda x: json.dumps(x).encode())))
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+            lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+            max_leaves=20,
+        ).map(lambda x: json.dumps(x).encode()),
+    )
+)
 def test_read_save_refuses_junk_in_one_line(tmp_path, raw):
     p = tmp_path / "junk.json"
     p.write_bytes(raw)
@@ -188,7 +208,7 @@ def test_read_save_refuses_junk_in_one_line(tmp_path, raw):
 def test_deep_nesting_and_huge_files(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(SaveFileError, match="corrupt|not a domeng"):
+    with pytest.raises(SaveFileError, match=r"corrupt|not a domeng"):
         read_save(str(deep))
     big = tmp_path / "big.json"
     with open(big, "wb") as f:
@@ -208,6 +228,7 @@ def test_signed_but_crafted_actions_are_refused(tmp_path, data):
     acts = data.draw(st.lists(st.lists(st.integers(-3, 60), max_size=12), max_size=3))
     payload["actions"] = acts
     from domeng.play import savefile
+
     path = tmp_path / "c.json"
     payload["hmac"] = savefile._digest(savefile.load_key(create=True), payload)
     path.write_text(json.dumps(payload))
@@ -231,8 +252,10 @@ def test_cli_usage_errors(tmp_path, capsys):
         (["play", "--delay", "-1"], "must be a number of seconds"),
         (["play", "--delay", "²"], "must be a number of seconds"),
         (["play", "--rule", "pollo=x"], "rule option pollo_award must be a whole number"),
-        (["play", "--load", "x.json", "--seats", "human,heavy,heavy,heavy,heavy"],
-         "cannot be combined with --load"),
+        (
+            ["play", "--load", "x.json", "--seats", "human,heavy,heavy,heavy,heavy"],
+            "cannot be combined with --load",
+        ),
         (["play", "--load", str(tmp_path / "missing.json")], "cannot read save file"),
         (["play", "--load", str(junk)], "is corrupt: not valid JSON"),
         (["play", "--load", str(foreign)], "is not a domeng play save file"),

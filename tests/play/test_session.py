@@ -5,10 +5,13 @@ final ranking after a CAMAT, and an unexpected error saving the game first."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from playkit import SEATS, play, tiles_in
 
 from domeng.batch.tables import trace_table
 from domeng.core.errors import IllegalMoveError, PlayerError
@@ -16,8 +19,6 @@ from domeng.core.tiles import tile_str
 from domeng.engine.game import PASS
 from domeng.play.savefile import read_save
 from domeng.play.session import HUMAN, Session, parse_seats
-
-from playkit import SEATS, play, tiles_in
 
 CPUS = ["hunter", "heavy", "keeper", "random", "random"]
 
@@ -80,14 +81,23 @@ def test_the_seed_is_hidden_until_the_game_is_over():
     assert s.seed == 12345
 
 
-@pytest.mark.parametrize("seat,msg", [
-    ("omniscient", "sees hidden tiles"), ("Omniscient-2", "sees hidden tiles"),
-    ("mymod:player", "would import code"), ("wizard", "unknown player 'wizard'"),
-    ("search-99999999999999999999", "bad search budget"), ("search-0", "bad search budget"),
-    ("ismcts-0", "bad search budget"), ("isearch-20001", "bad search budget"),
-    ("ismcts-x", "bad search budget"), ("mcts-5", "unknown player"),
-    ("hu\x1bman", "a seat is human or"), ("", "--seats needs 5"),
-])
+@pytest.mark.parametrize(
+    "seat,msg",
+    [
+        ("omniscient", "sees hidden tiles"),
+        ("Omniscient-2", "sees hidden tiles"),
+        ("mymod:player", "would import code"),
+        ("wizard", "unknown player 'wizard'"),
+        ("search-99999999999999999999", "bad search budget"),
+        ("search-0", "bad search budget"),
+        ("ismcts-0", "bad search budget"),
+        ("isearch-20001", "bad search budget"),
+        ("ismcts-x", "bad search budget"),
+        ("mcts-5", "unknown player"),
+        ("hu\x1bman", "a seat is human or"),
+        ("", "--seats needs 5"),
+    ],
+)
 def test_seats_refused_with_one_line(seat, msg):
     with pytest.raises(PlayerError) as info:
         parse_seats(f"human,{seat},heavy,keeper,random")
@@ -95,11 +105,21 @@ def test_seats_refused_with_one_line(seat, msg):
 
 
 def test_seat_names_canonical():
-    assert parse_seats("You, HUNTER ,search,search-50,person") == \
-        [HUMAN, "hunter", "search", "search-50", HUMAN]
+    assert parse_seats("You, HUNTER ,search,search-50,person") == [
+        HUMAN,
+        "hunter",
+        "search",
+        "search-50",
+        HUMAN,
+    ]
     # every search player of the registry may sit at a table (issue 13/14), budget capped
-    assert parse_seats("human,ISMCTS,ismcts-050,isearch-20,esearch") == \
-        [HUMAN, "ismcts", "ismcts-50", "isearch-20", "esearch"]
+    assert parse_seats("human,ISMCTS,ismcts-050,isearch-20,esearch") == [
+        HUMAN,
+        "ismcts",
+        "ismcts-50",
+        "isearch-20",
+        "esearch",
+    ]
 
 
 def test_ranking_after_a_camat_puts_the_camat_first():
@@ -146,8 +166,9 @@ def allowed_check(term, text):
 @given(seed=st.integers(0, 2**64 - 1), pick=st.integers(0, 9))
 def test_d17_screens_show_only_your_own_hand(seed, pick):
     def answer(prompt, n):
-        return str(1 + (n + pick) % 2) if prompt.startswith("Your") and "Enter" not in prompt \
-            else None
+        return (
+            str(1 + (n + pick) % 2) if prompt.startswith("Your") and "Enter" not in prompt else None
+        )
 
     def choose(prompt, n):
         a = answer(prompt, n)
@@ -215,6 +236,7 @@ def test_unexpected_error_saves_first(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(s, "auto_step", flaky)
     from playkit import Scripted
+
     t = Scripted(s, save_path=str(path))
     assert t.run() == 1
     err = capsys.readouterr().err
@@ -224,11 +246,13 @@ def test_unexpected_error_saves_first(tmp_path, capsys, monkeypatch):
     assert again.actions == s.actions
 
 
-def test_unexpected_error_without_a_save_file_rescues_into_the_data_folder(capsys, monkeypatch,
-                                                                         _data_home):
+def test_unexpected_error_without_a_save_file_rescues_into_the_data_folder(
+    capsys, monkeypatch, _data_home
+):
     s = Session(SEATS, seed=4, rounds=2)
     monkeypatch.setattr(s, "auto_step", lambda: 1 / 0)
     from playkit import Scripted
+
     assert Scripted(s).run() == 1
     err = capsys.readouterr().err
     rescued = list((_data_home / "domeng").glob("rescue-*.json"))
@@ -253,7 +277,7 @@ def test_chain_of_lays_the_tiles_end_to_end():
         chain, last = chain_of(s.game.events)
         played = [ev["tile"] for ev in s.game.events if ev["type"] in ("lead", "play")]
         assert len(chain) == len(played)
-        assert all(a[1] == b[0] for a, b in zip(chain, chain[1:]))  # neighbours match
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(chain))  # neighbours match
         if chain:
             assert (chain[0][0], chain[-1][1]) == s.game.ends or s.round_over
             assert sorted(tile_id(*p) for p in chain) == sorted(played)
@@ -279,8 +303,9 @@ def test_refused_input_is_asked_again_and_changes_nothing():
 
 def test_pace_of_computer_moves():
     t, _ = play(rounds=1, delay=0.25)
-    computer_turns = sum(1 for ev in t.s.finished[0]
-                         if ev["type"] in ("lead", "play", "pass") and ev["seat"] != 0)
+    computer_turns = sum(
+        1 for ev in t.s.finished[0] if ev["type"] in ("lead", "play", "pass") and ev["seat"] != 0
+    )
     assert t.slept and set(t.slept) == {0.25} and len(t.slept) >= computer_turns
     fast, _ = play(rounds=1)
     assert fast.slept == []
@@ -293,6 +318,7 @@ def test_ctrl_c_during_a_computer_pause_saves_a_game_that_resumes_identically(tm
     path = tmp_path / "auto.json"
     s = Session(seats, seed=7, rounds=2)
     from playkit import Scripted
+
     t = Scripted(s, save_path=str(path), delay=0.5)
 
     def sleep(seconds):
@@ -325,6 +351,7 @@ def test_save_and_load_hot_seat_and_camat_target(tmp_path):
     first, _ = play(seats=seats, seed=3, rounds=None, answer=answer)
     assert f"the game is saved in {path}" in first.text
     from playkit import Scripted
+
     second = Scripted(read_save(str(path)))
     assert second.run() == 0
     assert second.s.finished == whole.s.finished
@@ -332,7 +359,7 @@ def test_save_and_load_hot_seat_and_camat_target(tmp_path):
 
 
 def final(text: str) -> str:
-    return text[text.index("Game over"):]
+    return text[text.index("Game over") :]
 
 
 def test_save_command_asks_for_a_file_and_no_means_no(tmp_path, monkeypatch):
@@ -344,8 +371,11 @@ def test_save_command_asks_for_a_file_and_no_means_no(tmp_path, monkeypatch):
         if prompt.startswith("Your"):
             return script.get(n)
         if prompt.startswith("Save to which file?"):
-            return "no" if not (tmp_path / "asked").exists() and \
-                (tmp_path / "asked").write_text("") == 0 else str(path)
+            return (
+                "no"
+                if not (tmp_path / "asked").exists() and (tmp_path / "asked").write_text("") == 0
+                else str(path)
+            )
         return None
 
     t, status = play(rounds=1, answer=answer)
@@ -362,7 +392,10 @@ def test_long_player_names_keep_the_columns_in_line():
 
     seats = ["human", "search-777", "hunter", "expert", "esearch-55"]
     s = Session(seats, seed=3, rounds=1)
-    label = (lambda k: f"seat {k} ({'you' if k == 0 else seats[k]})")
+
+    def label(k):
+        return f"seat {k} ({'you' if k == 0 else seats[k]})"
+
     rows = [t.plain for t in seats_lines(s, s.view(0), label)]
     assert len({r.index(" tile") for r in rows}) == 1, rows
     rows = [t.plain for t in standings_lines(s, label)]

@@ -31,12 +31,19 @@ def plain(text: str) -> str:
 
 
 def spawn(data_home, *args: str, cwd=None) -> pexpect.spawn:
-    env = dict(os.environ, COLUMNS="80", LINES="24", TERM="xterm-256color",
-               XDG_DATA_HOME=str(data_home))
+    env = dict(
+        os.environ, COLUMNS="80", LINES="24", TERM="xterm-256color", XDG_DATA_HOME=str(data_home)
+    )
     env.pop("NO_COLOR", None)
-    return pexpect.spawn(sys.executable, ["-m", "domeng", "play", *args],
-                         cwd=str(cwd or ROOT), env=env, encoding="utf-8",
-                         dimensions=(24, 80), timeout=120)
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "domeng", "play", *args],
+        cwd=str(cwd or ROOT),
+        env=env,
+        encoding="utf-8",
+        dimensions=(24, 80),
+        timeout=120,
+    )
 
 
 def drive(child: pexpect.spawn, answer=None) -> str:
@@ -56,7 +63,7 @@ def drive(child: pexpect.spawn, answer=None) -> str:
 
 
 def final_part(text: str) -> str:
-    return text[text.index("Game over"):text.index("Thanks for playing")]
+    return text[text.index("Game over") : text.index("Thanks for playing")]
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +72,14 @@ def full_game(tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     child = spawn(home, *GAME)
     refusals = []
-    bad = [("²", "cannot read '²'"), ("9" * 5000, "characters long"),
-           ("\x01x\x02", "control characters"), ("xyz", "cannot read 'xyz'"),
-           ("9", "there is no move 9"), ("0", "there is no move 0")]
+    bad = [
+        ("²", "cannot read '²'"),
+        ("9" * 5000, "characters long"),
+        ("\x01x\x02", "control characters"),
+        ("xyz", "cannot read 'xyz'"),
+        ("9", "there is no move 9"),
+        ("0", "there is no move 0"),
+    ]
     state = {"forced_enter": 0}
 
     def answer(i, ch):
@@ -95,8 +107,16 @@ def test_pty_whole_game_with_bad_input(full_game):
     assert full_game["forced_enter"] >= 1  # the D3 lead of [6|6], by Enter
     assert "round 1: seat 0 (you) starts" in text and "Round 2 over:" in text
     assert "Game over after 2 rounds" in text and "Final ranking" in text
-    for word in ("DOMENG", "open ends:", "Your hand:", "Your moves:", "CAMAT:", "┌─┬─┐",
-                 "Standings after 1 round", "This game's seed was 1"):
+    for word in (
+        "DOMENG",
+        "open ends:",
+        "Your hand:",
+        "Your moves:",
+        "CAMAT:",
+        "┌─┬─┐",
+        "Standings after 1 round",
+        "This game's seed was 1",
+    ):
         assert word in text, word
     assert "Traceback" not in text
 
@@ -188,8 +208,9 @@ def test_pty_edited_save_refused_or_marked(tmp_path):
     assert child.exitstatus == 2 and len(out.splitlines()) == 1 and "was modified" in out
     child = spawn(tmp_path, "--load", str(save), "--allow-modified", "--no-wait")
     child.expect(MOVE)
-    assert "MODIFIED SAVE" in plain(child.before) and "game ends after 9 rounds" in \
-        plain(child.before)
+    assert "MODIFIED SAVE" in plain(child.before) and "game ends after 9 rounds" in plain(
+        child.before
+    )
     child.sendintr()
     child.expect(pexpect.EOF)
     child.close()
@@ -198,8 +219,16 @@ def test_pty_edited_save_refused_or_marked(tmp_path):
 
 def test_pty_hot_seat_gate_help_rules_and_leak_warning(tmp_path):
     save = tmp_path / "hot.json"
-    child = spawn(tmp_path, "--seed", "2", "--no-wait", "--seats",
-                  "human,hunter,human,keeper,random", "--save", str(save))
+    child = spawn(
+        tmp_path,
+        "--seed",
+        "2",
+        "--no-wait",
+        "--seats",
+        "human,hunter,human,keeper,random",
+        "--save",
+        str(save),
+    )
     child.expect(r"seat (\d) \(human\): your turn; the others look away")
     seat = int(child.match.group(1))
     assert "whoever reads it can work out every hand" in " ".join(plain(child.before).split())

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from domeng.core.tiles import parse_tile, tile_str
 from domeng.engine.game import Game, Preview, action_of
@@ -21,8 +22,12 @@ def T(text: str) -> int:
 
 def mv(tile: str, end: str) -> Move:
     t = T(tile)
-    return Move(action_of(t, 0 if end in ("left", "lead") else 1), t, end,
-                Preview(0, 0, False, False, None, None))
+    return Move(
+        action_of(t, 0 if end in ("left", "lead") else 1),
+        t,
+        end,
+        Preview(0, 0, False, False, None, None),
+    )
 
 
 # seat to move holds 5-3, 3-3, 5-1, 0-0 on open ends 3 | 5 with [6|3] on the chain
@@ -35,36 +40,52 @@ def pm(text, moves=MOVES, hand=HAND, ends=(3, 5), must_lead=None, chain=CHAIN):
     return parse_move(text, moves, hand, ends, must_lead, chain)
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("1", 0), ("2", 1), (" 4 ", 3),
-    ("5-3 left", 2), ("[5|3] r", 3), ("3-5 right", 3), ("53l", 2), ("5 3 on the left", 2),
-    ("5|3 RIGHT", 3), ("51", 1), ("[1|5]", 1), ("5-1 right", 1), ("33", 0),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("1", 0),
+        ("2", 1),
+        (" 4 ", 3),
+        ("5-3 left", 2),
+        ("[5|3] r", 3),
+        ("3-5 right", 3),
+        ("53l", 2),
+        ("5 3 on the left", 2),
+        ("5|3 RIGHT", 3),
+        ("51", 1),
+        ("[1|5]", 1),
+        ("5-1 right", 1),
+        ("33", 0),
+    ],
+)
 def test_parse_move_accepts(text, expected):
     assert pm(text) == MOVES[expected]
 
 
-@pytest.mark.parametrize("text,reason", [
-    ("", "type a move number 1-4"),
-    ("xyz", "cannot read 'xyz'"),
-    ("5-9", "cannot read"),
-    ("left", "cannot read"),
-    ("9", "there is no move 9: type a move number 1-4"),
-    ("0", "there is no move 0"),
-    ("99", "there is no move 99"),
-    ("66", "you do not hold [6|6]"),
-    ("6-3 left", "[6|3] is already on the chain"),
-    ("0-0", "[0|0] does not fit: the open ends are 3 and 5"),
-    ("5-3", "[5|3] fits both ends: type 5-3 left or 5-3 right"),
-    ("5-1 left", "[5|1] does not fit the left end (3); it goes on the right"),
-    ("3-3 r", "[3|3] does not fit the right end (5); it goes on the left"),
-    ("²", "cannot read '²'"),
-    ("٣", "cannot read"),
-    ("9" * 5000, "characters long"),
-    ("1" * 150, "there is no move 111111..."),
-    ("\x1b[2J", "control characters"),
-    ("1\x00", "control characters"),
-])
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("", "type a move number 1-4"),
+        ("xyz", "cannot read 'xyz'"),
+        ("5-9", "cannot read"),
+        ("left", "cannot read"),
+        ("9", "there is no move 9: type a move number 1-4"),
+        ("0", "there is no move 0"),
+        ("99", "there is no move 99"),
+        ("66", "you do not hold [6|6]"),
+        ("6-3 left", "[6|3] is already on the chain"),
+        ("0-0", "[0|0] does not fit: the open ends are 3 and 5"),
+        ("5-3", "[5|3] fits both ends: type 5-3 left or 5-3 right"),
+        ("5-1 left", "[5|1] does not fit the left end (3); it goes on the right"),
+        ("3-3 r", "[3|3] does not fit the right end (5); it goes on the left"),
+        ("²", "cannot read '²'"),
+        ("٣", "cannot read"),
+        ("9" * 5000, "characters long"),
+        ("1" * 150, "there is no move 111111..."),
+        ("\x1b[2J", "control characters"),
+        ("1\x00", "control characters"),
+    ],
+)
 def test_parse_move_refuses_with_a_reason(text, reason):
     with pytest.raises(InputError) as info:
         pm(text)

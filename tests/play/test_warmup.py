@@ -59,13 +59,33 @@ def test_play_says_it_prepares_at_once_and_warms_up_first(pending, monkeypatch, 
 def test_a_cold_cache_says_so_and_a_warm_one_does_not(tmp_path):
     """End to end with an empty numba cache (NUMBA_CACHE_DIR): the message,
     then the game; the next run, with the cache filled, goes straight in."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), COLUMNS="80", LINES="24",
-               XDG_DATA_HOME=str(tmp_path), TERM="xterm-256color")
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+        COLUMNS="80",
+        LINES="24",
+        XDG_DATA_HOME=str(tmp_path),
+        TERM="xterm-256color",
+    )
     for cold in (True, False):
-        child = pexpect.spawn(sys.executable, ["-m", "domeng", "play", "--no-wait", "--seed", "4",
-                                               "--seats", "human,heavy,keeper,hunter,random"],
-                              cwd=str(ROOT), env=env, encoding="utf-8", dimensions=(24, 80),
-                              timeout=300)
+        child = pexpect.spawn(
+            sys.executable,
+            [
+                "-m",
+                "domeng",
+                "play",
+                "--no-wait",
+                "--seed",
+                "4",
+                "--seats",
+                "human,heavy,keeper,hunter,random",
+            ],
+            cwd=str(ROOT),
+            env=env,
+            encoding="utf-8",
+            dimensions=(24, 80),
+            timeout=300,
+        )
         child.expect([r"Your move \[.*?\]: ", r"Press Enter[^\n]*?: "])
         assert ("first run only" in child.before) is cold
         child.sendline("quit")
@@ -88,5 +108,7 @@ def test_every_search_player_says_it_prepares_at_its_first_move():
     assert len(said) == 1  # its first move only
     assert not any("is thinking" in f and "seat 1" not in f for f in t.frames)
     assert Session(["human", "esearch-3", "heavy", "isearch", "ismcts-4"]).is_builtin(2)
-    assert not any(Session(["human", "esearch-3", "heavy", "isearch", "ismcts-4"]).is_builtin(i)
-                   for i in (1, 3, 4))
+    assert not any(
+        Session(["human", "esearch-3", "heavy", "isearch", "ismcts-4"]).is_builtin(i)
+        for i in (1, 3, 4)
+    )

@@ -6,8 +6,21 @@ from __future__ import annotations
 import numpy as np
 
 from domeng.core.observation import (
-    MAX_TURNS, OBS_CHAIN, OBS_HAND, OBS_HAND_SIZE, OBS_LAST_MAPPANO, OBS_LEFT, OBS_LEN,
-    OBS_MUST_LEAD, OBS_RIGHT, OBS_RULES, OBS_SEAT, OBS_STONES, OBS_TABLE, OBS_TURN, OBS_VOID,
+    MAX_TURNS,
+    OBS_CHAIN,
+    OBS_HAND,
+    OBS_HAND_SIZE,
+    OBS_LAST_MAPPANO,
+    OBS_LEFT,
+    OBS_LEN,
+    OBS_MUST_LEAD,
+    OBS_RIGHT,
+    OBS_RULES,
+    OBS_SEAT,
+    OBS_STONES,
+    OBS_TABLE,
+    OBS_TURN,
+    OBS_VOID,
 )
 from domeng.core.rules import Rules
 from domeng.core.tiles import mask_of, tile_id
@@ -18,11 +31,21 @@ def T(a: int, b: int) -> int:
     return tile_id(a, b)
 
 
-def position(hand, left=-1, right=-1, chain=(), seat=0, voids=None, table=25, stones=None,
-             hand_sizes=None, last_mappano=None):
+def position(
+    hand,
+    left=-1,
+    right=-1,
+    chain=(),
+    seat=0,
+    voids=None,
+    table=25,
+    stones=None,
+    hand_sizes=None,
+    last_mappano=None,
+):
     """``(obs, hist, moves, n)``: seat ``seat`` to move holding ``hand``."""
     obs = np.zeros(OBS_LEN, dtype=np.int64)
-    obs[OBS_RULES:OBS_RULES + len(Rules().to_array())] = Rules().to_array()
+    obs[OBS_RULES : OBS_RULES + len(Rules().to_array())] = Rules().to_array()
     obs[OBS_SEAT] = seat
     obs[OBS_HAND] = mask_of(hand)
     obs[OBS_LEFT] = left

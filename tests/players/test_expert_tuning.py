@@ -13,8 +13,22 @@ def test_tuning_script_runs_end_to_end(tmp_path, capsys):
     spec = importlib.util.spec_from_file_location("expert_tuning_run", SCRIPT)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    code = mod.main(["--iterations", "2", "--population", "4", "--deals", "6", "--rounds", "2",
-                     "--validate-deals", "6", "--out", str(tmp_path)])
+    code = mod.main(
+        [
+            "--iterations",
+            "2",
+            "--population",
+            "4",
+            "--deals",
+            "6",
+            "--rounds",
+            "2",
+            "--validate-deals",
+            "6",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     res = json.loads((tmp_path / "results.json").read_text())
     assert set(res["weights"]) == set(res["features"]) and res["weights"]["pips"] == 1.0

@@ -9,14 +9,13 @@ move, MAPPAKULING), never against the player's arithmetic.
 from __future__ import annotations
 
 import numpy as np
+from _positions import T, after, position
 
 from domeng.core.observation import OBS_HAND, OBS_LEFT, OBS_RIGHT
 from domeng.core.tiles import TILE_PIPS, mask_of, tiles_of
 from domeng.engine import kernel as K
-from domeng.players.heuristics import PLAYER_IDS, builtin_choose
 from domeng.engine.kernel import ends_after
-
-from _positions import T, after, position
+from domeng.players.heuristics import PLAYER_IDS, builtin_choose
 
 
 def choose(name, obs, hist, moves, n, seed=1):
@@ -48,7 +47,7 @@ def test_ends_after_is_the_engines_arithmetic():
     leaves, for every tile, end and pair of open ends (and the lead)."""
     for t in range(28):
         for left in range(-1, 7):
-            for right in ([-1] if left < 0 else range(7)):
+            for right in [-1] if left < 0 else range(7):
                 obs, _, moves, n = position([t], left, right)
                 for m in moves[:n]:
                     o, _ = after(obs, int(m))
@@ -143,8 +142,11 @@ def test_hunter_avoids_giving_the_next_seat_an_easy_play():
         o, _ = after(obs, int(m))
         seen = int(o[OBS_HAND]) | mask_of(chain) | (1 << (int(m) >> 1))
         nm = np.zeros(64, dtype=np.int64)
-        unseen_fitting[int(m)] = sum(1 for t in range(28) if not (seen >> t) & 1
-                                     and K.legal_moves(np.int64(1) << t, o, nm) > 0)
+        unseen_fitting[int(m)] = sum(
+            1
+            for t in range(28)
+            if not (seen >> t) & 1 and K.legal_moves(np.int64(1) << t, o, nm) > 0
+        )
     for seed in range(1, 20):
         move = choose("hunter", obs, hist, moves, n, seed=seed)
         assert move == T(3, 2) * 2 + 0
@@ -157,9 +159,10 @@ def _random_position(rs, hand_size=None):
         perm = rs.permutation(28)
         k = int(hand_size or rs.integers(1, 6))
         hand = [int(x) for x in perm[:k]]
-        chain = [int(x) for x in perm[k:k + int(rs.integers(1, 10))]]
+        chain = [int(x) for x in perm[k : k + int(rs.integers(1, 10))]]
         left, right = int(rs.integers(0, 7)), int(rs.integers(0, 7))
-        obs, hist, moves, n = position(hand, left, right, chain=chain,
-                                       table=int(rs.integers(0, 26)))
+        obs, hist, moves, n = position(
+            hand, left, right, chain=chain, table=int(rs.integers(0, 26))
+        )
         if n > 0:
             return obs, hist, moves, n

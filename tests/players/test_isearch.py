@@ -5,7 +5,8 @@ legal; ``nsearch``'s value of the next round's starter (D4)."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domeng.batch.reference import run_reference
 from domeng.batch.tables import run_tables, trace_table
@@ -90,7 +91,8 @@ def test_decisions_do_not_depend_on_the_hidden_tiles():
         seat = rnd.to_move
         hidden = [t for t in range(28) if t not in obs.hand and t not in obs.chain]
         for fn in [resolve_player(name).fn for name in ("esearch-6", "isearch-6", "nsearch-6")] + [
-                make_isearch_strategy("esearch", 6, explore=0.3)]:
+            make_isearch_strategy("esearch", 6, explore=0.3)
+        ]:
             pick = fn(o, hist, mv, len(mv), np.array([11], dtype=np.uint64))
             rs = np.random.default_rng(checked)
             rs.shuffle(hidden)
@@ -98,7 +100,7 @@ def test_decisions_do_not_depend_on_the_hidden_tiles():
             for s in range(5):
                 if s != seat:
                     size = len(rnd.hands[s])
-                    rnd.hands[s] = set(hidden[k:k + size])
+                    rnd.hands[s] = set(hidden[k : k + size])
                     k += size
             o2, hist2 = rnd.observation(seat).to_array()
             np.testing.assert_array_equal(o2, o)
@@ -109,9 +111,16 @@ def test_decisions_do_not_depend_on_the_hidden_tiles():
 
 def test_search_players_agree_in_both_engines_and_are_reproducible():
     players = ["isearch-4", "nsearch-3", "esearch-3", "random", "expert"]
-    k_events, k_agg, k_state = trace_table(players, Rules(), seed=4, table=1, rounds=6)
-    agg, state, _, events = run_reference([make_player(p) for p in players], Rules(), 4,
-                                          tables=1, rounds=6, table_start=1, keep_events=True)
+    k_events, _k_agg, k_state = trace_table(players, Rules(), seed=4, table=1, rounds=6)
+    _agg, state, _, events = run_reference(
+        [make_player(p) for p in players],
+        Rules(),
+        4,
+        tables=1,
+        rounds=6,
+        table_start=1,
+        keep_events=True,
+    )
     assert k_events == events[0]
     np.testing.assert_array_equal(k_state, state[0])
     a = run_tables(players, seed=2, n_tables=4, rounds=3, records=True)
@@ -125,18 +134,24 @@ def test_search_player_names_and_budgets():
     assert resolve_player("esearch-7").fn is make_isearch_strategy("esearch", 7)
     assert resolve_player("nsearch-7").fn is make_isearch_strategy("nsearch", 7)
     import pytest
+
     from domeng.core.errors import PlayerError
+
     with pytest.raises(PlayerError, match="isearch-N"):
         resolve_player("isearch-0")
 
 
-@given(w=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40).filter(lambda w: sum(w) > 1e-6),
-       n=st.integers(1, 50), seed=st.integers(0, 2**63))
+@given(
+    w=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40).filter(lambda w: sum(w) > 1e-6),
+    n=st.integers(1, 50),
+    seed=st.integers(0, 2**63),
+)
 def test_resample_is_systematic(w, n, seed):
     """``isearch`` rolls out deals resampled by their weights: systematic
     resampling gives deal j floor or ceil of n * w_j / sum(w) copies, never
     a deal of weight 0, and is reproducible from the generator."""
     from domeng.players.isearch import resample
+
     w = np.array(w)
     ll = np.log(np.where(w > 0, w, 1e-300))
     picks = np.zeros(n, dtype=np.int64)
@@ -159,8 +174,8 @@ def test_a_new_budget_does_not_compile_the_search_again():
     each, in every new process for an uncached budget)."""
     from numba import types
 
-    from domeng.players.ismcts import ismcts_core, make_ismcts_strategy
     from domeng.players.isearch import isearch_core
+    from domeng.players.ismcts import ismcts_core, make_ismcts_strategy
     from domeng.players.search import make_search_strategy, search_core
 
     for n in (3, 4):
@@ -186,7 +201,13 @@ def test_nsearch_values_the_seat_after_the_next_starter():
     from domeng.engine import step as E
     from domeng.players.heuristics import P_EXPERT
     from domeng.players.isearch import (
-        EXPERT_NET_BY_DISTANCE, EXPERT_WIN_BY_DISTANCE, NEXT_START, _NO_NEXT, carry_forward, rollout)
+        _NO_NEXT,
+        EXPERT_NET_BY_DISTANCE,
+        EXPERT_WIN_BY_DISTANCE,
+        NEXT_START,
+        carry_forward,
+        rollout,
+    )
 
     assert NEXT_START.shape == (5,) and abs(NEXT_START.sum()) < 1e-9
     net = np.array(EXPERT_NET_BY_DISTANCE)
@@ -207,15 +228,16 @@ def test_nsearch_values_the_seat_after_the_next_starter():
     for obs, rnd in _positions(3, n=6):
         o, hist = obs.to_array()
         me = int(o[OBS_SEAT])
-        S = E.new_rollout_state(o[OBS_RULES:OBS_RULES + R_LEN].copy())
+        S = E.new_rollout_state(o[OBS_RULES : OBS_RULES + R_LEN].copy())
         K.counters_from_history(o, hist, w0)
         for m in rnd.legal_moves():
             determinize(o, rng, hands, tiles, cap, choice)
             plain = rollout(S, hands, o, w0, me, m.tile * 2 + m.end, 99, P_EXPERT, s_rng, _NO_NEXT)
             winner = int(S.w[K.W_WINNER])
             assert E.next_starter(S) == winner  # no CAMAT in a first round's table
-            valued = rollout(S, hands, o, w0, me, m.tile * 2 + m.end, 99, P_EXPERT, s_rng,
-                             NEXT_START)
+            valued = rollout(
+                S, hands, o, w0, me, m.tile * 2 + m.end, 99, P_EXPERT, s_rng, NEXT_START
+            )
             d = (me - winner) % 5
             assert valued == plain - NEXT_START[d]
             distances.add(d)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_isearch import _check_deal, _positions
 
 from domeng.batch.reference import run_reference
 from domeng.batch.tables import run_tables, trace_table
@@ -24,11 +25,13 @@ from domeng.players import ismcts as M
 from domeng.players.isearch import determinize
 from domeng.players.registry import BUILTIN_PLAYERS, make_player, resolve_player
 from domeng.study.tournament import tournament
-from test_isearch import _check_deal, _positions
 
-VARIANTS = [M.make_ismcts_strategy(40), M.make_ismcts_strategy(40, model=True),
-            M.make_ismcts_strategy(40, rollout="heavy", c_uct=2.0),
-            M.make_ismcts_strategy(40, pb=2.0)]
+VARIANTS = [
+    M.make_ismcts_strategy(40),
+    M.make_ismcts_strategy(40, model=True),
+    M.make_ismcts_strategy(40, rollout="heavy", c_uct=2.0),
+    M.make_ismcts_strategy(40, pb=2.0),
+]
 
 
 def test_ismcts_decides_from_its_observation_only():
@@ -48,7 +51,7 @@ def test_ismcts_decides_from_its_observation_only():
         for s in range(5):
             if s != seat:
                 size = len(rnd.hands[s])
-                rnd.hands[s] = set(hidden[k:k + size])
+                rnd.hands[s] = set(hidden[k : k + size])
                 k += size
         o2, hist2 = rnd.observation(seat).to_array()
         np.testing.assert_array_equal(o2, o)
@@ -92,15 +95,29 @@ def test_the_tree_search_draws_deals_consistent_with_what_the_seat_knows():
 
 def test_ismcts_plays_legal_moves_and_agrees_in_both_engines():
     players = ["ismcts-12", "hunter", "expert", "random", "search-3"]
-    k_events, k_agg, k_state = trace_table(players, Rules(), seed=6, table=2, rounds=5)
-    agg, state, _, events = run_reference([make_player(p) for p in players], Rules(), 6,
-                                          tables=1, rounds=5, table_start=2, keep_events=True)
+    k_events, _k_agg, k_state = trace_table(players, Rules(), seed=6, table=2, rounds=5)
+    _agg, state, _, events = run_reference(
+        [make_player(p) for p in players],
+        Rules(),
+        6,
+        tables=1,
+        rounds=5,
+        table_start=2,
+        keep_events=True,
+    )
     assert k_events == events[0]
     np.testing.assert_array_equal(k_state, state[0])
-    a = run_tables("ismcts-8,random,heavy,ismcts-8,hunter", seed=3, n_tables=4, rounds=3,
-                   records=True)
-    b = run_tables("ismcts-8,random,heavy,ismcts-8,hunter", seed=3, n_tables=4, rounds=3,
-                   records=True, threads=1)
+    a = run_tables(
+        "ismcts-8,random,heavy,ismcts-8,hunter", seed=3, n_tables=4, rounds=3, records=True
+    )
+    b = run_tables(
+        "ismcts-8,random,heavy,ismcts-8,hunter",
+        seed=3,
+        n_tables=4,
+        rounds=3,
+        records=True,
+        threads=1,
+    )
     np.testing.assert_array_equal(a.records, b.records)
     assert a.state[:, L.ST_BAD_MOVES].sum() == 0
 
@@ -125,8 +142,9 @@ def test_ismcts_beats_random_players_clearly():
     """Not a benchmark: a sanity check that the tree search plays well (a
     large, paired margin against random players; the design of the same
     check for ``search``)."""
-    res = tournament("ismcts-100,random,random,random,random", deals=12, rounds=4, seed=1,
-                     progress=False)
+    res = tournament(
+        "ismcts-100,random,random,random,random", deals=12, rounds=4, seed=1, progress=False
+    )
     m = res.margins()
     row = m[(m.a == "ismcts-100") & (m.b == "random#1")].iloc[0]
     assert row.net_diff < 0 and row.ci_high < 0

@@ -14,8 +14,9 @@ from domeng.study.tournament import STATS, tournament
 
 
 def test_ladder_plays_every_lineup_and_ranks_with_intervals():
-    res = ladder("random,heavy,keeper,hunter,expert,random", deals=8, rounds=2, seed=3,
-                 orders="balanced")
+    res = ladder(
+        "random,heavy,keeper,hunter,expert,random", deals=8, rounds=2, seed=3, orders="balanced"
+    )
     assert res.meta["lineups"] == 6 and res.meta["seatings"] == 20
     # each player is in 5 of the 6 lineups, every seating, every round
     assert (res.per_deal[:, :, STATS.index("rounds")] == 5 * 20 * 2).all()
@@ -26,10 +27,10 @@ def test_ladder_plays_every_lineup_and_ranks_with_intervals():
     m = res.margins()
     assert len(m) == 6 * 5
     # a lineup's numbers are exactly its tournament's: the ladder only sums
-    one = tournament("random,heavy,keeper,hunter,expert", deals=8, rounds=2, seed=3,
-                     orders="balanced")
-    five = ladder("random,heavy,keeper,hunter,expert", deals=8, rounds=2, seed=3,
-                  orders="balanced")
+    one = tournament(
+        "random,heavy,keeper,hunter,expert", deals=8, rounds=2, seed=3, orders="balanced"
+    )
+    five = ladder("random,heavy,keeper,hunter,expert", deals=8, rounds=2, seed=3, orders="balanced")
     np.testing.assert_array_equal(one.per_deal, five.per_deal)
 
 
@@ -40,9 +41,23 @@ def test_ladder_refuses_too_few_players():
 
 def test_ladder_command_writes_a_report(tmp_path, capsys):
     out = tmp_path / "ladder"
-    code = main(["ladder", "--players", "random,heavy,keeper,hunter,expert,random", "--deals",
-                 "3", "--rounds", "2", "--orders", "balanced", "--out", str(out), "--json",
-                 "--no-progress"])
+    code = main(
+        [
+            "ladder",
+            "--players",
+            "random,heavy,keeper,hunter,expert,random",
+            "--deals",
+            "3",
+            "--rounds",
+            "2",
+            "--orders",
+            "balanced",
+            "--out",
+            str(out),
+            "--json",
+            "--no-progress",
+        ]
+    )
     cap = capsys.readouterr()
     assert code == 0, cap.err
     s = json.loads(cap.out)

@@ -47,6 +47,7 @@ def test_it_uses_the_hands_it_is_given():
     hands = [sorted(h) for h in rnd.hands]
     p = OmniscientPlayer(samples=4)
     from domeng.core.rng import SplitMix64
+
     a = p.choose_seeing_all(obs, moves, SplitMix64(5), hands)
     b = p.choose_seeing_all(obs, moves, SplitMix64(5), hands)
     assert a == b and a in moves

@@ -11,17 +11,17 @@ import numba
 import numpy as np
 import pytest
 
-from domeng.core import layout as L
+from domeng.batch.reference import run_reference
 from domeng.batch.tables import run_tables
 from domeng.cli.main import main
-from domeng.engine.reference import Table
+from domeng.core import layout as L
 from domeng.core.errors import DomengError, PlayerError
 from domeng.core.observation import OBS_HAND, OBS_HAND_SIZE, OBS_SEAT, OBS_VOID
-from domeng.players.registry import RandomPlayer, make_player, resolve_player, resolve_players
-from domeng.batch.reference import run_reference
 from domeng.core.rules import Rules
-from domeng.players.search import make_search_strategy, sample_hands
 from domeng.core.tiles import NUMBER_MASK
+from domeng.engine.reference import Table
+from domeng.players.registry import RandomPlayer, make_player, resolve_player, resolve_players
+from domeng.players.search import make_search_strategy, sample_hands
 from domeng.study.tournament import tournament
 
 
@@ -88,14 +88,16 @@ def test_a_python_player_runs_on_the_reference_engine():
             assert move == moves[-1]
             seen += 1
         else:
-            move = RandomPlayer().choose(rnd.observation(rnd.to_move), moves,
-                                         t.seat_rngs[rnd.to_move])
+            move = RandomPlayer().choose(
+                rnd.observation(rnd.to_move), moves, t.seat_rngs[rnd.to_move]
+            )
         rnd.play(move)
     assert seen > 0
 
 
 def test_players_from_a_module_on_the_command_line(tmp_path, monkeypatch, capsys):
-    (tmp_path / "myplayers.py").write_text(textwrap.dedent("""
+    (tmp_path / "myplayers.py").write_text(
+        textwrap.dedent("""
         import numba
 
         @numba.njit
@@ -104,17 +106,39 @@ def test_players_from_a_module_on_the_command_line(tmp_path, monkeypatch, capsys
 
         def not_a_player():
             return 1
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
-    code = main(["simulate", "--tables", "3", "--rounds", "4", "--players",
-                 "myplayers:first,random,random,random,random", "--json", "--no-progress"])
+    code = main(
+        [
+            "simulate",
+            "--tables",
+            "3",
+            "--rounds",
+            "4",
+            "--players",
+            "myplayers:first,random,random,random,random",
+            "--json",
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr()
     assert code == 0, out.err
     summary = json.loads(out.out)
     assert summary["players"][0] == "myplayers:first"
     assert summary["rounds"] == 4
-    code = main(["simulate", "--tables", "3", "--rounds", "4", "--players",
-                 "myplayers:missing", "--no-progress"])
+    code = main(
+        [
+            "simulate",
+            "--tables",
+            "3",
+            "--rounds",
+            "4",
+            "--players",
+            "myplayers:missing",
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "has no player" in err and len(err.strip().splitlines()) == 1
 
@@ -123,7 +147,7 @@ def test_search_player_is_legal_and_reproducible():
     a = run_tables("search-5,random,heavy,keeper,hunter", seed=2, n_tables=3, rounds=4)
     b = run_tables("search-5,random,heavy,keeper,hunter", seed=2, n_tables=3, rounds=4)
     np.testing.assert_array_equal(a.agg, b.agg)
-    assert (a.state[:, L.ST_STONES:L.ST_STONES + 5].sum(1) + a.state[:, L.ST_TABLE] == 25).all()
+    assert (a.state[:, L.ST_STONES : L.ST_STONES + 5].sum(1) + a.state[:, L.ST_TABLE] == 25).all()
 
 
 def test_search_determinizations_respect_what_the_seat_knows():
@@ -168,27 +192,37 @@ def test_search_strategy_budget():
 
 
 def test_duplicate_tournament_rotates_players_over_the_same_deals():
-    res = tournament("random,heavy,keeper,hunter,random", deals=30, rounds=5, seed=4,
-                     orders="rotations")
+    res = tournament(
+        "random,heavy,keeper,hunter,random", deals=30, rounds=5, seed=4, orders="rotations"
+    )
     t = res.table()
     assert list(t["player"]) == ["random#0", "heavy", "keeper", "hunter", "random#4"]
     assert (t["rounds"] == 30 * 5 * 5).all()  # each player plays every round of every rotation
     # stones received minus given, over all players, is what the table paid out
     from domeng.study.tournament import STATS
+
     # every player played every round of every rotation of every deal
     assert (res.per_deal[:, :, STATS.index("rounds")] == 5 * 5).all()
     # stones a player receives come from the table or from other players:
     # what players give is at most what they receive, in every deal
     per = res.per_deal
-    assert (per[:, :, STATS.index("given")].sum(1) <= per[:, :, STATS.index("received")].sum(1)).all()
+    assert (
+        per[:, :, STATS.index("given")].sum(1) <= per[:, :, STATS.index("received")].sum(1)
+    ).all()
     m = res.margins()
     assert len(m) == 20
     ab = m[(m.a == "hunter") & (m.b == "heavy")].iloc[0]
     ba = m[(m.a == "heavy") & (m.b == "hunter")].iloc[0]
     assert ab.net_diff == pytest.approx(-ba.net_diff)
     # same seed, same numbers; deals are shared by the rotations
-    again = tournament("random,heavy,keeper,hunter,random", deals=30, rounds=5, seed=4,
-                       chunk_deals=7, orders="rotations")
+    again = tournament(
+        "random,heavy,keeper,hunter,random",
+        deals=30,
+        rounds=5,
+        seed=4,
+        chunk_deals=7,
+        orders="rotations",
+    )
     np.testing.assert_array_equal(res.per_deal, again.per_deal)
 
 
@@ -206,8 +240,21 @@ def test_tournament_deals_are_the_same_in_every_rotation():
 
 def test_tournament_command(tmp_path, capsys):
     out = tmp_path / "t"
-    code = main(["tournament", "--players", "random,heavy,keeper,hunter,search-3", "--deals",
-                 "4", "--rounds", "2", "--out", str(out), "--json", "--no-progress"])
+    code = main(
+        [
+            "tournament",
+            "--players",
+            "random,heavy,keeper,hunter,search-3",
+            "--deals",
+            "4",
+            "--rounds",
+            "2",
+            "--out",
+            str(out),
+            "--json",
+            "--no-progress",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     s = json.loads(captured.out)
@@ -215,10 +262,19 @@ def test_tournament_command(tmp_path, capsys):
     assert (out / "report.html").exists() and (out / "plots" / "tournament.png").exists()
     assert (out / "players.csv").exists()
     from domeng.study.tournament import TournamentResults
+
     back = TournamentResults.load(out)
     assert back.deals == 4
-    code = main(["tournament", "--players", "random,heavy,keeper,hunter,no_such_mod_xyz:fn",
-                 "--deals", "2", "--no-progress"])
+    code = main(
+        [
+            "tournament",
+            "--players",
+            "random,heavy,keeper,hunter,no_such_mod_xyz:fn",
+            "--deals",
+            "2",
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "cannot import player module" in err
 
@@ -250,13 +306,15 @@ def test_compiled_players_get_copies_they_can_neither_read_past_nor_change():
     def polite(obs, hist, moves, n_moves, rng):
         return 0
 
-    a = run_tables([vandal, "hunter", vandal, "random", "keeper"], seed=5, n_tables=10,
-                   rounds=40, records=True)
-    b = run_tables([polite, "hunter", polite, "random", "keeper"], seed=5, n_tables=10,
-                   rounds=40, records=True)
+    a = run_tables(
+        [vandal, "hunter", vandal, "random", "keeper"], seed=5, n_tables=10, rounds=40, records=True
+    )
+    b = run_tables(
+        [polite, "hunter", polite, "random", "keeper"], seed=5, n_tables=10, rounds=40, records=True
+    )
     np.testing.assert_array_equal(a.agg, b.agg)
     np.testing.assert_array_equal(a.records, b.records)
-    held = a.state[:, L.ST_STONES:L.ST_STONES + 5].sum(1) + a.state[:, L.ST_TABLE]
+    held = a.state[:, L.ST_STONES : L.ST_STONES + 5].sum(1) + a.state[:, L.ST_TABLE]
     assert (held == 25).all()
 
 
@@ -294,11 +352,27 @@ def test_search_beats_random_players_clearly():
 def test_python_module_runs_as_subprocess_with_custom_player(tmp_path):
     (tmp_path / "strat.py").write_text(
         "import numba\n@numba.njit\ndef last(obs, hist, moves, n_moves, rng):\n"
-        "    return n_moves - 1\n")
-    proc = subprocess.run([sys.executable, "-m", "domeng", "tournament", "--players",
-                           "strat:last,random,heavy,keeper,hunter", "--deals", "3", "--rounds",
-                           "2", "--json", "--no-progress"], capture_output=True, text=True,
-                          env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)},
-                          timeout=300)
+        "    return n_moves - 1\n"
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "domeng",
+            "tournament",
+            "--players",
+            "strat:last,random,heavy,keeper,hunter",
+            "--deals",
+            "3",
+            "--rounds",
+            "2",
+            "--json",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)},
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["players"][0] == "strat:last"

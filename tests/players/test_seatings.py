@@ -57,11 +57,13 @@ def test_tournament_plays_every_seating_of_the_same_deals():
     res = tournament("hunter,keeper,heavy,random,random", deals=6, rounds=3, seed=2)
     assert res.meta["seatings"] == 120
     assert (res.per_deal[:, :, STATS.index("rounds")] == 120 * 3).all()
-    again = tournament("hunter,keeper,heavy,random,random", deals=6, rounds=3, seed=2,
-                       chunk_deals=4)
+    again = tournament(
+        "hunter,keeper,heavy,random,random", deals=6, rounds=3, seed=2, chunk_deals=4
+    )
     np.testing.assert_array_equal(res.per_deal, again.per_deal)
-    bal = tournament("hunter,keeper,heavy,random,random", deals=6, rounds=3, seed=2,
-                     orders="balanced")
+    bal = tournament(
+        "hunter,keeper,heavy,random,random", deals=6, rounds=3, seed=2, orders="balanced"
+    )
     assert (bal.per_deal[:, :, STATS.index("rounds")] == 20 * 3).all()
 
 
@@ -74,8 +76,9 @@ def test_identical_players_margin_covers_zero_in_about_95_percent_of_seeds():
     covered = 0
     n = 160
     for seed in range(n):
-        res = tournament("random,hunter,keeper,random,heavy", deals=25, rounds=2, seed=seed,
-                         progress=False)
+        res = tournament(
+            "random,hunter,keeper,random,heavy", deals=25, rounds=2, seed=seed, progress=False
+        )
         m = res.margins()
         row = m[(m.a == "random#0") & (m.b == "random#3")].iloc[0]
         covered += int(row.ci_low <= 0 <= row.ci_high)

@@ -17,18 +17,27 @@ from domeng.cli.main import main
 WIDTHS = (1280, 390)
 # headless chromium will not make a window narrower than 500 px, so the report
 # is measured inside an iframe of the width under test
-FRAME = ("<!DOCTYPE html><html><body style='margin:0'><iframe id='f' src='{src}' "
-         "style='width:{w}px;height:900px;border:0'></iframe><script>"
-         "document.getElementById('f').addEventListener('load', () => {{"
-         "const d = document.getElementById('f').contentDocument;"
-         "document.title = 'W=' + Math.max(d.documentElement.scrollWidth, d.body.scrollWidth);"
-         "}});</script></body></html>")
+FRAME = (
+    "<!DOCTYPE html><html><body style='margin:0'><iframe id='f' src='{src}' "
+    "style='width:{w}px;height:900px;border:0'></iframe><script>"
+    "document.getElementById('f').addEventListener('load', () => {{"
+    "const d = document.getElementById('f').contentDocument;"
+    "document.title = 'W=' + Math.max(d.documentElement.scrollWidth, d.body.scrollWidth);"
+    "}});</script></body></html>"
+)
 
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _page_width(path: Path, width: int) -> int:
@@ -39,12 +48,14 @@ def _page_width(path: Path, width: int) -> int:
     if sync_playwright is not None and Path(CHROMIUM).exists():
         with sync_playwright() as pw:
             # Debian's Chromium (the Makefile installs it); never a downloaded browser
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                         headless=True)
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            )
             page = browser.new_page(viewport={"width": width, "height": 900})
             page.goto(path.as_uri())
-            w = page.evaluate("Math.max(document.documentElement.scrollWidth, "
-                              "document.body.scrollWidth)")
+            w = page.evaluate(
+                "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+            )
             browser.close()
             return int(w)
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -52,11 +63,23 @@ def _page_width(path: Path, width: int) -> int:
         pytest.skip("no headless browser (Playwright or chromium)")
     probe = path.with_name(path.stem + f".probe{width}.html")
     probe.write_text(FRAME.format(src=path.name, w=width))
-    out = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu",
-                          "--hide-scrollbars", "--allow-file-access-from-files",
-                          f"--window-size={width + 100},1000",
-                          "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--allow-file-access-from-files",
+            f"--window-size={width + 100},1000",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     m = re.search(r"<title>W=(\d+)</title>", out.stdout)
     if m is None:
         pytest.skip(f"chromium did not run the probe: {out.stderr.strip()[:200]}")
@@ -66,18 +89,86 @@ def _page_width(path: Path, width: int) -> int:
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
     d = tmp_path_factory.mktemp("reports")
-    assert main(["simulate", "-t", "12", "-r", "10", "--out", str(d / "sim"), "--no-progress",
-                 "--json"]) == 0
-    assert main(["compare", "-t", "12", "-r", "10", "--variant", "pollo=4", "--variant",
-                 "passebunge_every_pass=false;players=random", "--out", str(d / "cmp"),
-                 "--no-progress", "--json"]) == 0
-    assert main(["sweep", "-t", "12", "-r", "10", "--rule", "ceki=2,3", "--out",
-                 str(d / "sweep"), "--no-progress", "--json"]) == 0
-    assert main(["tournament", "--players", "hunter,keeper,heavy,random,random", "--deals", "4",
-                 "--rounds", "3", "--out", str(d / "tour"), "--no-progress"]) == 0
-    assert main(["ladder", "--players", "hunter,keeper,heavy,random,random", "--deals", "3",
-                 "--rounds", "2", "--orders", "rotations", "--out", str(d / "ladder"),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            ["simulate", "-t", "12", "-r", "10", "--out", str(d / "sim"), "--no-progress", "--json"]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "compare",
+                "-t",
+                "12",
+                "-r",
+                "10",
+                "--variant",
+                "pollo=4",
+                "--variant",
+                "passebunge_every_pass=false;players=random",
+                "--out",
+                str(d / "cmp"),
+                "--no-progress",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "sweep",
+                "-t",
+                "12",
+                "-r",
+                "10",
+                "--rule",
+                "ceki=2,3",
+                "--out",
+                str(d / "sweep"),
+                "--no-progress",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "tournament",
+                "--players",
+                "hunter,keeper,heavy,random,random",
+                "--deals",
+                "4",
+                "--rounds",
+                "3",
+                "--out",
+                str(d / "tour"),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "ladder",
+                "--players",
+                "hunter,keeper,heavy,random,random",
+                "--deals",
+                "3",
+                "--rounds",
+                "2",
+                "--orders",
+                "rotations",
+                "--out",
+                str(d / "ladder"),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     return {k: d / k / "report.html" for k in ("sim", "cmp", "sweep", "tour", "ladder")}
 
 
@@ -97,8 +188,16 @@ def test_reports_have_contents_glossary_rules_command_versions(reports, capsys):
         assert "<nav class='toc'>" in html and "<pre>" in html
         for term, _ in TERMS:
             assert f"<dt>{term}</dt>" in html, (kind, term)
-        for needle in ("mattikkeng_reduced_award", "passebunge_every_pass", "domeng ",
-                       "Python", "numba", "numpy", "pandas", "<table class='df"):
+        for needle in (
+            "mattikkeng_reduced_award",
+            "passebunge_every_pass",
+            "domeng ",
+            "Python",
+            "numba",
+            "numpy",
+            "pandas",
+            "<table class='df",
+        ):
             assert needle in html, (kind, needle)
     assert "domeng simulate -t 12 -r 10" in reports["sim"].read_text()
 

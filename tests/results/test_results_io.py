@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from domeng.core.rules import Rules
 from domeng.results import report
 from domeng.results.results import FRAME_NAMES, Results, ResultsError, atomic_directory
-from domeng.core.rules import Rules
 from domeng.study.simulate import simulate
 
 MIXED = "random,heavy,keeper,hunter,random"
@@ -26,23 +26,72 @@ def res():
 EXPECTED_COLUMNS = {
     "end_kinds": ["kind", "rounds", "share", "se", "ci_low", "ci_high"],
     "win_by_seat": ["seat", "player", "kind", "wins", "rate", "se", "ci_low", "ci_high"],
-    "win_by_player": ["player", "seats", "n_seats", "kind", "wins", "rate", "se", "ci_low",
-                      "ci_high"],
+    "win_by_player": [
+        "player",
+        "seats",
+        "n_seats",
+        "kind",
+        "wins",
+        "rate",
+        "se",
+        "ci_low",
+        "ci_high",
+    ],
     "win_by_starter_offset": ["offset", "kind", "wins", "rate", "se", "ci_low", "ci_high"],
-    "passes_by_seat": ["seat", "player", "event", "events", "per_round", "per_round_se",
-                       "rounds_with", "round_share", "round_share_se"],
-    "passes_by_player": ["player", "n_seats", "event", "events", "per_round", "per_round_se",
-                         "round_share", "round_share_se"],
-    "stone_flows": ["source", "source_seat", "source_player", "dest_seat", "dest_player",
-                    "reason", "stones", "per_round", "se"],
+    "passes_by_seat": [
+        "seat",
+        "player",
+        "event",
+        "events",
+        "per_round",
+        "per_round_se",
+        "rounds_with",
+        "round_share",
+        "round_share_se",
+    ],
+    "passes_by_player": [
+        "player",
+        "n_seats",
+        "event",
+        "events",
+        "per_round",
+        "per_round_se",
+        "round_share",
+        "round_share_se",
+    ],
+    "stone_flows": [
+        "source",
+        "source_seat",
+        "source_player",
+        "dest_seat",
+        "dest_player",
+        "reason",
+        "stones",
+        "per_round",
+        "se",
+    ],
     "unpaid": ["dest_seat", "dest_player", "reason", "stones", "per_round", "se"],
     "camat_by_seat": ["seat", "player", "camats", "per_1000_rounds", "se", "ci_low", "ci_high"],
-    "camat_by_player": ["player", "n_seats", "camats", "per_1000_rounds", "se", "ci_low",
-                        "ci_high"],
+    "camat_by_player": [
+        "player",
+        "n_seats",
+        "camats",
+        "per_1000_rounds",
+        "se",
+        "ci_low",
+        "ci_high",
+    ],
     "camat_gaps": ["rounds_between", "camats", "share"],
     "round_length": ["measure", "value", "rounds", "share"],
-    "final_state": ["holder", "seat", "player", "mean_stones", "mean_stones_se", "camat_share",
-                    "camat_share_se"],
+    "final_state": [
+        "holder",
+        "seat",
+        "player",
+        "mean_stones",
+        "mean_stones_se",
+        "camat_share",
+        "camat_share_se",
+    ],
     "camats_per_table": ["camats", "tables", "share"],
 }
 
@@ -63,7 +112,9 @@ def test_frames_agree_with_the_aggregates(res):
     assert f["end_kinds"].rounds.sum() == res.total_rounds == 180
     assert f["win_by_seat"].query("kind == 'ALL'").wins.sum() == 180
     assert f["stone_flows"].stones.sum() == res.totals("A_FLOW").sum()
-    assert f["stone_flows"].query("source_seat == dest_seat").stones.sum() == 0  # nobody pays himself
+    assert (
+        f["stone_flows"].query("source_seat == dest_seat").stones.sum() == 0
+    )  # nobody pays himself
     m = res.flow_matrix()
     assert m.shape == (6, 5)
     assert m.to_numpy().sum() == pytest.approx(res.totals("A_FLOW").sum() / 180)
@@ -86,10 +137,24 @@ def _estimates(node, path=""):
 
 def test_summary_json_schema(res):
     s = json.loads(res.to_json())
-    for key in ("tables", "rounds", "seed", "rules", "players", "end_kind", "passes_per_round",
-                "passebunge_per_round", "passebunge_round_share", "tiles_per_round",
-                "turns_per_round", "stones_per_round", "camat_per_1000_rounds",
-                "win_rate_by_starter_offset", "win_rate_by_seat", "win_rate_by_player"):
+    for key in (
+        "tables",
+        "rounds",
+        "seed",
+        "rules",
+        "players",
+        "end_kind",
+        "passes_per_round",
+        "passebunge_per_round",
+        "passebunge_round_share",
+        "tiles_per_round",
+        "turns_per_round",
+        "stones_per_round",
+        "camat_per_1000_rounds",
+        "win_rate_by_starter_offset",
+        "win_rate_by_seat",
+        "win_rate_by_player",
+    ):
         assert key in s, key
     assert (s["tables"], s["rounds"], s["seed"]) == (12, 15, 7)
     assert s["players"] == MIXED.split(",")
@@ -98,11 +163,25 @@ def test_summary_json_schema(res):
     assert set(s["win_rate_by_player"]) == {"random", "heavy", "keeper", "hunter"}
     assert set(s["win_rate_by_seat"]) == set(s["win_rate_by_starter_offset"]) == set("01234")
     st = s["stones_per_round"]
-    for key in ("total", "by_reason", "from_table", "from_players", "from_seat", "from_player",
-                "unpaid"):
+    for key in (
+        "total",
+        "by_reason",
+        "from_table",
+        "from_players",
+        "from_seat",
+        "from_player",
+        "unpaid",
+    ):
         assert key in st
-    assert set(st["by_reason"]) == {"PASS", "PASSEBUNGE", "CAPPU", "CEKI", "POLLO", "MANGUNO",
-                                    "MATTIKKENG"}
+    assert set(st["by_reason"]) == {
+        "PASS",
+        "PASSEBUNGE",
+        "CAPPU",
+        "CEKI",
+        "POLLO",
+        "MANGUNO",
+        "MATTIKKENG",
+    }
     leaves = list(_estimates(s))
     assert len(leaves) > 100
     shares = _share_paths(res)
@@ -114,8 +193,7 @@ def test_summary_json_schema(res):
         assert isinstance(est["value"], float) and isinstance(est["se"], float), path
         assert est["se"] >= 0, path
     # the scalar quantities that the issue names are estimates
-    for key in ("passes_per_round", "passebunge_per_round", "tiles_per_round",
-                "turns_per_round"):
+    for key in ("passes_per_round", "passebunge_per_round", "tiles_per_round", "turns_per_round"):
         assert set(s[key]) == {"value", "se"}
     assert set(s["passebunge_round_share"]) == {"value", "se", "ci_low", "ci_high"}
 
@@ -146,8 +224,24 @@ def test_every_share_in_the_summary_json_has_wilson_bounds(tmp_path, capsys):
     from domeng.cli.main import main
 
     out = tmp_path / "s"
-    assert main(["simulate", "-t", "3", "-r", "6", "-s", "4", "--json", "--no-progress",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "-t",
+                "3",
+                "-r",
+                "6",
+                "-s",
+                "4",
+                "--json",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = json.loads(capsys.readouterr().out)
     res = Results.load(out)
     shares = _share_paths(res)

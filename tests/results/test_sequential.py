@@ -22,8 +22,10 @@ def _stopped_coverage(reps: int, t_max: int, target: float, use_cs: bool, seed: 
         n = rng.integers(5, 16, t_max).astype(float)
         x = rng.poisson(0.3 * n * rng.gamma(4.0, 0.25, t_max)).astype(float)
         if use_cs:
+
             def measure(t):
                 return {"m": tuple(float(v) for v in ratio(x[:t], n[:t]))}
+
             stop = run_sequential(measure, [Target("m", target)], t_max, step=1, first=30)
             lo, hi = stop.reached["m"]["ci_low"], stop.reached["m"]["ci_high"]
         else:  # the naive rule: stop the first time 1.96 SE is small enough (every block)
@@ -57,8 +59,9 @@ def test_half_width_is_wider_than_fixed_sample_and_shrinks():
 
 
 def test_simulate_until_says_why_it_stopped_and_the_precision():
-    res = domeng.simulate_until({"passebunge_per_round": 0.03}, rounds=20, max_rounds=40_000,
-                                progress=False)
+    res = domeng.simulate_until(
+        {"passebunge_per_round": 0.03}, rounds=20, max_rounds=40_000, progress=False
+    )
     stop = res.summary()["stopping"]
     t = stop["targets"]["passebunge_per_round"]
     assert stop["reason"] == "target reached" and t["half_width"] <= 0.03 and t["reached"]
@@ -69,9 +72,21 @@ def test_simulate_until_says_why_it_stopped_and_the_precision():
 def test_compare_until_reports_reason_and_cap(capsys):
     from domeng.cli.main import main
 
-    code = main(["compare", "--variant", "passebunge_every_pass=false", "--target-ci",
-                 "passebunge_per_round=0.02", "-r", "20", "--max-rounds", "20000",
-                 "--no-progress", "--json"])
+    code = main(
+        [
+            "compare",
+            "--variant",
+            "passebunge_every_pass=false",
+            "--target-ci",
+            "passebunge_per_round=0.02",
+            "-r",
+            "20",
+            "--max-rounds",
+            "20000",
+            "--no-progress",
+            "--json",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     import json

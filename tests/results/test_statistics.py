@@ -40,9 +40,9 @@ from fractions import Fraction
 
 import pytest
 
+from domeng.core.tiles import DOUBLE_OF
 from domeng.engine.reference import LEFT, Move, Table
 from domeng.players.registry import RandomPlayer
-from domeng.core.tiles import DOUBLE_OF
 
 SEED = 20250101
 N = 120_000
@@ -59,8 +59,10 @@ def binom_interval(n: int, p: float, alpha: float) -> tuple[int, int]:
     k1 = min(n, int(mean + 20 * sd + 30))
     lp, lq = math.log(p), math.log1p(-p)
     lg = math.lgamma(n + 1)
-    pmf = [math.exp(lg - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * lp + (n - k) * lq)
-           for k in range(k0, k1 + 1)]
+    pmf = [
+        math.exp(lg - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * lp + (n - k) * lq)
+        for k in range(k0, k1 + 1)
+    ]
     lo, acc = k0, 0.0
     for i, q in enumerate(pmf):
         if acc + q > alpha / 2:
@@ -79,7 +81,8 @@ def binom_interval(n: int, p: float, alpha: float) -> tuple[int, int]:
 def check(count: int, p, alpha: float, what: str) -> None:
     lo, hi = binom_interval(N, float(p), alpha)
     assert lo <= count <= hi, (
-        f"{what}: {count} of {N} (expected {N * float(p):.1f}, accepted {lo}..{hi})")
+        f"{what}: {count} of {N} (expected {N * float(p):.1f}, accepted {lo}..{hi})"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -131,10 +134,10 @@ def test_binom_interval_is_calibrated():
     assert abs((50_000 - lo) - z * math.sqrt(25_000)) <= 3
     # small n: compare with exact tail sums in rational arithmetic
     n, p, alpha = 300, Fraction(1, 100), 0.01
-    pmf = [math.comb(n, k) * p**k * (1 - p)**(n - k) for k in range(n + 1)]
+    pmf = [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
     lo, hi = binom_interval(n, float(p), alpha)
-    assert sum(pmf[:lo]) <= alpha / 2 < sum(pmf[:lo + 1])
-    assert sum(pmf[hi + 1:]) <= alpha / 2 < sum(pmf[hi:])
+    assert sum(pmf[:lo]) <= alpha / 2 < sum(pmf[: lo + 1])
+    assert sum(pmf[hi + 1 :]) <= alpha / 2 < sum(pmf[hi:])
     assert lo == 0 < hi  # mean 3: P(X = 0) = 0.049 lies inside the interval
 
 

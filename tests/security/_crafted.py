@@ -24,6 +24,7 @@ def stop_after(k):
     def progress(done, total):
         if done >= k:
             raise Stop
+
     return progress
 
 

@@ -16,11 +16,11 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("cryptography")
 
-import domeng  # noqa: E402
-from domeng.core.errors import ClusterFailure  # noqa: E402
-from domeng.study.cluster import local_cluster  # noqa: E402
+from _crafted import STUDY, one_line
 
-from _crafted import STUDY, one_line  # noqa: E402
+import domeng
+from domeng.core.errors import ClusterFailure
+from domeng.study.cluster import local_cluster
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +29,9 @@ def _listening_ports(pid: int) -> set[int]:
     if shutil.which("ss") is None:
         pytest.skip("no `ss` to list listening sockets")
     out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True).stdout
-    return {int(line.split()[3].rsplit(":", 1)[1]) for line in out.splitlines()
-            if f"pid={pid}," in line}
+    return {
+        int(line.split()[3].rsplit(":", 1)[1]) for line in out.splitlines() if f"pid={pid}," in line
+    }
 
 
 def _answers_http(port: int) -> bool:
@@ -80,8 +81,9 @@ def test_a_cluster_without_progress_fails_with_one_line_and_keeps_the_checkpoint
     d = tmp_path / "s"
     with local_cluster(0) as c:  # a scheduler with no worker: nothing ever finishes
         with pytest.raises(ClusterFailure, match="finished no chunk for 2 s") as e:
-            domeng.simulate(client=c, checkpoint=d, chunk_tables=1, stall_seconds=2,
-                            progress=False, **STUDY)
+            domeng.simulate(
+                client=c, checkpoint=d, chunk_tables=1, stall_seconds=2, progress=False, **STUDY
+            )
     assert "\n" not in str(e.value) and "--resume" in str(e.value)
     assert (d / "manifest.json").is_file() and not (d / "results.npz").exists()
     res = domeng.resume(d, progress=False)
@@ -93,7 +95,23 @@ def test_cli_stall_timeout_exits_1(tmp_path, capsys, monkeypatch):
 
     real = cluster.local_cluster
     monkeypatch.setattr(cluster, "local_cluster", lambda n, **kw: real(0, **kw))
-    one_line(capsys, ["simulate", "--tables", "3", "--rounds", "3", "--cluster", "local:1",
-                      "--stall-timeout", "2", "--no-progress", "--out", tmp_path / "s"],
-             "finished no chunk", code=1)
+    one_line(
+        capsys,
+        [
+            "simulate",
+            "--tables",
+            "3",
+            "--rounds",
+            "3",
+            "--cluster",
+            "local:1",
+            "--stall-timeout",
+            "2",
+            "--no-progress",
+            "--out",
+            tmp_path / "s",
+        ],
+        "finished no chunk",
+        code=1,
+    )
     assert (tmp_path / "s" / "manifest.json").is_file()

@@ -12,12 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from _crafted import STUDY, cli, one_line, snapshot, unfinished
 
 import domeng
 from domeng.results.results import Results
 from domeng.study.checkpoint import Checkpoint
-
-from _crafted import STUDY, cli, one_line, snapshot, unfinished
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,8 +32,9 @@ def first(obs, hist, moves, n_moves, rng):
 
 
 @pytest.mark.slow
-def test_someone_elses_folders_are_inspected_reported_and_resumed_safely(tmp_path, capsys,
-                                                                           monkeypatch):
+def test_someone_elses_folders_are_inspected_reported_and_resumed_safely(
+    tmp_path, capsys, monkeypatch
+):
     home = tmp_path / "home"  # everything of ours outside their folders
     home.mkdir()
     (home / "notes.txt").write_text("mine")
@@ -47,9 +47,11 @@ def test_someone_elses_folders_are_inspected_reported_and_resumed_safely(tmp_pat
     mods.mkdir()
     (mods / "theirplayer.py").write_text(THEIRS.format(marker=str(marker)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(mods)]))
-    code = (f"import domeng; domeng.simulate(tables=4, rounds=3, seed=1, chunk_tables=1, "
-            f"players='theirplayer:first,random,random,random,random', progress=False, "
-            f"checkpoint={str(received / 'custom')!r})")
+    code = (
+        f"import domeng; domeng.simulate(tables=4, rounds=3, seed=1, chunk_tables=1, "
+        f"players='theirplayer:first,random,random,random,random', progress=False, "
+        f"checkpoint={str(received / 'custom')!r})"
+    )
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=tmp_path)
     marker.unlink()  # it ran on their machine, as it should
     (received / "custom" / "results.npz").unlink()  # "interrupted" before the end
@@ -75,16 +77,17 @@ def test_someone_elses_folders_are_inspected_reported_and_resumed_safely(tmp_pat
     assert ck.plan.players == tuple(STUDY["players"].split(","))
     with pytest.raises(domeng.DomengError, match="would import"):
         Checkpoint.open(received / "custom")
-    assert json.loads((received / "custom" / "manifest.json").read_text())["players"][0] == \
-        "theirplayer:first"
+    assert (
+        json.loads((received / "custom" / "manifest.json").read_text())["players"][0]
+        == "theirplayer:first"
+    )
     # report the finished one; resume the builtin one; refuse to run their code
     code, out, err = cli(capsys, "report", f)
     assert code == 0, err
     code, out, err = cli(capsys, "simulate", "--resume", b, "--no-progress", "--json")
     assert code == 0, err
     assert Results.load(b).summary() == json.loads(out)
-    one_line(capsys, ["simulate", "--resume", received / "custom", "--no-progress"],
-             "theirplayer")
+    one_line(capsys, ["simulate", "--resume", received / "custom", "--no-progress"], "theirplayer")
 
     assert not marker.exists() and "theirplayer" not in sys.modules
     assert snapshot(tmp_path, skip=received) == before

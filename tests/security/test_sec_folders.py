@@ -6,21 +6,22 @@ Each test crafts the folder of one finding (each failed on the old code)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _crafted import STUDY, cli, edit_manifest, finished, one_line, snapshot, unfinished
 
 import domeng
-from domeng.core.errors import CheckpointError, FolderBusyError, PlayerError, ResultsError, UnsafePathError
+from domeng.core.errors import (
+    FolderBusyError,
+    PlayerError,
+    UnsafePathError,
+)
 from domeng.infra.fs import FolderLock, atomic_write, resolve_inside
 from domeng.results.results import Results
 from domeng.study.checkpoint import Checkpoint, resume
-
-from _crafted import STUDY, cli, edit_manifest, finished, one_line, snapshot, unfinished
-
 
 # ---------------------------------------------------------------- 1. no code named in a file runs
 EVIL = """
@@ -41,14 +42,18 @@ def test_a_manifest_naming_a_module_imports_nothing(tmp_path, capsys, monkeypatc
     _plant_module(d, "evilmod", marker)
     monkeypatch.syspath_prepend(str(d))  # as with `python -m domeng` run from their folder
     monkeypatch.chdir(d)
-    for players in (["this:x", "random", "random", "random", "random"],
-                    ["evilmod:x"] * 5):
+    for players in (["this:x", "random", "random", "random", "random"], ["evilmod:x"] * 5):
         # a consistent folder: the digest is recomputed as an attacker would
         m = edit_manifest(d, players=players)
         from domeng.study.chunks import study_digest
         from domeng.study.cluster import fingerprint
-        edit_manifest(d, digest=study_digest(m["tables"], m["rounds"], m["seed"], players,
-                                             m["rules"], fingerprint()[1]))
+
+        edit_manifest(
+            d,
+            digest=study_digest(
+                m["tables"], m["rounds"], m["seed"], players, m["rules"], fingerprint()[1]
+            ),
+        )
         err = one_line(capsys, ["simulate", "--resume", d, "--no-progress"], "would import")
         assert repr(players[0].split(":")[0]) in err
         with pytest.raises(PlayerError, match="allow_import"):
@@ -59,8 +64,9 @@ def test_a_manifest_naming_a_module_imports_nothing(tmp_path, capsys, monkeypatc
 def test_a_module_named_again_by_the_user_may_be_imported(tmp_path, monkeypatch):
     mods = tmp_path / "mods"
     mods.mkdir()
-    (mods / "mine.py").write_text("import numba\n@numba.njit\n"
-                                  "def first(obs, hist, moves, n_moves, rng):\n    return 0\n")
+    (mods / "mine.py").write_text(
+        "import numba\n@numba.njit\ndef first(obs, hist, moves, n_moves, rng):\n    return 0\n"
+    )
     monkeypatch.syspath_prepend(str(mods))
     players = "mine:first,random,random,random,random"
     d = unfinished(tmp_path / "study", players=players)
@@ -74,8 +80,9 @@ def test_a_module_named_again_by_the_user_may_be_imported(tmp_path, monkeypatch)
 
 
 # ---------------------------------------------------------------- 2. paths from files stay inside
-@pytest.mark.parametrize("records", ["/etc/passwd-copy", "../victim.parquet", "a/../../x",
-                                     "chunks/../../y"])
+@pytest.mark.parametrize(
+    "records", ["/etc/passwd-copy", "../victim.parquet", "a/../../x", "chunks/../../y"]
+)
 def test_a_manifest_cannot_write_outside_its_folder(tmp_path, capsys, records):
     d = unfinished(tmp_path / "s", records=tmp_path / "s" / "records.parquet")
     victim = tmp_path / "victim.parquet"
@@ -116,7 +123,7 @@ def test_report_follows_no_planted_link(tmp_path, capsys):
         p.unlink(missing_ok=True)
         p.symlink_to(victim)
     (d / "tables" / ".end_kinds.parquet.partial").symlink_to(victim)
-    code, out, err = cli(capsys, "report", d)
+    code, _out, err = cli(capsys, "report", d)
     assert code == 0, err
     assert victim.read_text() == "precious"
     assert not (d / "summary.json").is_symlink() and (d / "summary.json").is_file()
@@ -132,6 +139,7 @@ def test_a_fixed_subfolder_that_is_a_link_is_refused(tmp_path, capsys, sub):
     outside.mkdir()
     (outside / "keep.txt").write_text("mine")
     import shutil
+
     shutil.rmtree(d / sub, ignore_errors=True)
     (d / sub).symlink_to(outside)
     before = snapshot(outside)
@@ -164,8 +172,11 @@ def test_an_output_folder_that_is_a_link_is_refused(tmp_path, capsys):
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "out").symlink_to(real)
-    one_line(capsys, ["simulate", "--tables", "2", "--rounds", "2", "--no-progress",
-                      "--out", tmp_path / "out"], "symbolic link")
+    one_line(
+        capsys,
+        ["simulate", "--tables", "2", "--rounds", "2", "--no-progress", "--out", tmp_path / "out"],
+        "symbolic link",
+    )
     assert list(real.iterdir()) == []
 
 
@@ -180,8 +191,14 @@ def test_a_chunk_from_another_seed_is_refused(tmp_path, capsys):
     assert not (a / "results.npz").exists()
 
 
-@pytest.mark.parametrize("change", [{"seed": 99}, {"players": ["heavy"] * 5},
-                                    {"rules": {**domeng.Rules().to_dict(), "pollo_award": 9}}])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"seed": 99},
+        {"players": ["heavy"] * 5},
+        {"rules": {**domeng.Rules().to_dict(), "pollo_award": 9}},
+    ],
+)
 def test_an_edited_manifest_is_refused(tmp_path, capsys, change):
     d = unfinished(tmp_path / "s")
     edit_manifest(d, **change)
@@ -205,8 +222,12 @@ def test_edited_results_are_refused_by_report(tmp_path, capsys, change):
 def test_a_second_writer_is_refused_with_one_line(tmp_path, capsys):
     d = unfinished(tmp_path / "s")
     with FolderLock(d):
-        one_line(capsys, ["simulate", "--resume", d, "--no-progress"],
-                 "being written by another domeng run", code=1)
+        one_line(
+            capsys,
+            ["simulate", "--resume", d, "--no-progress"],
+            "being written by another domeng run",
+            code=1,
+        )
         with pytest.raises(FolderBusyError):
             resume(d, progress=False)
     assert not (d / "results.npz").exists()
@@ -216,18 +237,22 @@ def test_a_second_writer_is_refused_with_one_line(tmp_path, capsys):
 
 def test_the_lock_is_released_when_its_process_dies(tmp_path):
     import subprocess
+
     d = tmp_path / "s"
     d.mkdir()
-    code = ("import sys, os; from domeng.infra.fs import FolderLock; "
-            f"FolderLock({str(d)!r}).acquire(); os._exit(0)")
+    code = (
+        "import sys, os; from domeng.infra.fs import FolderLock; "
+        f"FolderLock({str(d)!r}).acquire(); os._exit(0)"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
     with FolderLock(d):
         pass
 
 
 # ---------------------------------------------------------------- Low
-@pytest.mark.parametrize("text", ["../victim.previous", "/tmp/x.previous", "s.previous/../../v",
-                                  "s.previousX"])
+@pytest.mark.parametrize(
+    "text", ["../victim.previous", "/tmp/x.previous", "s.previous/../../v", "s.previousX"]
+)
 def test_a_crafted_previous_marker_deletes_nothing_else(tmp_path, text):
     d = tmp_path / "s"
     finished(d)
@@ -260,8 +285,11 @@ def test_player_names_with_terminal_escapes_are_refused(tmp_path, capsys):
 
 def test_temporaries_of_a_crash_are_cleaned_on_the_next_run(tmp_path):
     d = unfinished(tmp_path / "s")
-    for p in (d / ".manifest.json.deadbeef.partial", d / "chunks" / ".chunk-0000003.npz.1.partial",
-              d / ".results.npz.partial"):
+    for p in (
+        d / ".manifest.json.deadbeef.partial",
+        d / "chunks" / ".chunk-0000003.npz.1.partial",
+        d / ".results.npz.partial",
+    ):
         p.write_bytes(b"half")
     resume(d, progress=False)
     left = [p for p in d.rglob("*") if p.name.endswith(".partial")]
@@ -271,5 +299,6 @@ def test_temporaries_of_a_crash_are_cleaned_on_the_next_run(tmp_path):
 @pytest.mark.parametrize("text", ["٣", "３", "1" * 5000])
 def test_unicode_and_giant_numbers_are_refused(capsys, text):
     one_line(capsys, ["simulate", "--tables", text, "--no-progress"], "--tables")
-    one_line(capsys, ["simulate", "--tables", "2", "--rule", f"pollo={text}", "--no-progress"],
-             "pollo")
+    one_line(
+        capsys, ["simulate", "--tables", "2", "--rule", f"pollo={text}", "--no-progress"], "pollo"
+    )

@@ -21,13 +21,12 @@ import time
 from pathlib import Path
 
 import pytest
+from _crafted import Stop, stop_after
 
 import domeng
 from domeng.batch import loop
 from domeng.core.errors import DomengError, EngineBusyError
 from domeng.infra import interrupt as I
-
-from _crafted import Stop, stop_after
 
 ROOT = Path(__file__).resolve().parents[2]
 OTHERS = "random,heavy,keeper,hunter"
@@ -115,8 +114,14 @@ def _wait_for(stream, text: bytes, timeout: float) -> bytes:
 # ------------------------------------------------------------------ unit
 def test_the_compiled_entry_points_release_the_gil():
     """Without ``nogil`` the waiting main thread would never run again."""
-    for fn in (loop.run_fast_players, loop.run_fast_random, loop.run_steps, loop.trace_kernel,
-               loop.player_action, loop.builtin_action):
+    for fn in (
+        loop.run_fast_players,
+        loop.run_fast_random,
+        loop.run_steps,
+        loop.trace_kernel,
+        loop.player_action,
+        loop.builtin_action,
+    ):
         assert fn.targetoptions.get("nogil") is True, fn.__name__
 
 
@@ -125,8 +130,10 @@ def test_interruptible_returns_raises_and_runs_directly_off_the_main_thread():
     with pytest.raises(ZeroDivisionError):
         I.interruptible(lambda: 1 / 0)
     names = []
-    t = threading.Thread(target=lambda: names.append(
-        I.interruptible(lambda: threading.current_thread().name)), name="mine")
+    t = threading.Thread(
+        target=lambda: names.append(I.interruptible(lambda: threading.current_thread().name)),
+        name="mine",
+    )
     t.start()
     t.join()
     assert names == ["mine"]  # no extra thread off the main one
@@ -235,9 +242,24 @@ def test_ctrl_c_stops_simulate_inside_a_player_that_never_returns(tmp_path, monk
 
     (mod / "loopmod.py").write_text(LOOPING)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "domeng", "simulate", "--resume", str(out), "--players", players,
-         "--workers", "1", "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(mod), cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "domeng",
+            "simulate",
+            "--resume",
+            str(out),
+            "--players",
+            players,
+            "--workers",
+            "1",
+            "--no-progress",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(mod),
+        cwd=tmp_path,
+    )
     try:
         _wait_for(proc.stderr, b"looping", timeout=600)  # compiles the engine if need be
         proc.send_signal(signal.SIGINT)
@@ -270,15 +292,26 @@ def test_ctrl_c_during_a_search_decision_saves_and_leaves(tmp_path):
     one thinks offers to save, and leaves; the same after ``--load`` (the
     save replays, goes on, and is written again without the pending decision)."""
     pexpect = pytest.importorskip("pexpect")
-    env = dict(os.environ, COLUMNS="80", LINES="24", TERM="xterm-256color",
-               XDG_DATA_HOME=str(tmp_path / "data"))
+    env = dict(
+        os.environ,
+        COLUMNS="80",
+        LINES="24",
+        TERM="xterm-256color",
+        XDG_DATA_HOME=str(tmp_path / "data"),
+    )
     save = tmp_path / "game.json"
     seats = "search-20000,search-20000,search-20000,search-20000,human"
 
     def play(*args):
-        return pexpect.spawn(sys.executable, ["-m", "domeng", "play", "--no-wait", *args],
-                             cwd=str(ROOT), env=env, encoding="utf-8", dimensions=(24, 80),
-                             timeout=600)  # failure bound: a compile on a busy machine
+        return pexpect.spawn(
+            sys.executable,
+            ["-m", "domeng", "play", "--no-wait", *args],
+            cwd=str(ROOT),
+            env=env,
+            encoding="utf-8",
+            dimensions=(24, 80),
+            timeout=600,
+        )  # failure bound: a compile on a busy machine
 
     child = play("--seats", seats, "--seed", "3", "--rounds", "1")
     child.expect("is thinking")
@@ -299,4 +332,4 @@ def test_ctrl_c_during_a_search_decision_saves_and_leaves(tmp_path):
     child.close()
     assert child.exitstatus == 0 and "Traceback" not in child.before
     second = json.loads(save.read_text())["actions"]
-    assert [a[:len(b)] for a, b in zip(second, first)] == first  # the game only went on
+    assert [a[: len(b)] for a, b in zip(second, first)] == first  # the game only went on

@@ -14,14 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _crafted import MIXED, one_line
 
 import domeng
 from domeng.batch import tables as T
 from domeng.core.rules import Rules
 from domeng.study import chunks as C
 from domeng.study.chunks import Todo
-
-from _crafted import MIXED, one_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,8 +46,11 @@ def test_kernel_slices_give_the_numbers_of_one_call(monkeypatch):
 def test_slices_grow_to_the_time_target(monkeypatch):
     calls = []
     real = T.loop.run_kernel
-    monkeypatch.setattr(T.loop, "run_kernel",
-                        lambda p, f, r, s, rounds, *a: (calls.append(rounds), real(p, f, r, s, rounds, *a)))
+    monkeypatch.setattr(
+        T.loop,
+        "run_kernel",
+        lambda p, f, r, s, rounds, *a: (calls.append(rounds), real(p, f, r, s, rounds, *a)),
+    )
     T.run_tables("random", Rules(), 0, 0, 1, 5000, threads=1)
     assert sum(calls) == 5000 and calls[0] == 1 and max(calls) > 1
 
@@ -67,15 +69,19 @@ def test_a_long_table_streams_its_records_in_bounded_pieces(tmp_path, monkeypatc
 
     monkeypatch.setattr(C, "RECORD_PIECE_ROUNDS", 7)
     monkeypatch.setattr(C, "run_tables", spy)
-    for i, extra in enumerate([dict(records=tmp_path / "cut.parquet"),
-                               dict(records=tmp_path / "ck" / "records.parquet",
-                                    checkpoint=tmp_path / "ck")]):
+    for _i, extra in enumerate(
+        [
+            dict(records=tmp_path / "cut.parquet"),
+            dict(records=tmp_path / "ck" / "records.parquet", checkpoint=tmp_path / "ck"),
+        ]
+    ):
         sizes.clear()
         res = domeng.simulate(chunk_tables=1, **kw, **extra)
         assert sizes and max(sizes) <= 7 and sum(sizes) == 100
         assert res.summary() == ref.summary()
-        pd.testing.assert_frame_equal(pd.read_parquet(extra["records"]),
-                                      pd.read_parquet(tmp_path / "ref.parquet"))
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(extra["records"]), pd.read_parquet(tmp_path / "ref.parquet")
+        )
 
 
 def test_the_chunk_plan_is_lazy():
@@ -86,16 +92,20 @@ def test_the_chunk_plan_is_lazy():
     it = iter(Todo(10, {2, 3}))
     assert list(it) == [0, 1, 4, 5, 6, 7, 8, 9]
     import random
+
     done = set(random.Random(1).sample(range(1000), 300))
     assert list(Todo(1000, done)) == [i for i in range(1000) if i not in done]
     assert [Todo(1000, done)[k] for k in range(700)] == [i for i in range(1000) if i not in done]
 
 
-@pytest.mark.parametrize("argv, expect", [
-    (["--tables", "1000000000", "--rounds", "1000000"], "cannot finish"),
-    (["--cluster", "local:99999999999"], "at most"),
-    (["--cluster", "local:999999999999999999999999"], "local:N"),
-])
+@pytest.mark.parametrize(
+    "argv, expect",
+    [
+        (["--tables", "1000000000", "--rounds", "1000000"], "cannot finish"),
+        (["--cluster", "local:99999999999"], "at most"),
+        (["--cluster", "local:999999999999999999999999"], "local:N"),
+    ],
+)
 def test_budgets_that_cannot_finish_are_refused(capsys, argv, expect):
     one_line(capsys, ["simulate", *argv, "--no-progress"], expect)
 
@@ -107,12 +117,32 @@ def test_ctrl_c_stops_a_long_table_and_keeps_what_finished(tmp_path):
     out = tmp_path / "s"
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "domeng", "simulate", "--tables", "2", "--rounds", "100000000",
-         "--chunk-tables", "1", "--workers", "1", "--no-progress", "--out", str(out)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "domeng",
+            "simulate",
+            "--tables",
+            "2",
+            "--rounds",
+            "100000000",
+            "--chunk-tables",
+            "1",
+            "--workers",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    )
     try:
         # event-driven: the manifest exists once the study has started
         import time
+
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not (out / "manifest.json").exists():
             if proc.poll() is not None:

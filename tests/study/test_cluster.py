@@ -17,12 +17,12 @@ import pytest
 
 pytest.importorskip("distributed")
 
-import domeng  # noqa: E402
-from domeng.study.chunks import Plan, chunk_task  # noqa: E402
-from domeng.cli.main import main  # noqa: E402
-from domeng.study.cluster import ClusterError, fingerprint, local_cluster, parse_local  # noqa: E402
-from domeng.core.rules import Rules  # noqa: E402
-from domeng.study.simulate import simulate  # noqa: E402
+import domeng
+from domeng.cli.main import main
+from domeng.core.rules import Rules
+from domeng.study.chunks import Plan, chunk_task
+from domeng.study.cluster import ClusterError, fingerprint, local_cluster, parse_local
+from domeng.study.simulate import simulate
 
 MIXED = "random,heavy,keeper,hunter,random"
 STUDY = dict(tables=13, rounds=17, players=MIXED, seed=9, rules="pollo=4")
@@ -56,8 +56,14 @@ def test_cluster_equals_local_whatever_the_chunking(client, local, chunk_tables)
 
 def test_both_workers_take_part_and_tasks_run_in_worker_processes(client):
     seen = []
-    res = simulate(client=client, chunk_tables=1, progress=lambda d, t: seen.append((d, t)),
-                   tables=24, rounds=3000, seed=1)
+    res = simulate(
+        client=client,
+        chunk_tables=1,
+        progress=lambda d, t: seen.append((d, t)),
+        tables=24,
+        rounds=3000,
+        seed=1,
+    )
     assert res.total_rounds == 24 * 3000
     # the progress callable followed the cluster: one call per chunk, up to all tables
     assert [t for _, t in seen] == [24] * 24 and [d for d, _ in seen] == list(range(1, 25))
@@ -79,16 +85,33 @@ def test_records_on_a_cluster_are_written_in_table_order(client, tmp_path):
 
 
 def test_cli_scheduler_gives_the_local_numbers(client, capsys):
-    argv = ["simulate", "--tables", "13", "--rounds", "17", "--players", MIXED, "--seed", "9",
-            "--rule", "pollo=4", "--json", "--no-progress"]
+    argv = [
+        "simulate",
+        "--tables",
+        "13",
+        "--rounds",
+        "17",
+        "--players",
+        MIXED,
+        "--seed",
+        "9",
+        "--rule",
+        "pollo=4",
+        "--json",
+        "--no-progress",
+    ]
     assert main(argv) == 0
     here = json.loads(capsys.readouterr().out)
     import dask
 
     sec = client.security  # the local cluster's temporary TLS credentials, given as a user
-    with dask.config.set({"distributed.comm.tls.ca-file": sec.tls_ca_file,  # would (docs)
-                          "distributed.comm.tls.client.cert": sec.tls_client_cert,
-                          "distributed.comm.tls.client.key": sec.tls_client_key}):
+    with dask.config.set(
+        {
+            "distributed.comm.tls.ca-file": sec.tls_ca_file,  # would (docs)
+            "distributed.comm.tls.client.cert": sec.tls_client_cert,
+            "distributed.comm.tls.client.key": sec.tls_client_key,
+        }
+    ):
         assert main(argv + ["--scheduler", client.scheduler.address, "--chunk-tables", "3"]) == 0
     there = json.loads(capsys.readouterr().out)
     assert there == here and there["total_rounds"] == 221
@@ -96,8 +119,25 @@ def test_cli_scheduler_gives_the_local_numbers(client, capsys):
 
 def test_cli_local_cluster_writes_a_resumable_study(tmp_path, capsys, local):
     out = tmp_path / "study"
-    argv = ["simulate", "--tables", "13", "--rounds", "17", "--players", MIXED, "--seed", "9",
-            "--rule", "pollo=4", "--json", "--out", str(out), "--records", "--chunk-tables", "2"]
+    argv = [
+        "simulate",
+        "--tables",
+        "13",
+        "--rounds",
+        "17",
+        "--players",
+        MIXED,
+        "--seed",
+        "9",
+        "--rule",
+        "pollo=4",
+        "--json",
+        "--out",
+        str(out),
+        "--records",
+        "--chunk-tables",
+        "2",
+    ]
     assert main(argv + ["--cluster", "local:2"]) == 0
     cap = capsys.readouterr()
     assert "100.0%" in cap.err  # the progress bar followed the cluster
@@ -119,6 +159,7 @@ def test_a_checkpoint_started_locally_is_finished_on_the_cluster_and_back(client
         def progress(done, total):
             if done >= k:
                 raise Stop
+
         return progress
 
     d1 = tmp_path / "one"
@@ -154,9 +195,13 @@ def test_a_worker_killed_in_the_middle_is_replaced_and_the_result_is_identical()
         assert killed and killed[0] < 40  # the worker died while chunks were left
         same(res, expected)
         # the scheduler did compute again chunks that the dead worker was playing or held
-        log = c.run_on_scheduler(lambda dask_scheduler: [
-            (str(t[0]), t[1], t[2]) for t in dask_scheduler.transition_log
-            if str(t[0]).startswith("domeng-chunk")])
+        log = c.run_on_scheduler(
+            lambda dask_scheduler: [
+                (str(t[0]), t[1], t[2])
+                for t in dask_scheduler.transition_log
+                if str(t[0]).startswith("domeng-chunk")
+            ]
+        )
         lost = {k for k, start, finish in log if start == "processing" and finish == "released"}
         entered = [k for k, _, finish in log if finish == "processing"]
         again = {k for k in entered if entered.count(k) >= 2}
@@ -203,8 +248,15 @@ def long_local(tmp_path_factory):
     path = tmp_path_factory.mktemp("long") / "local.parquet"
     from domeng.study import chunks as C
 
-    plan = Plan(tables=3, rounds=40, seed=5, players=tuple(MIXED.split(",")), rules=Rules(),
-                chunk_tables=3, records=True)
+    plan = Plan(
+        tables=3,
+        rounds=40,
+        seed=5,
+        players=tuple(MIXED.split(",")),
+        rules=Rules(),
+        chunk_tables=3,
+        records=True,
+    )
     res = C.run_study(plan, records=path, piece_rounds=10**9)  # one piece: nothing cut
     return res, pd.read_parquet(path)
 
@@ -225,29 +277,44 @@ def _sizes(monkeypatch):
 
 
 @pytest.mark.parametrize("chunk_tables", [1, 2, 3])
-def test_a_long_chunk_travels_in_bounded_pieces_on_a_cluster(client, tmp_path, monkeypatch,
-                                                             long_local, chunk_tables):
+def test_a_long_chunk_travels_in_bounded_pieces_on_a_cluster(
+    client, tmp_path, monkeypatch, long_local, chunk_tables
+):
     """Pieces of at most 7 table-rounds (a table of 40 rounds in 6 slices,
     each continued from the state the one before returned on whichever
     worker): the records and numbers of the unsplit local run."""
     from domeng.study import chunks as C
 
     ref, ref_recs = long_local
-    plan = Plan(tables=3, rounds=40, seed=5, players=tuple(MIXED.split(",")), rules=Rules(),
-                chunk_tables=chunk_tables, records=True)
+    plan = Plan(
+        tables=3,
+        rounds=40,
+        seed=5,
+        players=tuple(MIXED.split(",")),
+        rules=Rules(),
+        chunk_tables=chunk_tables,
+        records=True,
+    )
     sizes = _sizes(monkeypatch)
     res = C.run_study(plan, client=client, records=tmp_path / "r.parquet", piece_rounds=7)
     same(res, ref)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "r.parquet"), ref_recs)
     assert max(sizes) <= 7 and sum(sizes) == 3 * 40 and len(sizes) == 3 * 6
-    log = client.run_on_scheduler(lambda dask_scheduler: sorted(
-        {str(t[0]) for t in dask_scheduler.transition_log
-         if str(t[0]).startswith(f"domeng-piece-{plan.token()}")}))
+    log = client.run_on_scheduler(
+        lambda dask_scheduler: sorted(
+            {
+                str(t[0])
+                for t in dask_scheduler.transition_log
+                if str(t[0]).startswith(f"domeng-piece-{plan.token()}")
+            }
+        )
+    )
     assert len(log) == 3 * 6  # one task per piece, none for a whole chunk
 
 
-def test_pieces_are_written_to_the_checkpoint_and_a_cut_chain_resumes(client, tmp_path,
-                                                                      monkeypatch, long_local):
+def test_pieces_are_written_to_the_checkpoint_and_a_cut_chain_resumes(
+    client, tmp_path, monkeypatch, long_local
+):
     """With --out: each piece goes to its chunk's records part as it arrives;
     a study stopped in the middle of a chain keeps the finished chunks only
     (the cut chunk's part is dropped) and resumes to the same records."""

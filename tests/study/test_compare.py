@@ -43,9 +43,26 @@ def test_difference_is_the_difference_of_the_arms_summaries():
 
 def test_compare_json_schema(capsys, tmp_path):
     out_dir = tmp_path / "cmp"
-    code, out, err = run(capsys, "compare", "-t", "20", "-r", "10", "--variant", "pollo=4",
-                         "--variant", "passebunge_every_pass=false", "--json", "--no-progress",
-                         "--out", str(out_dir), "--format", "svg", "--dpi", "60")
+    code, out, err = run(
+        capsys,
+        "compare",
+        "-t",
+        "20",
+        "-r",
+        "10",
+        "--variant",
+        "pollo=4",
+        "--variant",
+        "passebunge_every_pass=false",
+        "--json",
+        "--no-progress",
+        "--out",
+        str(out_dir),
+        "--format",
+        "svg",
+        "--dpi",
+        "60",
+    )
     assert code == 0, err
     obj = json.loads(out)
     assert obj["schema"] == "domeng.compare/1"
@@ -58,23 +75,53 @@ def test_compare_json_schema(capsys, tmp_path):
     assert (out_dir / "plots" / "forest.png").is_file()
     assert json.loads((out_dir / "compare.json").read_text())["schema"] == "domeng.compare/1"
     html = (out_dir / "report.html").read_text()
-    for needle in ("Contents", "Glossary", "MATTIKKENG", "pollo_award", "numba", "pandas",
-                   "domeng compare", "<table"):
+    for needle in (
+        "Contents",
+        "Glossary",
+        "MATTIKKENG",
+        "pollo_award",
+        "numba",
+        "pandas",
+        "domeng compare",
+        "<table",
+    ):
         assert needle in html
     assert domeng.Results.load(out_dir / "arms" / "1").rules.pollo_award == 4
 
 
 def test_sweep_tidy_frame_and_files(capsys, tmp_path):
     out_dir = tmp_path / "sw"
-    code, out, err = run(capsys, "sweep", "-t", "20", "-r", "10", "--rule", "pollo=3,4",
-                         "--rule", "passebunge_every_pass=true,false", "--no-progress",
-                         "--out", str(out_dir))
+    code, _out, err = run(
+        capsys,
+        "sweep",
+        "-t",
+        "20",
+        "-r",
+        "10",
+        "--rule",
+        "pollo=3,4",
+        "--rule",
+        "passebunge_every_pass=true,false",
+        "--no-progress",
+        "--out",
+        str(out_dir),
+    )
     assert code == 0, err
     import pandas as pd
 
     df = pd.read_parquet(out_dir / "tables" / "sweep.parquet")
-    assert {"pollo_award", "passebunge_every_pass", "point", "metric", "value", "se", "ci_low",
-            "ci_high", "diff", "diff_se"} <= set(df.columns)
+    assert {
+        "pollo_award",
+        "passebunge_every_pass",
+        "point",
+        "metric",
+        "value",
+        "se",
+        "ci_low",
+        "ci_high",
+        "diff",
+        "diff_se",
+    } <= set(df.columns)
     assert df.groupby("metric").size().eq(4).all()  # a row per grid point and metric
     ref = df[(df.pollo_award == 3) & df.passebunge_every_pass]
     assert (ref["diff"] == 0).all()
@@ -82,27 +129,57 @@ def test_sweep_tidy_frame_and_files(capsys, tmp_path):
     assert (out_dir / "plots" / "sweep-passebunge_every_pass.png").is_file()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["compare", "--variant", "pollo=5"], "baseline itself"),
-    (["compare", "--variant", "pollo=4", "--target-ci", "no_such_metric=0.1"], "unknown metric"),
-    (["compare", "--variant", "pollo=4", "--target-ci", "passebunge_per_round=0"], "out of reach"),
-    (["compare", "--variant", "passebunge_every_pass=false", "--target-ci",
-      "passebunge_per_round=0.0000001",
-      "-r", "10", "--max-rounds", "2000"], "out of reach"),
-    (["simulate", "--target-ci", "passebunge_per_round=1e-9", "-r", "10", "--max-rounds", "2000"],
-     "out of reach"),
-    (["simulate", "--target-ci", "nope=0.1"], "unknown metric"),
-    (["sweep"], "empty sweep"),
-    (["sweep", "--rule", "pollo=4"], "empty sweep"),
-    (["sweep", "--rule", "pollo"], "malformed grid"),
-    (["sweep", "--rule", "pollo=3,,5"], "malformed grid"),
-    (["sweep", "--rule", "pollo=3,4", "--rule", "pollo=5,6"], "twice"),
-    (["sweep", "--rule", "no_option=1,2"], "unknown rule option"),
-    (["sweep", "--rule", "pollo=3,x"], "whole number"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["compare", "--variant", "pollo=5"], "baseline itself"),
+        (
+            ["compare", "--variant", "pollo=4", "--target-ci", "no_such_metric=0.1"],
+            "unknown metric",
+        ),
+        (
+            ["compare", "--variant", "pollo=4", "--target-ci", "passebunge_per_round=0"],
+            "out of reach",
+        ),
+        (
+            [
+                "compare",
+                "--variant",
+                "passebunge_every_pass=false",
+                "--target-ci",
+                "passebunge_per_round=0.0000001",
+                "-r",
+                "10",
+                "--max-rounds",
+                "2000",
+            ],
+            "out of reach",
+        ),
+        (
+            [
+                "simulate",
+                "--target-ci",
+                "passebunge_per_round=1e-9",
+                "-r",
+                "10",
+                "--max-rounds",
+                "2000",
+            ],
+            "out of reach",
+        ),
+        (["simulate", "--target-ci", "nope=0.1"], "unknown metric"),
+        (["sweep"], "empty sweep"),
+        (["sweep", "--rule", "pollo=4"], "empty sweep"),
+        (["sweep", "--rule", "pollo"], "malformed grid"),
+        (["sweep", "--rule", "pollo=3,,5"], "malformed grid"),
+        (["sweep", "--rule", "pollo=3,4", "--rule", "pollo=5,6"], "twice"),
+        (["sweep", "--rule", "no_option=1,2"], "unknown rule option"),
+        (["sweep", "--rule", "pollo=3,x"], "whole number"),
+    ],
+)
 def test_bad_input_one_line_exit_2_nothing_written(capsys, tmp_path, argv, message):
     out_dir = tmp_path / "out"
-    code, out, err = run(capsys, *argv, "--out", str(out_dir), "--no-progress")
+    code, _out, err = run(capsys, *argv, "--out", str(out_dir), "--no-progress")
     assert code == 2
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert not out_dir.exists()

@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 import domeng
-from domeng.study.checkpoint import CheckpointError, Checkpoint, durable_write
 from domeng.cli.main import main
 from domeng.results.results import Results
+from domeng.study.checkpoint import Checkpoint, CheckpointError, durable_write
 from domeng.study.simulate import simulate
 
 MIXED = "random,heavy,keeper,hunter,random"
@@ -36,6 +36,7 @@ def stop_after(k):
     def progress(done, total):
         if done >= k:
             raise Stop
+
     return progress
 
 
@@ -105,12 +106,39 @@ sys.exit(main(sys.argv[2:]))
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, capsys):
     out = tmp_path / "study"
     ready = tmp_path / "ready"
-    study = ["--tables", "40", "--rounds", "40000", "--chunk-tables", "2", "--players", MIXED,
-             "--seed", "3"]
+    study = [
+        "--tables",
+        "40",
+        "--rounds",
+        "40000",
+        "--chunk-tables",
+        "2",
+        "--players",
+        MIXED,
+        "--seed",
+        "3",
+    ]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(ready), "simulate", *study,
-                             "--workers", "1", "--no-progress", "--json", "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            str(ready),
+            "simulate",
+            *study,
+            "--workers",
+            "1",
+            "--no-progress",
+            "--json",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    )
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None and not ready.exists():
@@ -127,8 +155,13 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, capsys):
     assert 3 <= n < 20
     assert not (out / "results.npz").exists() and not (out / "summary.json").exists()
     manifest = json.loads((out / "manifest.json").read_text())
-    assert (manifest["tables"], manifest["rounds"], manifest["seed"], manifest["chunk_tables"],
-            manifest["n_chunks"]) == (40, 40000, 3, 2, 20)
+    assert (
+        manifest["tables"],
+        manifest["rounds"],
+        manifest["seed"],
+        manifest["chunk_tables"],
+        manifest["n_chunks"],
+    ) == (40, 40000, 3, 2, 20)
     assert manifest["players"] == MIXED.split(",") and manifest["version"] == domeng.__version__
 
     # the folder is not taken for a new study by mistake
@@ -189,8 +222,13 @@ def test_records_survive_a_crash(tmp_path):
     simulate(records=plain, progress=False, **kw)
     d = tmp_path / "s"
     with pytest.raises(Stop):
-        simulate(checkpoint=d, records=d / "records.parquet", chunk_tables=2,
-                 progress=stop_after(4), **kw)
+        simulate(
+            checkpoint=d,
+            records=d / "records.parquet",
+            chunk_tables=2,
+            progress=stop_after(4),
+            **kw,
+        )
     assert len(list((d / "chunks").glob("records-*.parquet"))) == 2
     assert not (d / "records.parquet").exists()
     res = domeng.resume(d, progress=False)
@@ -229,15 +267,18 @@ def test_durable_write_is_atomic(tmp_path):
 
 
 # ---------------------------------------------------------------- refusals
-@pytest.mark.parametrize("argv,expect", [
-    (["--tables", "12"], "tables=11"),
-    (["--rounds", "5"], "rounds=13"),
-    (["--seed", "9"], "seed=8"),
-    (["--players", "random"], "players=random,heavy"),
-    (["--rule", "pollo=4"], "other rules"),
-    (["--chunk-tables", "3"], "chunk_tables=2"),
-    (["--records"], "records=False"),
-])
+@pytest.mark.parametrize(
+    "argv,expect",
+    [
+        (["--tables", "12"], "tables=11"),
+        (["--rounds", "5"], "rounds=13"),
+        (["--seed", "9"], "seed=8"),
+        (["--players", "random"], "players=random,heavy"),
+        (["--rule", "pollo=4"], "other rules"),
+        (["--chunk-tables", "3"], "chunk_tables=2"),
+        (["--records"], "records=False"),
+    ],
+)
 def test_resume_with_other_parameters_is_refused(tmp_path, capsys, argv, expect):
     d = tmp_path / "s"
     interrupted(d)
@@ -249,21 +290,41 @@ def test_resume_with_other_parameters_is_refused(tmp_path, capsys, argv, expect)
 def test_resume_with_the_same_parameters_is_accepted(tmp_path, capsys, whole):
     d = tmp_path / "s"
     interrupted(d)
-    code, out, err = cli(capsys, "simulate", "--resume", d, "--tables", "11", "--rounds", "13",
-                         "--seed", "8", "--players", MIXED, "--rule", "passebunge_every_pass=false",
-                         "--chunk-tables", "2", "--json", "--no-progress")
+    code, out, err = cli(
+        capsys,
+        "simulate",
+        "--resume",
+        d,
+        "--tables",
+        "11",
+        "--rounds",
+        "13",
+        "--seed",
+        "8",
+        "--players",
+        MIXED,
+        "--rule",
+        "passebunge_every_pass=false",
+        "--chunk-tables",
+        "2",
+        "--json",
+        "--no-progress",
+    )
     assert code == 0, err
     assert json.loads(out) == whole.summary()
 
 
-@pytest.mark.parametrize("change,expect", [
-    (lambda m: m.update(version="0.0.1"), "written by domeng 0.0.1"),
-    (lambda m: m.update(engine="0123456789abcdef"), "another build of the engine"),
-    (lambda m: m.update(format="domeng.study.checkpoint/0"), "incompatible"),
-    (lambda m: m["layout"].update(agg_len=1), "layout"),
-    (lambda m: m.update(n_chunks=99), "corrupt manifest"),
-    (lambda m: m.pop("tables"), "corrupt manifest"),
-])
+@pytest.mark.parametrize(
+    "change,expect",
+    [
+        (lambda m: m.update(version="0.0.1"), "written by domeng 0.0.1"),
+        (lambda m: m.update(engine="0123456789abcdef"), "another build of the engine"),
+        (lambda m: m.update(format="domeng.study.checkpoint/0"), "incompatible"),
+        (lambda m: m["layout"].update(agg_len=1), "layout"),
+        (lambda m: m.update(n_chunks=99), "corrupt manifest"),
+        (lambda m: m.pop("tables"), "corrupt manifest"),
+    ],
+)
 def test_a_folder_from_another_version_is_refused(tmp_path, capsys, change, expect):
     d = tmp_path / "s"
     interrupted(d)
@@ -286,8 +347,11 @@ def test_folders_that_cannot_be_resumed(tmp_path, capsys, whole):
     one_line_error(capsys, ["simulate", "--resume", bad], "corrupt manifest")
     d = tmp_path / "s"
     interrupted(d)
-    one_line_error(capsys, ["simulate", "--resume", d, "--out", tmp_path / "elsewhere"],
-                   "do not give another --out")
+    one_line_error(
+        capsys,
+        ["simulate", "--resume", d, "--out", tmp_path / "elsewhere"],
+        "do not give another --out",
+    )
     with pytest.raises(CheckpointError, match="unfinished study"):
         simulate(checkpoint=d, progress=False, **STUDY)
     with pytest.raises(TypeError):
@@ -296,10 +360,28 @@ def test_folders_that_cannot_be_resumed(tmp_path, capsys, whole):
 
 def test_out_replaces_a_finished_study_and_leaves_nothing_beside_it(tmp_path, capsys):
     d = tmp_path / "study"
-    assert cli(capsys, "simulate", "-t", "3", "-r", "4", "--seed", "1", "--out", d,
-               "--no-progress")[0] == 0
-    assert cli(capsys, "simulate", "-t", "5", "-r", "2", "--seed", "2", "--out", d,
-               "--no-progress", "--chunk-tables", "2")[0] == 0
+    assert (
+        cli(capsys, "simulate", "-t", "3", "-r", "4", "--seed", "1", "--out", d, "--no-progress")[0]
+        == 0
+    )
+    assert (
+        cli(
+            capsys,
+            "simulate",
+            "-t",
+            "5",
+            "-r",
+            "2",
+            "--seed",
+            "2",
+            "--out",
+            d,
+            "--no-progress",
+            "--chunk-tables",
+            "2",
+        )[0]
+        == 0
+    )
     res = Results.load(d)
     assert (res.tables, res.rounds, res.seed) == (5, 2, 2)
     assert len(chunk_files(d)) == 0  # the old study's chunk is gone (and the new ones pruned)

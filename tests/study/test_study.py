@@ -10,18 +10,17 @@ import pyarrow.parquet as pq
 import pytest
 
 import domeng
-from domeng.study.simulate import DEFAULT_PLAYERS
+from domeng.batch.reference import run_reference
 from domeng.core import layout as L
+from domeng.core.errors import DomengError, PlayerError, RulesError
+from domeng.core.rules import Rules
+from domeng.infra.progress import Progress
+from domeng.players.registry import make_player
+from domeng.results.results import ratio
 from domeng.study import chunks as chunks_mod
 from domeng.study import records as records_mod
 from domeng.study import simulate as study
-from domeng.core.errors import DomengError, PlayerError, RulesError
-from domeng.players.registry import make_player
-from domeng.batch.reference import run_reference
-from domeng.results.results import ratio
-from domeng.core.rules import Rules
-from domeng.infra.progress import Progress
-from domeng.study.simulate import StudyError, simulate, summarize_state
+from domeng.study.simulate import DEFAULT_PLAYERS, StudyError, simulate, summarize_state
 
 MIXED = "random,heavy,keeper,hunter,random"
 
@@ -89,8 +88,9 @@ def test_groups_hold_tables_t_times_G_over_T():
 def test_study_totals_equal_the_reference_engine():
     """The study's sums are the reference engine's, table for table (same seed)."""
     rules = Rules(passebunge_every_pass=False, pollo_award=4)
-    res = simulate(tables=3, rounds=12, players=MIXED, rules=rules, seed=11, chunk_tables=2,
-                   progress=False)
+    res = simulate(
+        tables=3, rounds=12, players=MIXED, rules=rules, seed=11, chunk_tables=2, progress=False
+    )
     players = [make_player(n) for n in MIXED.split(",")]
     agg, state, _, _ = run_reference(players, rules, 11, 3, 12)
     assert np.array_equal(res.group_agg.sum(axis=0), agg.sum(axis=0))
@@ -106,10 +106,14 @@ def test_estimates_are_consistent():
     assert sum(val(v) for v in s["win_rate_by_starter_offset"].values()) == pytest.approx(1.0)
     # per-player rates are per seat: random holds seats 0 and 4
     ws = s["win_rate_by_seat"]
-    assert val(s["win_rate_by_player"]["random"]) == pytest.approx((val(ws["0"]) + val(ws["4"])) / 2)
+    assert val(s["win_rate_by_player"]["random"]) == pytest.approx(
+        (val(ws["0"]) + val(ws["4"])) / 2
+    )
     assert val(s["win_rate_by_player"]["hunter"]) == pytest.approx(val(ws["3"]))
     ps = s["passes_by_seat"]
-    assert val(s["passes_per_round"]) == pytest.approx(sum(val(ps[k]["passes_per_round"]) for k in ps))
+    assert val(s["passes_per_round"]) == pytest.approx(
+        sum(val(ps[k]["passes_per_round"]) for k in ps)
+    )
     assert val(s["passebunge_per_round"]) <= val(s["passes_per_round"])
     assert 0 < val(s["passebunge_round_share"]) <= val(s["pass_round_share"]) <= 1
     st = s["stones_per_round"]
@@ -139,12 +143,15 @@ def test_rules_reach_the_engine():
     assert zero["stones_per_round"]["by_reason"]["POLLO"]["value"] == 0
 
 
-@pytest.mark.parametrize("rules", [
-    Rules(pollo_award=4, passebunge_every_pass=False),
-    "pollo=4,passebunge_every_pass=false",
-    ["pollo=4", "passebunge_every_pass=false"],
-    {"pollo_award": 4, "passebunge_every_pass": False},
-])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(pollo_award=4, passebunge_every_pass=False),
+        "pollo=4,passebunge_every_pass=false",
+        ["pollo=4", "passebunge_every_pass=false"],
+        {"pollo_award": 4, "passebunge_every_pass": False},
+    ],
+)
 def test_rules_forms(rules):
     res = simulate(tables=2, rounds=2, rules=rules, progress=False)
     assert res.rules == Rules(pollo_award=4, passebunge_every_pass=False)
@@ -203,25 +210,28 @@ def test_single_table_has_no_se():
 
 
 # ---------------------------------------------------------------- validation
-@pytest.mark.parametrize("kwargs, exc", [
-    (dict(tables=0), StudyError),
-    (dict(tables=-3), StudyError),
-    (dict(tables=1.5), StudyError),
-    (dict(tables="10"), StudyError),
-    (dict(rounds=0), StudyError),
-    (dict(rounds=True), StudyError),
-    (dict(seed=-1), StudyError),
-    (dict(seed=2**64), StudyError),
-    (dict(workers=0), StudyError),
-    (dict(chunk_tables=0), StudyError),
-    (dict(progress="yes"), StudyError),
-    (dict(players="random,bogus,random,random,random"), PlayerError),
-    (dict(players="random,heavy"), PlayerError),
-    (dict(rules="nope=1"), RulesError),
-    (dict(rules=["pollo"]), RulesError),
-    (dict(rules="pollo=-1"), RulesError),
-    (dict(rules=3), StudyError),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc",
+    [
+        (dict(tables=0), StudyError),
+        (dict(tables=-3), StudyError),
+        (dict(tables=1.5), StudyError),
+        (dict(tables="10"), StudyError),
+        (dict(rounds=0), StudyError),
+        (dict(rounds=True), StudyError),
+        (dict(seed=-1), StudyError),
+        (dict(seed=2**64), StudyError),
+        (dict(workers=0), StudyError),
+        (dict(chunk_tables=0), StudyError),
+        (dict(progress="yes"), StudyError),
+        (dict(players="random,bogus,random,random,random"), PlayerError),
+        (dict(players="random,heavy"), PlayerError),
+        (dict(rules="nope=1"), RulesError),
+        (dict(rules=["pollo"]), RulesError),
+        (dict(rules="pollo=-1"), RulesError),
+        (dict(rules=3), StudyError),
+    ],
+)
 def test_bad_input_raises_one_line_domeng_errors(kwargs, exc):
     args = dict(tables=2, rounds=2, progress=False)
     args.update(kwargs)
@@ -254,8 +264,9 @@ def test_progress_callable_and_bar():
 def test_records_parquet(tmp_path, monkeypatch):
     monkeypatch.setattr(records_mod, "RECORD_ROW_GROUP", 8)  # several row groups
     path = tmp_path / "rec.parquet"
-    res = simulate(tables=5, rounds=7, players=MIXED, seed=3, chunk_tables=2, records=path,
-                   progress=False)
+    res = simulate(
+        tables=5, rounds=7, players=MIXED, seed=3, chunk_tables=2, records=path, progress=False
+    )
     f = pq.ParquetFile(path)
     assert f.metadata.num_rows == 35 == res.meta["records_rows"]
     assert f.metadata.num_row_groups > 1
@@ -275,8 +286,9 @@ def test_records_parquet(tmp_path, monkeypatch):
     assert not list(tmp_path.glob(".*partial"))
     # chunk size does not change the file's rows either
     path1 = tmp_path / "rec1.parquet"
-    simulate(tables=5, rounds=7, players=MIXED, seed=3, chunk_tables=5, records=path1,
-             progress=False)
+    simulate(
+        tables=5, rounds=7, players=MIXED, seed=3, chunk_tables=5, records=path1, progress=False
+    )
     assert pq.read_table(path1).to_pandas().equals(df)
 
 

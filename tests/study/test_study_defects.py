@@ -18,8 +18,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_save_into_a_study_folder_keeps_every_other_file(tmp_path):
     out = tmp_path / "study"
-    assert main(["simulate", "-t", "6", "-r", "5", "--out", str(out), "--records",
-                 "--no-progress", "--json"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "-t",
+                "6",
+                "-r",
+                "5",
+                "--out",
+                str(out),
+                "--records",
+                "--no-progress",
+                "--json",
+            ]
+        )
+        == 0
+    )
     before = {p.relative_to(out) for p in out.rglob("*")}
     res = domeng.Results.load(out)
     res.save(out)
@@ -33,8 +48,25 @@ def test_save_into_a_study_folder_keeps_every_other_file(tmp_path):
 
 def test_records_metadata_is_json_and_finished_chunks_are_pruned(tmp_path, capsys):
     out = tmp_path / "study"
-    assert main(["simulate", "-t", "8", "-r", "5", "--out", str(out), "--records",
-                 "--chunk-tables", "2", "--no-progress", "--json"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "-t",
+                "8",
+                "-r",
+                "5",
+                "--out",
+                str(out),
+                "--records",
+                "--chunk-tables",
+                "2",
+                "--no-progress",
+                "--json",
+            ]
+        )
+        == 0
+    )
     md = pq.ParquetFile(out / "records.parquet").schema_arrow.metadata
     meta = {k.decode(): json.loads(v) for k, v in md.items() if k.startswith(b"domeng.")}
     assert meta["domeng.rules"] == domeng.Rules().to_dict()
@@ -48,8 +80,9 @@ def test_records_metadata_is_json_and_finished_chunks_are_pruned(tmp_path, capsy
 
 
 def test_closed_pipe_exits_0_quietly():
-    p = subprocess.Popen([sys.executable, "-m", "domeng", "rules"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "domeng", "rules"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     p.stdout.close()  # like `| head` that has already gone
     err = p.stderr.read()
     assert p.wait(timeout=120) == 0
@@ -101,14 +134,14 @@ def test_docs_study_python_example_runs_in_order(tmp_path, monkeypatch):
     """docs/study.md's API example, run as written (smaller), ends with every file there."""
     import re
 
-    block = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "study.md").read_text(),
-                       flags=re.S)[0]
+    block = re.findall(
+        r"```python\n(.*?)```", (ROOT / "docs" / "study.md").read_text(), flags=re.S
+    )[0]
     block = block.replace("tables=2000", "tables=20").replace("rounds=500", "rounds=10")
     monkeypatch.chdir(tmp_path)
     exec(compile(block, "docs/study.md", "exec"), {})
     folder = tmp_path / "results" / "my-study"
-    for name in ("manifest.json", "results.npz", "summary.json", "report.html", "tables",
-                 "plots"):
+    for name in ("manifest.json", "results.npz", "summary.json", "report.html", "tables", "plots"):
         assert (folder / name).exists(), name
     assert list((folder / "plots").glob("*.svg"))
 
@@ -116,12 +149,14 @@ def test_docs_study_python_example_runs_in_order(tmp_path, monkeypatch):
 def test_tournament_shows_the_neighbour_caveat_and_ranks_its_bars(tmp_path, capsys):
     from domeng.study.tournament import NEIGHBOUR_CAVEAT, NEIGHBOUR_NOTE, tournament
 
-    rot = tournament("hunter,keeper,heavy,random,random", deals=2, rounds=2, progress=False,
-                     orders="rotations")
+    rot = tournament(
+        "hunter,keeper,heavy,random,random", deals=2, rounds=2, progress=False, orders="rotations"
+    )
     assert "same neighbours" in rot.to_text() and rot.summary()["caveat"] == NEIGHBOUR_CAVEAT
     assert "same neighbours" in rot.html()
-    res = tournament("hunter,keeper,heavy,random,random", deals=2, rounds=2, progress=False,
-                     orders="balanced")
+    res = tournament(
+        "hunter,keeper,heavy,random,random", deals=2, rounds=2, progress=False, orders="balanced"
+    )
     assert "Neighbours:" in res.to_text() and res.summary()["caveat"] == NEIGHBOUR_NOTE
     html = res.html()
     assert "Neighbours:" in html
@@ -129,6 +164,21 @@ def test_tournament_shows_the_neighbour_caveat_and_ranks_its_bars(tmp_path, caps
     # the ranking table lists players in rank order, 1..5
     pos = [html.index(f"<td class='l'>{p}</td>") for p in ranked]
     assert pos == sorted(pos)
-    assert main(["tournament", "--players", "hunter,keeper,heavy,random,random", "--deals", "2",
-                 "--rounds", "2", "--no-progress", "--orders", "rotations"]) == 0
+    assert (
+        main(
+            [
+                "tournament",
+                "--players",
+                "hunter,keeper,heavy,random,random",
+                "--deals",
+                "2",
+                "--rounds",
+                "2",
+                "--no-progress",
+                "--orders",
+                "rotations",
+            ]
+        )
+        == 0
+    )
     assert "same neighbours" in capsys.readouterr().out

@@ -23,8 +23,9 @@ def _check(successes: int, n: int, p: float) -> None:
 
 def test_first_round_values_through_simulate(tmp_path):
     path = tmp_path / "records.parquet"
-    res = domeng.simulate(tables=N, rounds=1, players="random", seed=2026, records=path,
-                          progress=False)
+    res = domeng.simulate(
+        tables=N, rounds=1, players="random", seed=2026, records=path, progress=False
+    )
     assert res.total_rounds == N
     rec = pd.read_parquet(path)
     assert len(rec) == N

@@ -16,8 +16,17 @@ from domeng.results.results import Results
 CMP = ["compare", "-t", "30", "-r", "8", "--variant", "pollo=4", "--no-progress"]
 SWEEP = ["sweep", "-t", "30", "-r", "8", "--rule", "pollo=3,4", "--no-progress"]
 #: a study that stops on the data after several chunks (60 tables each)
-SEQ = ["--target-ci", "passebunge_per_round=0.02", "-r", "20", "--max-rounds", "40000",
-       "-s", "3", "--no-progress"]
+SEQ = [
+    "--target-ci",
+    "passebunge_per_round=0.02",
+    "-r",
+    "20",
+    "--max-rounds",
+    "40000",
+    "-s",
+    "3",
+    "--no-progress",
+]
 
 
 def run(capsys, *argv):
@@ -27,7 +36,7 @@ def run(capsys, *argv):
 
 
 def refused(capsys, argv, message: str) -> str:
-    code, out, err = run(capsys, *argv)
+    code, _out, err = run(capsys, *argv)
     assert code == 2, err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err, err
     return err
@@ -100,10 +109,12 @@ def test_a_folder_holding_a_study_or_other_files_is_refused_untouched(tmp_path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "study"]
 
 
-@pytest.mark.parametrize("argv, marker", [(CMP, "compare.json"), (SWEEP, "sweep.json")],
-                         ids=["compare", "sweep"])
+@pytest.mark.parametrize(
+    "argv, marker", [(CMP, "compare.json"), (SWEEP, "sweep.json")], ids=["compare", "sweep"]
+)
 def test_killed_run_over_its_previous_output_loses_nothing_then_resumes(
-        tmp_path, capsys, interrupt, argv, marker):
+    tmp_path, capsys, interrupt, argv, marker
+):
     ref, d = tmp_path / "ref", tmp_path / "out"
     assert run(capsys, *argv, "-s", "2", "--out", ref)[0] == 0
     assert run(capsys, *argv, "-s", "1", "--out", d)[0] == 0
@@ -173,12 +184,16 @@ def test_symlinked_subfolders_are_refused(tmp_path, capsys, interrupt):
 
 
 # ---------------------------------------------------------------- stopping rules, resumed
-def test_target_ci_study_interrupted_and_resumed_equals_an_uninterrupted_one(tmp_path,
-                                                                              interrupt):
+def test_target_ci_study_interrupted_and_resumed_equals_an_uninterrupted_one(tmp_path, interrupt):
     from domeng.study.sequential import resume_until, simulate_until
 
-    kw = dict(target_ci={"passebunge_per_round": 0.02}, rounds=20, max_rounds=40_000, seed=3,
-              progress=False)
+    kw = dict(
+        target_ci={"passebunge_per_round": 0.02},
+        rounds=20,
+        max_rounds=40_000,
+        seed=3,
+        progress=False,
+    )
     whole = simulate_until(**kw)
     n_chunks = -(-whole.meta["stopping"]["blocks"] // 30)
     assert n_chunks > 4  # the kill below falls in the middle of the study
@@ -187,7 +202,8 @@ def test_target_ci_study_interrupted_and_resumed_equals_an_uninterrupted_one(tmp
     with pytest.raises(KeyboardInterrupt):
         simulate_until(**kw, checkpoint=d)
     assert sorted(p.name for p in (d / "chunks").iterdir()) == [
-        f"chunk-000000{i}.npz" for i in range(3)]
+        f"chunk-000000{i}.npz" for i in range(3)
+    ]
     assert not (d / "results.npz").exists()
     played = interrupt(None)
     res = resume_until(d, progress=False)
@@ -199,8 +215,11 @@ def test_target_ci_study_interrupted_and_resumed_equals_an_uninterrupted_one(tmp
         assert r.meta["stopping"] == whole.meta["stopping"]
         assert r.summary() == whole.summary()
     # a finished folder resumes to the same results without playing anything
-    assert resume_until(d, progress=False).summary() == whole.summary() and played[-1] == \
-        n_chunks - 1 and len(played) == n_chunks - 3
+    assert (
+        resume_until(d, progress=False).summary() == whole.summary()
+        and played[-1] == n_chunks - 1
+        and len(played) == n_chunks - 3
+    )
 
 
 def test_simulate_target_ci_out_then_resume_cli(tmp_path, capsys, interrupt):
@@ -210,8 +229,11 @@ def test_simulate_target_ci_out_then_resume_cli(tmp_path, capsys, interrupt):
     assert run(capsys, "simulate", *SEQ, "--out", d)[0] == 130
     interrupt(None)
     refused(capsys, ["simulate", *SEQ, "--out", d], "--resume")
-    refused(capsys, ["simulate", "--resume", d, "--target-ci", "passebunge_per_round=0.03"],
-            "other --target-ci")
+    refused(
+        capsys,
+        ["simulate", "--resume", d, "--target-ci", "passebunge_per_round=0.03"],
+        "other --target-ci",
+    )
     refused(capsys, ["simulate", "--resume", d, "--max-rounds", "50000"], "--max-rounds")
     import domeng
 
@@ -245,15 +267,31 @@ def test_compare_target_ci_out_then_resume_cli(tmp_path, capsys, interrupt):
 
 def test_unreachable_target_with_out_writes_nothing(tmp_path, capsys):
     d = tmp_path / "c"
-    refused(capsys, ["compare", "--variant", "passebunge_every_pass=false", "--target-ci",
-                     "passebunge_per_round=0.0000001", "-r", "10", "--max-rounds", "2000",
-                     "--no-progress", "--out", d], "out of reach")
+    refused(
+        capsys,
+        [
+            "compare",
+            "--variant",
+            "passebunge_every_pass=false",
+            "--target-ci",
+            "passebunge_per_round=0.0000001",
+            "-r",
+            "10",
+            "--max-rounds",
+            "2000",
+            "--no-progress",
+            "--out",
+            d,
+        ],
+        "out of reach",
+    )
     assert not d.exists() and list(tmp_path.iterdir()) == []
 
 
 # ---------------------------------------------------------------- domeng report
-@pytest.mark.parametrize("argv, marker", [(CMP, "compare.json"), (SWEEP, "sweep.json")],
-                         ids=["compare", "sweep"])
+@pytest.mark.parametrize(
+    "argv, marker", [(CMP, "compare.json"), (SWEEP, "sweep.json")], ids=["compare", "sweep"]
+)
 def test_report_renders_compare_and_sweep_folders_again(tmp_path, capsys, argv, marker):
     import shutil
 
@@ -268,8 +306,9 @@ def test_report_renders_compare_and_sweep_folders_again(tmp_path, capsys, argv, 
     code, out, err = run(capsys, "report", d, "--format", "svg", "--dpi", "60")
     assert code == 0, err
     assert (d / marker).read_text() == obj  # the same study, rendered again
-    assert {p.name: p.read_bytes() for p in (d / "tables").iterdir()
-            if p.suffix == ".csv"} == tables
+    assert {
+        p.name: p.read_bytes() for p in (d / "tables").iterdir() if p.suffix == ".csv"
+    } == tables
     assert list((d / "plots").glob("*.svg")) and list((d / "plots").glob("*.png"))
     html = (d / "report.html").read_text()
     assert "<table" in html and "Glossary" in html
@@ -325,9 +364,24 @@ def test_kill_9_of_compare_target_ci_then_resume(tmp_path, capsys):
     ref, d, ready = tmp_path / "ref", tmp_path / "c", tmp_path / "ready"
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_CHILD, str(ready), "5", *argv,
-                             "--workers", "1", "--out", str(d)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _KILLED_CHILD,
+            str(ready),
+            "5",
+            *argv,
+            "--workers",
+            "1",
+            "--out",
+            str(d),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp_path,
+    )
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None and not ready.exists():
@@ -355,16 +409,20 @@ def test_python_api_saves_and_loads_the_same_folders(tmp_path, capsys):
     in memory write the same kind of folder, read back by load_*; an arm folder
     that is a link is refused when the folder is read."""
     import domeng
-    from domeng.results.compare_report import (load_comparison, load_sweep, save_comparison,
-                                               save_sweep)
+    from domeng.results.compare_report import (
+        load_comparison,
+        load_sweep,
+        save_comparison,
+        save_sweep,
+    )
 
     cmp = domeng.compare(["pollo=4"], tables=12, rounds=5, seed=4, progress=False)
     save_comparison(cmp, tmp_path / "c")
     assert load_comparison(tmp_path / "c").to_json() == cmp.to_json()
-    direct = domeng.compare(["pollo=4"], tables=12, rounds=5, seed=4, progress=False,
-                            out=tmp_path / "c2")
-    assert study_json(tmp_path / "c2", "compare.json") == study_json(tmp_path / "c",
-                                                                     "compare.json")
+    direct = domeng.compare(
+        ["pollo=4"], tables=12, rounds=5, seed=4, progress=False, out=tmp_path / "c2"
+    )
+    assert study_json(tmp_path / "c2", "compare.json") == study_json(tmp_path / "c", "compare.json")
     assert direct.to_json() == cmp.to_json()
     sw = domeng.sweep(["pollo=3,4"], tables=12, rounds=5, progress=False)
     save_sweep(sw, tmp_path / "s")
@@ -378,10 +436,18 @@ def test_python_api_saves_and_loads_the_same_folders(tmp_path, capsys):
     refused(capsys, ["report", tmp_path / "c"], "symbolic link")
 
 
-@pytest.mark.parametrize("edit", [
-    {"max_rounds": "many"}, {"rounds": -1}, {"arms": "x"}, {"target_ci": [1]},
-    {"points": [{"pollo_award": 3}]}, {"grid": {"pollo_award": 3}}, {"format": "other"},
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"max_rounds": "many"},
+        {"rounds": -1},
+        {"arms": "x"},
+        {"target_ci": [1]},
+        {"points": [{"pollo_award": 3}]},
+        {"grid": {"pollo_award": 3}},
+        {"format": "other"},
+    ],
+)
 def test_a_crafted_manifest_is_refused_in_one_line(tmp_path, capsys, interrupt, edit):
     d = tmp_path / "sw"
     interrupt(1)

@@ -45,9 +45,15 @@ def test_the_omniscient_player_stays_refused_in_a_manifest(name):
         check_player_names([name] + ["random"] * 4, source="manifest.json")
 
 
-@pytest.mark.parametrize("name, cap", [("search", MAX_SEARCH_SAMPLES),
-                                       ("esearch", MAX_SEARCH_SAMPLES),
-                                       ("isearch", MAX_SEARCH_SAMPLES), ("ismcts", 200_000)])
+@pytest.mark.parametrize(
+    "name, cap",
+    [
+        ("search", MAX_SEARCH_SAMPLES),
+        ("esearch", MAX_SEARCH_SAMPLES),
+        ("isearch", MAX_SEARCH_SAMPLES),
+        ("ismcts", 200_000),
+    ],
+)
 def test_search_budgets_have_their_caps(name, cap):
     ok = [f"{name}-{cap}"] + ["random"] * 4
     assert check_player_names(ok, source="manifest.json") == ok
@@ -58,8 +64,24 @@ def test_search_budgets_have_their_caps(name, cap):
 
 def test_expert_study_written_to_a_folder_runs_and_resumes(tmp_path, capsys):
     out = tmp_path / "x"
-    assert main(["simulate", "--tables", "4", "--rounds", "3", "--players", "expert",
-                 "--out", str(out), "--no-progress", "--json"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--tables",
+                "4",
+                "--rounds",
+                "3",
+                "--players",
+                "expert",
+                "--out",
+                str(out),
+                "--no-progress",
+                "--json",
+            ]
+        )
+        == 0
+    )
     first = json.loads(capsys.readouterr().out)
     assert first["players"] == ["expert"] * 5
     assert json.loads((out / "manifest.json").read_text())["players"] == ["expert"] * 5
@@ -69,8 +91,26 @@ def test_expert_study_written_to_a_folder_runs_and_resumes(tmp_path, capsys):
 
 def test_expert_comparison_written_to_a_folder_resumes(tmp_path, capsys):
     out = tmp_path / "c"
-    assert main(["compare", "--players", "expert", "--variant", "pollo=4", "-t", "4", "-r", "2",
-                 "--out", str(out), "--no-progress", "--json"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--players",
+                "expert",
+                "--variant",
+                "pollo=4",
+                "-t",
+                "4",
+                "-r",
+                "2",
+                "--out",
+                str(out),
+                "--no-progress",
+                "--json",
+            ]
+        )
+        == 0
+    )
     first = json.loads(capsys.readouterr().out)
     assert main(["compare", "--resume", str(out), "--no-progress", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == first
@@ -82,8 +122,7 @@ def test_checkpoint_of_every_search_player_opens_again(tmp_path):
     from domeng.study.chunks import Plan
 
     players = ("search-2", "esearch-2", "isearch-2", "ismcts-5", "expert")
-    plan = Plan(tables=2, rounds=1, seed=0, players=players, rules=domeng.Rules(),
-                chunk_tables=2)
+    plan = Plan(tables=2, rounds=1, seed=0, players=players, rules=domeng.Rules(), chunk_tables=2)
     ck_mod.Checkpoint.create(tmp_path / "s", plan).close()
     with ck_mod.Checkpoint.open(tmp_path / "s") as ck:
         assert ck.plan.players == players
@@ -91,8 +130,23 @@ def test_checkpoint_of_every_search_player_opens_again(tmp_path):
 
 def test_omniscient_refused_before_the_progress_bar(tmp_path, capsys):
     out = tmp_path / "o"
-    assert main(["simulate", "-t", "2", "-r", "2", "--players", "omniscient", "--no-progress",
-                 "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                "-t",
+                "2",
+                "-r",
+                "2",
+                "--players",
+                "omniscient",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "research player that sees every hand" in err
     assert not out.exists()

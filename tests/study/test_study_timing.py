@@ -37,8 +37,9 @@ def test_an_open_ended_bar_shows_the_count_without_percentage_or_eta():
 
 
 def test_a_study_that_stops_on_the_data_ends_its_bar(capsys):
-    res = simulate_until(["passebunge_per_round=0.05"], rounds=20, max_rounds=40_000, seed=3,
-                         progress=True)
+    res = simulate_until(
+        ["passebunge_per_round=0.05"], rounds=20, max_rounds=40_000, seed=3, progress=True
+    )
     err = capsys.readouterr().err
     assert "%" not in err and "ETA" not in err
     assert err.endswith("\n") and err.count("\n") == 1
@@ -89,15 +90,19 @@ def test_the_first_compile_is_kept_out_of_the_study_time(slow_compile, monkeypat
 def test_the_final_line_reports_the_compile_apart(slow_compile, capsys):
     assert main(["simulate", "-t", "4", "-r", "5", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    m = re.search(r"\n20 rounds in ([\d.]+) s \(([\d,]+) rounds/s\) \+ ([\d.]+) s compiling "
-                  r"the engine \(first run only\)\n", out)
+    m = re.search(
+        r"\n20 rounds in ([\d.]+) s \(([\d,]+) rounds/s\) \+ ([\d.]+) s compiling "
+        r"the engine \(first run only\)\n",
+        out,
+    )
     assert m, out
     assert float(m[3]) >= PAUSE
 
 
 def test_a_study_that_stops_on_the_data_keeps_the_compile_apart(slow_compile):
-    res = simulate_until(["passebunge_per_round=0.05"], rounds=20, max_rounds=40_000, seed=3,
-                         progress=False)
+    res = simulate_until(
+        ["passebunge_per_round=0.05"], rounds=20, max_rounds=40_000, seed=3, progress=False
+    )
     assert res.meta["compile_seconds"] >= PAUSE and slow_compile.calls == [(0, 1, 1)]
 
 

@@ -87,7 +87,8 @@ def check_d17(msg: dict, table, seat: int | None, other_tokens=()) -> None:
     text = json.dumps(msg)
     for tok in other_tokens:
         assert tok not in text, "a token reached another seat"
-    if msg.get("type") == "state" and not msg["game_over"] or msg.get("type") == "export" \
-            and msg["game"]["seed"] is None:
+    if (msg.get("type") == "state" and not msg["game_over"]) or (
+        msg.get("type") == "export" and msg["game"]["seed"] is None
+    ):
         assert msg.get("seed", msg.get("game", {}).get("seed")) is None
         assert str(table.seed) not in text or len(str(table.seed)) < 6

@@ -20,13 +20,25 @@ sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 END_TERMS = re.compile(r"CAPPU|CEKI|POLLO|MANGUNO|MATTIKKENG")
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                                 reason="no /usr/bin/chromium (make install-test installs it)")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not os.access(CHROMIUM, os.X_OK),
+        reason="no /usr/bin/chromium (make install-test installs it)",
+    ),
+]
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +160,7 @@ def _play_round(page, name: str, shot_at: int = 2) -> str:
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["laptop", "phone"])
 def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
-    base, app = server
+    base, _app = server
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -180,8 +192,11 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
     nxt = lay["next"][0]
     assert nxt[3] - nxt[1] >= 40 and nxt[0] >= 0 and nxt[2] <= size[0], lay
     if size[0] < 600:  # a phone: the end-choice buttons are big whenever they show
-        assert page.evaluate("""parseFloat(getComputedStyle(
-            document.querySelector('#end-choice [data-end]')).minHeight)""") >= 44
+        assert (
+            page.evaluate("""parseFloat(getComputedStyle(
+            document.querySelector('#end-choice [data-end]')).minHeight)""")
+            >= 44
+        )
     _shot(page, f"{size[0]}x{size[1]}-end")
     # the next round, then the replay of the first one is there
     page.get_by_test_id("next-round").click()
@@ -258,7 +273,7 @@ def test_the_invitation_links_leave_the_board_and_the_hand_on_a_phone(server, br
 def test_a_refusal_is_shown_and_a_reload_restores_the_seat(server, browser):
     """The server's refusal of a link reaches the page; a reload of a seat's
     link gives back the same seat and hand (the server keeps the state)."""
-    base, app = server
+    base, _app = server
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(base + "/#t=" + "A" * 32)
     expect(page.get_by_test_id("status")).to_have_text("unknown or expired link")
@@ -268,16 +283,21 @@ def test_a_refusal_is_shown_and_a_reload_restores_the_seat(server, browser):
     for s in range(1, 5):
         page.locator(f'select[name="seat{s}"]').select_option("heavy")
     page.get_by_test_id("new-table").locator('button[type="submit"]').click()
-    expect(page.get_by_test_id("status")).to_have_text(re.compile(r"Your turn|" + END_TERMS.pattern),
-                                                       timeout=60_000)
+    expect(page.get_by_test_id("status")).to_have_text(
+        re.compile(r"Your turn|" + END_TERMS.pattern), timeout=60_000
+    )
     hand = page.get_by_test_id("hand")
-    before = [hand.locator("[data-tile]").nth(i).get_attribute("data-tile")
-              for i in range(hand.locator("[data-tile]").count())]
+    before = [
+        hand.locator("[data-tile]").nth(i).get_attribute("data-tile")
+        for i in range(hand.locator("[data-tile]").count())
+    ]
     status = page.get_by_test_id("status").inner_text()
     page.reload()
     expect(page.get_by_test_id("status")).to_have_text(status)
-    after = [hand.locator("[data-tile]").nth(i).get_attribute("data-tile")
-             for i in range(hand.locator("[data-tile]").count())]
+    after = [
+        hand.locator("[data-tile]").nth(i).get_attribute("data-tile")
+        for i in range(hand.locator("[data-tile]").count())
+    ]
     assert after == before and len(before) >= 1
     page.close()
 
@@ -285,7 +305,7 @@ def test_a_refusal_is_shown_and_a_reload_restores_the_seat(server, browser):
 def test_two_people_on_two_browsers_and_three_computers_finish_a_game(server, browser):
     """Issue 14's "done when": two pages (two people) and three computer
     players play a whole game (D16: one round) by clicking."""
-    base, app = server
+    base, _app = server
     a = browser.new_page(viewport={"width": 1280, "height": 800})
     a.goto(base + "/")
     a.get_by_test_id("new-table").wait_for()

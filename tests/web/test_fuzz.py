@@ -13,28 +13,33 @@ from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 
-from domeng.web.server import parse  # noqa: E402
-from domeng.web.table import Table, TableSpec, WebError  # noqa: E402
-
-from web._util import check_d17  # noqa: E402
+from domeng.web.server import parse
+from domeng.web.table import Table, TableSpec, WebError
+from web._util import check_d17
 
 _TABLE = Table(TableSpec.parse({"seats": ["human"] * 5, "seed": 99}))
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
     | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                max_size=4),
-    max_leaves=12)
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 near_messages = st.fixed_dictionaries(
     {"type": st.sampled_from(["play", "pass", "next_round", "hello", "export", "PLAY", ""])},
-    optional={"version": st.one_of(st.integers(-3, 400), st.booleans(), st.text(max_size=3),
-                                   st.none()),
-              "tile": st.one_of(st.integers(-5, 40), st.floats(), st.text(max_size=3),
-                                st.booleans()),
-              "end": st.sampled_from(["left", "right", "LEFT", "", "middle", 0, 1, None]),
-              "token": st.text(max_size=40)})
+    optional={
+        "version": st.one_of(st.integers(-3, 400), st.booleans(), st.text(max_size=3), st.none()),
+        "tile": st.one_of(st.integers(-5, 40), st.floats(), st.text(max_size=3), st.booleans()),
+        "end": st.sampled_from(["left", "right", "LEFT", "", "middle", 0, 1, None]),
+        "token": st.text(max_size=40),
+    },
+)
 
 
 def _views(t: Table):
@@ -42,10 +47,16 @@ def _views(t: Table):
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
-@given(seat=st.sampled_from([0, 1, 2, 3, 4, None]),
-       payload=st.one_of(json_values.map(json.dumps), near_messages.map(json.dumps),
-                         st.text(max_size=200), st.binary(max_size=50)),
-       use_version=st.booleans())
+@given(
+    seat=st.sampled_from([0, 1, 2, 3, 4, None]),
+    payload=st.one_of(
+        json_values.map(json.dumps),
+        near_messages.map(json.dumps),
+        st.text(max_size=200),
+        st.binary(max_size=50),
+    ),
+    use_version=st.booleans(),
+)
 def test_any_message_is_a_legal_action_or_refused_unharmed(seat, payload, use_version):
     t = _TABLE
     if t.game.round_over and t.game_over:  # pragma: no cover - a fresh table if one ends

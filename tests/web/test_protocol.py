@@ -13,11 +13,11 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from domeng.web.server import MAX_MESSAGE, create_app  # noqa: E402
-from domeng.web.table import Table, TableSpec, WebError  # noqa: E402
-from web._util import check_d17  # noqa: E402
+from domeng.web.server import MAX_MESSAGE, create_app
+from domeng.web.table import Table, TableSpec, WebError
+from web._util import check_d17
 
 
 def _token(link: str) -> str:
@@ -38,8 +38,7 @@ def _legal_msg(state: dict) -> dict:
     first = state["legal"][0]
     if first.get("pass"):
         return {"type": "pass", "version": state["version"]}
-    return {"type": "play", "tile": first["tile"], "end": first["end"],
-            "version": state["version"]}
+    return {"type": "play", "tile": first["tile"], "end": first["end"], "version": state["version"]}
 
 
 def test_whole_games_every_message_is_each_seats_own_view():
@@ -55,7 +54,7 @@ def test_whole_games_every_message_is_each_seats_own_view():
         seats = list(range(5)) + [None]
         toks = tokens + [_token(links["spectator"])]
         socks = []
-        for i, tok in enumerate(toks):
+        for tok in toks:
             ws = stack.enter_context(client.websocket_connect("/ws"))
             ws.send_text(json.dumps({"type": "hello", "token": tok}))
             socks.append(ws)
@@ -99,8 +98,7 @@ def test_whole_games_every_message_is_each_seats_own_view():
             check_d17(m, table, seats[i], [t for j, t in enumerate(toks) if j != i])
         for i in range(6):
             assert last[i]["game_over"] and last[i]["seed"] == 11
-            assert last[i]["result"]["kind"] in (
-                "CAPPU", "CEKI", "POLLO", "MANGUNO", "MATTIKKENG")
+            assert last[i]["result"]["kind"] in ("CAPPU", "CEKI", "POLLO", "MANGUNO", "MATTIKKENG")
 
 
 def test_refusals_leave_the_table_unharmed():
@@ -113,8 +111,11 @@ def test_refusals_leave_the_table_unharmed():
         tok = [_token(links["seats"][str(s)]) for s in range(5)]
         mover = table.game.seat
         other = (mover + 1) % 5
-        with client.websocket_connect("/ws") as a, client.websocket_connect("/ws") as b, \
-                client.websocket_connect("/ws") as sp:
+        with (
+            client.websocket_connect("/ws") as a,
+            client.websocket_connect("/ws") as b,
+            client.websocket_connect("/ws") as sp,
+        ):
             a.send_text(json.dumps({"type": "hello", "token": tok[mover]}))
             first = a.receive_json()
             b.send_text(json.dumps({"type": "hello", "token": tok[other]}))
@@ -126,19 +127,34 @@ def test_refusals_leave_the_table_unharmed():
             before = {s: table.view(s) for s in (0, 1, 2, 3, 4, None)}
             good = _legal_msg(first)
             bad = [
-                "not json", "[1, 2]", "null", "1e999", '"play"', "{" * 5000,
-                json.dumps({"type": "play"}), json.dumps({"type": "hello", "token": tok[other]}),
+                "not json",
+                "[1, 2]",
+                "null",
+                "1e999",
+                '"play"',
+                "{" * 5000,
+                json.dumps({"type": "play"}),
+                json.dumps({"type": "hello", "token": tok[other]}),
                 json.dumps({**good, "version": good["version"] + 1}),
-                json.dumps({**good, "version": -1}), json.dumps({**good, "version": True}),
-                json.dumps({**good, "extra": 1}), json.dumps({"type": "play", "tile": 99,
-                                                              "end": "left", "version": 0}),
+                json.dumps({**good, "version": -1}),
+                json.dumps({**good, "version": True}),
+                json.dumps({**good, "extra": 1}),
+                json.dumps({"type": "play", "tile": 99, "end": "left", "version": 0}),
                 json.dumps({"type": "play", "tile": 5, "end": "middle", "version": 0}),
                 json.dumps({"type": "next_round", "version": 0}),
                 "x" * (MAX_MESSAGE + 1),
             ]
-            illegal = [a for a in range(56) if a not in table.game.legal_actions()][0]
-            bad.append(json.dumps({"type": "play", "tile": illegal >> 1,
-                                   "end": ["left", "right"][illegal & 1], "version": 0}))
+            illegal = next(a for a in range(56) if a not in table.game.legal_actions())
+            bad.append(
+                json.dumps(
+                    {
+                        "type": "play",
+                        "tile": illegal >> 1,
+                        "end": ["left", "right"][illegal & 1],
+                        "version": 0,
+                    }
+                )
+            )
             if not first["must_pass"]:
                 bad.append(json.dumps({"type": "pass", "version": 0}))
             for text in bad:
@@ -163,8 +179,12 @@ def test_refusals_leave_the_table_unharmed():
 def test_hello_is_required_and_unknown_tokens_are_refused():
     app = create_app(delay=0)
     with TestClient(app) as client:
-        for hello in ({"type": "hello", "token": "x" * 32}, {"type": "hello"},
-                      {"type": "play", "token": "abc"}, {"type": "hello", "token": 5}):
+        for hello in (
+            {"type": "hello", "token": "x" * 32},
+            {"type": "hello"},
+            {"type": "play", "token": "abc"},
+            {"type": "hello", "token": 5},
+        ):
             with client.websocket_connect("/ws") as ws:
                 ws.send_text(json.dumps(hello))
                 m = ws.receive_json()
@@ -216,11 +236,16 @@ def test_an_idle_table_is_closed_and_its_links_expire():
 def test_creation_refuses_code_names_and_bad_values_and_sets_headers():
     app = create_app(delay=0, max_tables=1)
     with TestClient(app) as client:
-        for body in ({"seats": ["human", "this:x", "random", "random", "random"]},
-                     {"seats": ["human"] * 4}, {"seats": ["human"] * 5, "seed": -1},
-                     {"seats": ["human"] * 5, "rules": {"pollo": "lots"}},
-                     {"seats": ["human"] * 5, "rules": {"nope": 1}},
-                     {"seats": ["human"] * 5, "rounds": 10**9}, [1, 2], {"other": 1}):
+        for body in (
+            {"seats": ["human", "this:x", "random", "random", "random"]},
+            {"seats": ["human"] * 4},
+            {"seats": ["human"] * 5, "seed": -1},
+            {"seats": ["human"] * 5, "rules": {"pollo": "lots"}},
+            {"seats": ["human"] * 5, "rules": {"nope": 1}},
+            {"seats": ["human"] * 5, "rounds": 10**9},
+            [1, 2],
+            {"other": 1},
+        ):
             r = client.post("/api/tables", json=body)
             assert r.status_code == 400 and r.json()["error"]
         r = client.post("/api/tables", content=b"{" * 10000)
@@ -255,8 +280,11 @@ def test_views_at_mixed_tables_hide_every_hidden_tile_at_every_step(seed):
     """People and computer players, three rounds: at every step, every seat's
     and the spectator's view (and the export) names no tile hidden from it;
     the text the server sends (``view_text``) is that view."""
-    t = Table(TableSpec.parse({"seats": ["human", "hunter", "human", "keeper", "random"],
-                               "seed": seed, "rounds": 3}))
+    t = Table(
+        TableSpec.parse(
+            {"seats": ["human", "hunter", "human", "keeper", "random"], "seed": seed, "rounds": 3}
+        )
+    )
     steps = 0
     while not t.game_over:
         for s in (0, 1, 2, 3, 4, None):

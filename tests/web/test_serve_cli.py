@@ -14,9 +14,17 @@ def test_serve_binds_loopback_by_default():
     assert args.delay == 0.8 and args.idle == 900 and args.max_tables == 200
 
 
-@pytest.mark.parametrize("argv", [["serve", "--port", "70000"], ["serve", "--port", "x"],
-                                  ["serve", "--delay", "-1"], ["serve", "--delay", "nan"],
-                                  ["serve", "--idle", "0"], ["serve", "--max-tables", "0"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--port", "70000"],
+        ["serve", "--port", "x"],
+        ["serve", "--delay", "-1"],
+        ["serve", "--delay", "nan"],
+        ["serve", "--idle", "0"],
+        ["serve", "--max-tables", "0"],
+    ],
+)
 def test_bad_values_are_one_line_and_status_2(argv, capsys, monkeypatch):
     import domeng.web.server as server
 
@@ -30,8 +38,9 @@ def test_serve_starts_the_server_with_the_options(capsys, monkeypatch):
     import domeng.web.server as server
 
     got = {}
-    monkeypatch.setattr(server, "serve", lambda *a, **k: got.update(
-        args=a, kw=k, port=k["sock"].getsockname()[1]))
+    monkeypatch.setattr(
+        server, "serve", lambda *a, **k: got.update(args=a, kw=k, port=k["sock"].getsockname()[1])
+    )
     assert main(["serve", "--port", "0", "--delay", "0.2", "--idle", "60"]) == 0
     port = got["port"]
     assert port != 0 and got["args"] == ("127.0.0.1", port)  # the real port, not 0
@@ -51,9 +60,14 @@ def test_serve_port_0_end_to_end_serves_the_page_at_the_port_it_prints(tmp_path)
 
     pytest.importorskip("uvicorn")
     root = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen([sys.executable, "-m", "domeng", "serve", "--port", "0"],
-                            cwd=str(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=dict(os.environ, XDG_DATA_HOME=str(tmp_path)))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "domeng", "serve", "--port", "0"],
+        cwd=str(root),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, XDG_DATA_HOME=str(tmp_path)),
+    )
     try:
         line = proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
