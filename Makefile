@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 OUT ?= results/default-study
 
-.PHONY: run serve test test-fast install install-test bench clean
+.PHONY: run serve test test-fast gates install install-test bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,10 +40,17 @@ serve: $(VENV)/.installed-web
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 PYTEST := $(PY) -m pytest $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
 
-test: install-test
+# the quality gates (seconds): lint, format, spelling, types; they run first in make test
+gates: install-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/codespell
+	$(VENV)/bin/mypy
+
+test: gates
 	$(PYTEST)
 
-test-fast: install-test
+test-fast: gates
 	$(PYTEST) -m "not slow"
 
 bench: install
