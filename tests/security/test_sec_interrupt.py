@@ -34,7 +34,7 @@ OTHERS = "random,heavy,keeper,hunter"
 #: a compiled player that plays its first legal move (version A of the module)
 PLAIN = textwrap.dedent("""
     from numba import njit
-    from domeng.players.heuristics import STRATEGY_SIG
+    from domeng.players.scoring import STRATEGY_SIG
 
     @njit(STRATEGY_SIG)
     def player(obs, hist, moves, n_moves, rng):
@@ -46,7 +46,7 @@ LOOPING = textwrap.dedent("""
     import ctypes
     import numpy as np
     from numba import njit
-    from domeng.players.heuristics import STRATEGY_SIG
+    from domeng.players.scoring import STRATEGY_SIG
 
     _write = ctypes.CDLL(None).write
     _write.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
@@ -70,7 +70,7 @@ BLOCKING = textwrap.dedent("""
     import ctypes
     import numpy as np
     from numba import njit
-    from domeng.players.heuristics import STRATEGY_SIG
+    from domeng.players.scoring import STRATEGY_SIG
 
     _libc = ctypes.CDLL(None)
     _write = _libc.write
