@@ -114,18 +114,13 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     """``domeng play``: returns the exit status (0; 2 on bad usage via the CLI)."""
     from domeng.core.rules import Rules
-    from domeng.play.savefile import check_writable, read_save
+    from domeng.play.savefile import check_writable, read_save_data, replay_save
     from domeng.play.session import Session
     from domeng.play.terminal import Terminal
     from domeng.play.warmup import PREPARING, compile_pending, warm_up
 
     delay = 0.0 if args.no_wait else args.delay
-    # a first run compiles the engine (~20 s): say so at once, compile before the game
-    pending = compile_pending()
-    if pending:
-        print(PREPARING, flush=True)
-    if args.save is not None:
-        check_writable(args.save)  # refused before the game starts
+    saved = None
     if args.load is not None:
         fixed = [
             name
@@ -141,9 +136,19 @@ def run(args: argparse.Namespace) -> int:
                 f"domeng play: error: {', '.join(fixed)} cannot be combined with "
                 "--load (the saved game fixes seats, seed and rules)"
             )
-        session = read_save(
-            args.load, allow_modified=args.allow_modified, rounds=args.rounds, camats=args.camats
-        )
+        # a missing, foreign or edited save is refused before anything is prepared
+        saved = read_save_data(args.load, allow_modified=args.allow_modified)
+    elif args.allow_modified:
+        raise UsageError("domeng play: error: --allow-modified goes with --load")
+    rules = Rules.parse(args.rule) if saved is None else None  # a bad --rule: refused first
+    if args.save is not None:
+        check_writable(args.save)  # refused before the game starts
+    # a first run compiles the engine (~20 s): say so at once, compile before the game
+    pending = compile_pending()
+    if pending:
+        print(PREPARING, flush=True)
+    if saved is not None:
+        session = replay_save(args.load, *saved, rounds=args.rounds, camats=args.camats)
         save_path = args.save if args.save is not None else args.load
         if args.save is None:
             try:
@@ -151,9 +156,6 @@ def run(args: argparse.Namespace) -> int:
             except DomengError:
                 save_path = None  # a read-only save: played on, saved only when asked
     else:
-        if args.allow_modified:
-            raise UsageError("domeng play: error: --allow-modified goes with --load")
-        rules = Rules.parse(args.rule)
         seed_ = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
         session = Session(
             args.seats or list(DEFAULT_SEATS),

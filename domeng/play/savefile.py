@@ -139,12 +139,15 @@ def write_save(path: str, session: Session) -> None:
 # ---------------------------------------------------------------------------
 
 
-def read_save(
-    path: str, *, allow_modified: bool = False, rounds: int | None = None, camats: int | None = None
-) -> Session:
-    """The session saved in ``path``, replayed.  An edited save (its HMAC
-    does not verify with this user's key) is refused with one line, unless
-    ``allow_modified``: then it loads with ``session.modified`` set."""
+#: what every save that domeng has written holds (:meth:`Session.to_save`)
+SAVE_KEYS = ("format", "version", "rules", "seats", "seed", "actions")
+
+
+def read_save_data(path: str, *, allow_modified: bool = False) -> tuple[dict, bool]:
+    """The data saved in ``path`` and whether its HMAC verifies, checked
+    without replaying it (nothing compiles): one line for a file that cannot
+    be read, is not a save file at all, or was modified (unless
+    ``allow_modified``)."""
     where = f"save file {path!r}"
     try:
         with open(path, "rb") as f:
@@ -163,7 +166,8 @@ def read_save(
         ) from None
     except RecursionError:
         raise SaveFileError(f"{where} is corrupt: nested too deeply") from None
-    if not isinstance(data, dict) or data.get("format") is None:
+    if not isinstance(data, dict) or any(k not in data for k in SAVE_KEYS):
+        # a file with none of a save's parts is not a save, whatever its HMAC says
         raise SaveFileError(f"{where} is not a domeng play save file")
     key = load_key(create=False)
     sig = data.get("hmac")
@@ -177,6 +181,25 @@ def read_save(
             f"{where} was modified since domeng saved it (or was saved by "
             "another user); load it anyway with --allow-modified"
         )
+    return data, ok
+
+
+def read_save(
+    path: str, *, allow_modified: bool = False, rounds: int | None = None, camats: int | None = None
+) -> Session:
+    """The session saved in ``path``, replayed.  An edited save (its HMAC
+    does not verify with this user's key) is refused with one line, unless
+    ``allow_modified``: then it loads with ``session.modified`` set."""
+    data, ok = read_save_data(path, allow_modified=allow_modified)
+    return replay_save(path, data, ok, rounds=rounds, camats=camats)
+
+
+def replay_save(
+    path: str, data: dict, ok: bool, *, rounds: int | None = None, camats: int | None = None
+) -> Session:
+    """The session of save data read by :func:`read_save_data`, replayed
+    through the engine (each action checked legal)."""
+    where = f"save file {path!r}"
     try:
         session = Session.from_save(data, rounds=rounds, camats=camats)
     except SaveFileError as e:

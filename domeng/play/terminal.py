@@ -18,6 +18,7 @@ away).  The seed is shown when the game is over.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import textwrap
 import time
@@ -91,7 +92,7 @@ def help_lines(rules: dict[str, Any], width: int) -> list[str]:
 PRIVATE_ON = "\x1b[?1049h\x1b[H\x1b[2J"
 PRIVATE_OFF = "\x1b[H\x1b[2J\x1b[3J\x1b[?1049l"
 
-_NO = ("", "n", "no", "none", "nothing", "don't", "dont")
+_NO = ("n", "no", "none", "nothing", "don't", "dont")
 _LEAK_WARNING = (
     "Warning: a save file holds the game's seed, so whoever reads it can work out "
     "every hand, yours included.  With two or more people at this table, keep it "
@@ -416,12 +417,14 @@ class Terminal:
             path = self.save_path or self._ask_file("Save to which file? (Enter or no: cancel): ")
         if path and self._save_to(path):
             self.message = (
-                f"The game is saved in {path}; from now on after every move "
-                f"(resume with domeng play --load {path})."
+                f"The game is saved in {path}; from now on after every move. "
+                f"Resume it with: {resume_command(path)}"
             )
             self._warn_leak()
 
-    def _ask_file(self, prompt: str) -> str | None:
+    def _ask_file(self, prompt: str, default: str | None = None) -> str | None:
+        """A file name typed at ``prompt``: Enter gives ``default`` (None:
+        cancel), ``n``/``no`` cancels; Ctrl-C or Ctrl-D here cancel too."""
         while True:
             try:
                 name = self.ask(prompt)
@@ -436,7 +439,7 @@ class Terminal:
             name = name.strip()
             if name.lower() in _NO:
                 return None
-            return name
+            return name or default
 
     def _leave(self) -> None:
         """quit, Ctrl-C or Ctrl-D: save where the game is saved, or offer to."""
@@ -445,24 +448,31 @@ class Terminal:
             return
         if self.save_path:
             self._autosave()
-            self.line(
-                f"Goodbye: the game is saved in {self.save_path} "
-                f"(resume with domeng play --load {self.save_path})."
-            )
+            self._goodbye_saved(self.save_path)
             return
         while True:
-            name = self._ask_file("Save the game? File name (Enter or no: don't save): ")
+            # the safe answer is Enter: it saves (to a new file in this folder)
+            default = _unused_name()
+            name = self._ask_file(
+                f"Save the game? File name (Enter: {default}; no: leave without saving): ",
+                default,
+            )
             if not name:
                 self.say("Goodbye.")
                 return
             if self._save_to(name):
                 self._warn_leak(now=True)
-                self.line(
-                    f"Goodbye: the game is saved in {name} (resume with domeng play --load {name})."
-                )
+                self._goodbye_saved(name)
                 return
             self.say(self.message, "bold red")
             self.message = ""
+
+    def _goodbye_saved(self, path: str) -> None:
+        """Where the game is, and the command that resumes it on a line of its
+        own (a terminal may wrap the line before it, never inside the command)."""
+        self.line(f"Goodbye: the game is saved in {path}.")
+        self.line("Resume it with:")
+        self.line(f"  {resume_command(path)}")
 
     def _rescue(self, err: Exception) -> int:
         """An unexpected error: save the game first, then one line."""
@@ -478,7 +488,7 @@ class Terminal:
         if path is not None:
             try:
                 write_save(path, self.s)
-                saved = f"; the game is saved in {path} (resume with domeng play --load {path})"
+                saved = f"; the game is saved in {path}\nResume it with:\n  {resume_command(path)}"
             except (DomengError, OSError):
                 saved = "; the game could not be saved"
         why = " ".join(str(err).split())[:200] or type(err).__name__
@@ -491,3 +501,18 @@ class Terminal:
 def _chain_tiles(view) -> list[int]:
     """The tiles on the chain (to explain a refusal), from the round's public events."""
     return [ev["tile"] for ev in view.events if ev["type"] in ("lead", "play")]
+
+
+def resume_command(path: str) -> str:
+    """The command that resumes the game saved in ``path`` (quoted for a shell)."""
+    return f"domeng play --load {shlex.quote(path)}"
+
+
+def _unused_name(stem: str = "domeng-game") -> str:
+    """A save file name in the current folder that does not exist yet."""
+    n = 1
+    while True:
+        name = f"{stem}.json" if n == 1 else f"{stem}-{n}.json"
+        if not os.path.lexists(name):
+            return name
+        n += 1
