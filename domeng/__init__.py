@@ -17,6 +17,8 @@ Importing domeng has no side effects: it deletes no files and installs no
 warning filter or matplotlib backend.
 """
 
+from typing import Any
+
 #: the version of domeng, in this one place (pyproject.toml reads it)
 __version__ = "0.1.0"
 
@@ -61,7 +63,7 @@ def __dir__() -> list[str]:
     return sorted(set(__all__) | set(globals()))
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 

@@ -92,7 +92,7 @@ class Observation:
     hand: tuple[int, ...]
     left: int | None
     right: int | None
-    history: tuple[tuple[int, int | None, int, int, int], ...]
+    history: tuple[tuple[int, int | None, int, int | None, int | None], ...]
     last_mappano: int | None
     passes_since_play: int
     must_lead: int | None = None

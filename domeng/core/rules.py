@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -125,7 +126,7 @@ class Rules:
                     name, text = (s.strip() for s in part.split("=", 1))
                     key = cls._canonical_name(name)
                     values[key] = cls._convert(key, text)
-        return cls(**values)
+        return cls(**values)  # type: ignore[arg-type]  # each value checked by _convert
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, object]) -> Rules:
@@ -134,7 +135,7 @@ class Rules:
         for name, value in mapping.items():
             key = cls._canonical_name(name)
             values[key] = cls._convert(key, value) if isinstance(value, str) else value
-        return cls(**values)
+        return cls(**values)  # type: ignore[arg-type]  # __post_init__ validates each
 
     @classmethod
     def _canonical_name(cls, name: str) -> str:
@@ -166,7 +167,7 @@ class Rules:
             ) from None
 
     # ----------------------------------------------------------------- views
-    def replace(self, **changes) -> Rules:
+    def replace(self, **changes: Any) -> Rules:
         """A copy with some options changed (validated)."""
         return dataclasses.replace(self, **changes)
 

@@ -28,8 +28,16 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from domeng.core import layout as L
+from domeng.core import observation as O
 from domeng.core.errors import DomengError, IllegalMoveError
-from domeng.core.events import END_KINDS, END_NAMES, TR_ROWS_PER_ROUND, decode_rows, for_seat
+from domeng.core.events import (
+    END_KINDS,
+    END_NAMES,
+    EV_DEAL,
+    TR_ROWS_PER_ROUND,
+    decode_rows,
+    for_seat,
+)
 from domeng.core.numba_cache import prepare
 from domeng.core.observation import MAX_TURNS, OBS_LEN
 from domeng.core.rules import Rules
@@ -93,7 +101,7 @@ class Game:
 
     # ------------------------------------------------------------- state
     @property
-    def state(self):
+    def state(self) -> Any:  # E.State, a namedtuple built at run time
         """The compiled state record (for compiled callers; treat as read-only)."""
         return self._S
 
@@ -124,11 +132,11 @@ class Game:
     @property
     def stones(self) -> list[int]:
         """Stones each seat holds (penalties)."""
-        return [int(x) for x in self._S.obs[K.OBS_STONES : K.OBS_STONES + 5]]
+        return [int(x) for x in self._S.obs[O.OBS_STONES : O.OBS_STONES + 5]]
 
     @property
     def table_stones(self) -> int:
-        return int(self._S.obs[K.OBS_TABLE])
+        return int(self._S.obs[O.OBS_TABLE])
 
     @property
     def camat(self) -> int | None:
@@ -143,24 +151,24 @@ class Game:
     @property
     def ends(self) -> tuple[int, int] | None:
         """The open ends (left, right), or None before the lead."""
-        left = int(self._S.obs[K.OBS_LEFT])
-        return None if left < 0 else (left, int(self._S.obs[K.OBS_RIGHT]))
+        left = int(self._S.obs[O.OBS_LEFT])
+        return None if left < 0 else (left, int(self._S.obs[O.OBS_RIGHT]))
 
     @property
     def last_mappano(self) -> int | None:
         """The seat that played the LAST DOMINO (term 5), or None."""
-        m = int(self._S.obs[K.OBS_LAST_MAPPANO])
+        m = int(self._S.obs[O.OBS_LAST_MAPPANO])
         return None if m < 0 else m
 
     @property
     def must_lead(self) -> int | None:
         """The double the opener must lead (D3), or None."""
-        m = int(self._S.obs[K.OBS_MUST_LEAD])
+        m = int(self._S.obs[O.OBS_MUST_LEAD])
         return None if m < 0 or self.ends is not None else m
 
     @property
     def hand_sizes(self) -> list[int]:
-        return [int(x) for x in self._S.obs[K.OBS_HAND_SIZE : K.OBS_HAND_SIZE + 5]]
+        return [int(x) for x in self._S.obs[O.OBS_HAND_SIZE : O.OBS_HAND_SIZE + 5]]
 
     @property
     def deltas(self) -> list[int]:
@@ -175,7 +183,7 @@ class Game:
             return None
         for ev in reversed(self.events):
             if ev["type"] == "end":
-                return ev
+                return dict(ev)
         return None
 
     def hand(self, seat: int) -> list[int]:
@@ -205,7 +213,7 @@ class Game:
         return self._new_events()
 
     @staticmethod
-    def _check_hands(hands) -> np.ndarray:
+    def _check_hands(hands: Sequence[Any]) -> np.ndarray:
         try:
             hs = [[int(t) for t in h] for h in hands]
         except (TypeError, ValueError):
@@ -239,7 +247,7 @@ class Game:
         E.step(self._S, a)
         return self._new_events()
 
-    def _check_action(self, action) -> int:
+    def _check_action(self, action: object) -> int:
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             raise IllegalMoveError(
                 f"an action is a whole number 0..{N_ACTIONS - 1}, got {action!r}"
@@ -255,6 +263,7 @@ class Game:
 
     def _why_illegal(self, a: int) -> str:
         s = self.seat
+        assert s is not None  # asked only while a round is on
         legal = self.legal_actions()
         if a == PASS:
             return f"seat {s} can play, so it may not pass (D5)"
@@ -313,7 +322,7 @@ class Game:
         self._read = n
         if not len(rows):
             return []
-        if rows[0, 0] == K.EV_DEAL:
+        if rows[0, 0] == EV_DEAL:
             new = decode_rows(rows)[0]
         else:  # a continuation of the round: decode after a synthetic round start
             new = decode_rows(np.vstack([self._S.tr[:1], rows]))[0][1:]
@@ -321,6 +330,6 @@ class Game:
         return new
 
     @staticmethod
-    def _check_seat(seat) -> None:
+    def _check_seat(seat: object) -> None:
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 5:
             raise IllegalMoveError(f"a seat is 0..4, got {seat!r}")

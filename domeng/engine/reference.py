@@ -159,20 +159,22 @@ class Table:
             raise IllegalMoveError("the current round has not ended yet")
         if hands is None:
             hands = self.deal()
-        hands = [sorted(int(t) for t in h) for h in hands]
-        _check_deal(hands)
+        dealt = [sorted(int(t) for t in h) for h in hands]
+        _check_deal(dealt)
         must_lead = None
         if self.next_starter is None:
             # D3: the first round is opened by the holder of [6|6], else [5|5], [4|4], [3|3].
-            starter, double = _first_opener(hands)
+            starter, double = _first_opener(dealt)
             if self.rules.opener_leads_double:
                 must_lead = double
         else:
             starter = self.next_starter  # D4
-        self.round = Round(self, hands, starter, must_lead=must_lead)
+        self.round = Round(self, dealt, starter, must_lead=must_lead)
         return self.round
 
-    def play_round(self, players: Sequence[PlayerLike], hands=None) -> RoundResult:
+    def play_round(
+        self, players: Sequence[PlayerLike], hands: Sequence[Iterable[int]] | None = None
+    ) -> RoundResult:
         """Play one whole round with five players (one per seat)."""
         if len(players) != N_SEATS:
             raise PlayerError(f"a table needs exactly 5 players, got {len(players)}")
@@ -216,7 +218,7 @@ class Table:
         self.history.append(result)
 
 
-def _whole(x) -> bool:
+def _whole(x: object) -> bool:
     """An int (or numpy integer), not a bool, float or string."""
     import numbers as _n
 
@@ -278,7 +280,8 @@ class Round:
         self.left: int | None = None
         self.right: int | None = None
         self.chain: list[tuple[int, int, int]] = []  # (seat, tile, end) in order played
-        self.history: list[tuple[int, int | None, int, int, int]] = []
+        # (seat, tile or None for a pass, end, left, right); the ends are None before the lead
+        self.history: list[tuple[int, int | None, int, int | None, int | None]] = []
         self.has_played = [False] * N_SEATS
         self.passebunge_taken = [False] * N_SEATS  # for passebunge_every_pass=False (D6)
         self.last_mappano: int | None = None
@@ -436,6 +439,7 @@ class Round:
             kind = "lead"
             mappakuling = False  # a lead joins nothing: never a MAPPAKULING
         else:
+            assert self.left is not None and self.right is not None  # the chain has ends
             if end == LEFT:
                 self.left = other_end(t, self.left)
             else:
@@ -586,7 +590,17 @@ class Round:
         self._award(size, m, payers, MATTIKKENG)
         self._close(MATTIKKENG, winner, first_cappu=None, cucuq=None, manguno=m, mattikkeng=matt)
 
-    def _log_end(self, kind, *, winner, first_cappu, cucuq, manguno, mattikkeng, award) -> None:
+    def _log_end(
+        self,
+        kind: str,
+        *,
+        winner: int,
+        first_cappu: int | None,
+        cucuq: int | None,
+        manguno: int | None,
+        mattikkeng: Iterable[int],
+        award: int,
+    ) -> None:
         self.events.append(
             {
                 "type": "end",
@@ -601,7 +615,16 @@ class Round:
             }
         )
 
-    def _close(self, kind, winner, *, first_cappu, cucuq, manguno, mattikkeng) -> None:
+    def _close(
+        self,
+        kind: str,
+        winner: int,
+        *,
+        first_cappu: int | None,
+        cucuq: int | None,
+        manguno: int | None,
+        mattikkeng: Iterable[int],
+    ) -> None:
         self.ended = True
         self.result = RoundResult(
             kind=kind,
@@ -654,4 +677,5 @@ class Round:
 
 
 class PlayerLike:  # documentation-only protocol; see domeng.players.registry.Player
-    def choose(self, obs: Observation, moves: list[Move], rng: SplitMix64) -> Move: ...
+    def choose(self, obs: Observation, moves: list[Move], rng: SplitMix64) -> Move:
+        raise NotImplementedError
