@@ -13,15 +13,15 @@ lists them; ``domeng compare --list-metrics`` prints them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from domeng.core import layout as L
 from domeng.results.stats import ratio
 
-if TYPE_CHECKING:
-    from domeng.results.results import Results
+#: a :class:`domeng.Results` (results.results imports this module: no import back)
+Results = Any
 
 
 @dataclass(frozen=True)
