@@ -147,8 +147,27 @@ class View(NamedTuple):
     last_tile: int | None  # index in ``chain`` of the tile played last
     last_mappano: int | None
     must_lead: int | None
-    hand: list[int] | None
+    hand: list[int] | None  # during the round and after it: the tiles it still holds
     events: list[dict[str, Any]]  # this round's events, as this seat may see them
+    #: the seat's legal plays when it is to move (only the seat to move is
+    #: told them), and whether it may pass (D5: only when it cannot play)
+    moves: tuple[Move, ...] = ()
+    may_pass: bool = False
+    result: dict[str, Any] | None = None  # the round's end, once it is over (public)
+
+
+def rank(standings: Sequence[dict[str, int]]) -> list[dict[str, int]]:
+    """The one final ranking of a game with people (the terminal, the
+    browser, anything that ranks seats): most CAMATs first (a CAMAT rises
+    above the table and returns every stone to it, D15, so stones alone
+    rank nothing), then fewest stones held (stones are penalties), then
+    fewest stones received over the whole game, then most rounds won; a
+    tie left after that keeps seat order.  ``standings``: rows of
+    :meth:`Session.standings`."""
+    return sorted(
+        standings,
+        key=lambda r: (-r["camats"], r["stones"], r["received"], -r["wins"], r["seat"]),
+    )
 
 
 def chain_of(events: Sequence[dict[str, Any]]) -> tuple[list[tuple[int, int]], int | None]:
@@ -270,30 +289,44 @@ class Session:
             out.append(Move(a, a >> 1, end, g.preview(a)))
         return out
 
-    def play(self, action: int) -> list[dict[str, Any]]:
-        """A person's action at the seat to move (IllegalMoveError if not legal)."""
+    def play(self, action: int, seat: int | None = None) -> list[dict[str, Any]]:
+        """A person's action at the seat to move (IllegalMoveError if not
+        legal); with ``seat``, also refused unless that seat is to move (a
+        front end where each person has a seat of their own)."""
         s = self.to_move
+        if self.round_over:
+            raise IllegalMoveError("the round is over")
+        if seat is not None and seat != s:
+            raise IllegalMoveError(f"it is not your turn: seat {s} is to play")
         if s is None or not self.is_human(s):
             raise IllegalMoveError("it is not a person's turn")
         return self._step(action)
 
-    def auto_step(self) -> list[dict[str, Any]]:
-        """The step no person decides: a computer seat's move, or a forced PASS."""
+    def auto_step(self, action: int | None = None) -> list[dict[str, Any]]:
+        """The step no person decides: a computer seat's move, or a forced
+        PASS.  ``action``: the computer's move that :meth:`decide` chose at
+        this position (a front end that lets it think elsewhere)."""
         s = self.to_move
         if s is None:
             raise IllegalMoveError("no round is in progress")
         if self.human_to_move():
             raise IllegalMoveError(f"seat {s} is a person's: they choose their move")
-        a = PASS if self.is_human(s) else self._decide()
-        return self._step(a)
+        if action is None:
+            action = PASS if self.is_human(s) else self.decide()
+        return self._step(action)
 
-    def _decide(self) -> int:
-        """The computer to move's action; a search player's is interruptible
-        by Ctrl-C however long it thinks (:func:`domeng.infra.interrupt.interruptible`).  An
-        interrupted decision is not in the record (a save replays to the
-        position before it); the session then refuses to go on."""
+    def decide(self) -> int:
+        """The computer to move's action, nothing changed yet (it only reads
+        the game: a server may run it off its loop).  A search player's is
+        interruptible by Ctrl-C however long it thinks
+        (:func:`domeng.infra.interrupt.interruptible`).  An interrupted
+        decision is not in the record (a save replays to the position before
+        it); the session then refuses to go on."""
         self._check_not_interrupted()
-        if self.is_builtin(self.to_move):
+        s = self.to_move
+        if s is None or self.is_human(s):
+            raise IllegalMoveError("no computer player is to move")
+        if self.is_builtin(s):
             return self.computers.action(self.game)  # a heuristic: microseconds, no thread
         try:
             return interruptible(self.computers.action, self.game)
@@ -317,13 +350,13 @@ class Session:
 
     # -- what a seat sees ----------------------------------------------------------
     def view(self, seat: int | None) -> View:
-        """What ``seat`` may see now (``None``: a spectator): D17."""
+        """What ``seat`` may see now (``None``: a spectator): D17.  Every
+        front end builds what it shows a seat from this one filter."""
         g = self.game
         events = g.events_for(seat)
         chain, last = chain_of(events)
-        hand = None
-        if seat is not None and not self.round_over:
-            hand = sorted(g.hand(seat))
+        hand = None if seat is None else sorted(g.hand(seat))
+        mine = seat is not None and not self.round_over and g.seat == seat
         return View(
             g.round_number,
             g.starter,
@@ -339,6 +372,9 @@ class Session:
             g.must_lead,
             hand,
             events,
+            tuple(self.moves()) if mine else (),
+            mine and PASS in g.legal_actions(),
+            g.result,
         )
 
     def standings(self) -> list[dict[str, int]]:
@@ -369,13 +405,8 @@ class Session:
         ]
 
     def ranking(self) -> list[dict[str, int]]:
-        """The final order: most CAMATs (the CAMAT rises above the table,
-        D15), then fewest stones held, then fewest stones received over the
-        game, then most rounds won."""
-        return sorted(
-            self.standings(),
-            key=lambda r: (-r["camats"], r["stones"], r["received"], -r["wins"], r["seat"]),
-        )
+        """:meth:`standings` in the final order (:func:`rank`)."""
+        return rank(self.standings())
 
     # -- save and load ----------------------------------------------------------------
     def to_save(self) -> dict[str, Any]:

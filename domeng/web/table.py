@@ -1,15 +1,20 @@
-"""One browser table: five seats (people or computer players) around a
-:class:`~domeng.engine.game.Game`, and what each seat may see.
+"""One browser table: a :class:`~domeng.play.session.Session` (the one
+session for people, shared with the terminal game) and what only a browser
+needs around it: links, connections, next-round votes and JSON messages.
 
-The table holds no rule of its own: the legal actions, the ends after a
-move, MAPPAKULING, the award sizes and the round's end all come from the
-Game; the text comes from the one renderer (:func:`domeng.core.events.render_events`).
+The table holds no rule and no bookkeeping of its own: the turn flow, the
+seat checks, the legal actions and what each would do, the standings and
+the final ranking (:func:`domeng.play.session.rank`), the round's end and
+the save data are the session's, whose every rule is the engine's; the text
+comes from the one renderer (:func:`domeng.core.events.render_events`).
 
-D17 is the boundary this module keeps: :meth:`Table.view` builds a seat's
-whole message from public facts plus that seat's own hand, and the deal
-events pass through :func:`domeng.core.events.for_seat` (no other hand, never
-the 3 tiles out of play).  The seed, which fixes every deal, is shown only
-once the game is over.
+D17 is the boundary the session keeps: :meth:`Table.view` builds a seat's
+whole message from that seat's :meth:`~domeng.play.session.Session.view`
+(public facts plus its own hand and, on its turn, its moves: one filter,
+like boardgame.io's ``playerView``); the replay and the export pass each
+finished round's events through :func:`domeng.core.events.for_seat` (no
+other hand, never the 3 tiles out of play).  The seed, which fixes every
+deal, is shown only once the game is over.
 """
 
 from __future__ import annotations
@@ -18,25 +23,21 @@ import hashlib
 import json
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from domeng.batch.computer import Computers
-from domeng.core.errors import (
-    DomengError,
-    WebError,
-)
+from domeng.core.errors import DomengError, PlayerError, WebError
 from domeng.core.events import END_NAMES, for_seat, render_events
 from domeng.core.rules import Rules
-from domeng.core.tiles import N_TILES, is_double, numbers
+from domeng.core.tiles import N_TILES, is_double, numbers, tile_id
 from domeng.engine.game import PASS, Game, action_of
+from domeng.play.session import HUMAN, Session, chain_of, parse_seats
 from domeng.players.registry import BUILTIN_PLAYERS
 
-HUMAN = "human"
-#: what a seat may be: a person, or a built-in computer player (never code named by a request)
+#: what the page offers for a seat: a person, or a built-in computer player
+#: (never code named by a request); the session checks every seat
 SEAT_KINDS = (HUMAN,) + tuple(BUILTIN_PLAYERS)
-#: placeholder player for a person's seat (the Computers object never asks it)
-_UNASKED = "random"
 #: the largest game a request may ask for (D16: rounds / CAMATs)
 MAX_ROUNDS = 1000
 MAX_CAMATS = 20
@@ -93,10 +94,10 @@ class TableSpec:
             or not all(isinstance(s, str) for s in seats)
         ):
             raise WebError("seats must be a list of five names")
-        seats = [s.strip().lower() for s in seats]
-        bad = [s for s in seats if s not in SEAT_KINDS]
-        if bad:
-            raise WebError(f"unknown seat {bad[0][:40]!r}: choose one of {', '.join(SEAT_KINDS)}")
+        try:  # the session's one check of who may sit at a table with people (D17)
+            seats = parse_seats(seats)
+        except PlayerError as e:
+            raise WebError(str(e)) from None
         rules = data.get("rules") or {}
         if (
             not isinstance(rules, dict)
@@ -134,19 +135,27 @@ def _whole(v: Any, name: str, lo: int, hi: int) -> int:
 
 
 class Table:
-    """A table: the Game, its seats, and the log of finished rounds.
+    """A browser table: a :class:`~domeng.play.session.Session` (the one
+    session for people: turn flow, seat checks, D17 views, standings, the
+    final ranking, save data) and what only a browser needs around it: a
+    link (token) per person, who is connected, the next-round votes.
 
     Every change goes through :meth:`act` (a person's message) or
     :meth:`computer_step`; each bumps :attr:`version`, which a person's
     message must quote (a replayed or stale message is refused)."""
 
-    def __init__(self, spec: TableSpec, table_id: str | None = None) -> None:
+    def __init__(
+        self, spec: TableSpec, table_id: str | None = None, session: Session | None = None
+    ) -> None:
         self.id = table_id or secrets.token_urlsafe(9)
         self.spec = spec
-        self.seed = spec.seed if spec.seed is not None else secrets.randbelow(2**63)
-        self.game = Game(spec.rules, self.seed)
-        self.cpu = Computers([_UNASKED if k == HUMAN else k for k in spec.seats])
-        self.seats = [Seat(k) for k in spec.seats]
+        if session is None:
+            seed = spec.seed if spec.seed is not None else secrets.randbelow(2**63)
+            session = Session(
+                spec.seats, spec.rules, seed, rounds=spec.rounds or None, camats=spec.camats or None
+            )
+        self.session = session
+        self.seats = [Seat(k) for k in session.seats]
         self.tokens: dict[str, int | None] = {}  # token hash -> seat (None: spectator)
         self.links: dict[str, str] = {}  # seat label -> token (given once, to the creator)
         for s, seat in enumerate(self.seats):
@@ -158,17 +167,54 @@ class Table:
         spect = secrets.token_urlsafe(24)
         self.tokens[token_hash(spect)] = None
         self.links["spectator"] = spect
-        self.finished: list[list[dict[str, Any]]] = []  # every finished round's events (private)
-        self.wins = [0] * 5
-        self.camat_seats: list[int] = []
         self.version = 0
         # the last round's replay for each seat, and its JSON text (built once)
         self._replays: dict[tuple[int, int | None], tuple[dict[str, Any], str]] = {}
         self.created = self.last_human = time.monotonic()
         self.closed = False
-        self.game.new_round()
+        if not session.actions:  # a new game (a saved one goes on where it was)
+            session.deal()
+
+    @classmethod
+    def from_save(cls, data: Any, table_id: str | None = None) -> Table:
+        """A table from :meth:`to_save` data: the session replayed (every
+        action checked by the engine), new links.  :class:`WebError` (one
+        line) if the data is not a usable save."""
+        try:
+            session = Session.from_save(data)
+        except DomengError as e:
+            raise WebError(f"the saved table {e}") from None
+        spec = TableSpec(
+            list(session.seats),
+            session.rules,
+            None,
+            session.target_rounds or 0,
+            session.target_camats or 0,
+        )
+        return cls(spec, table_id, session)
+
+    def to_save(self) -> dict[str, Any]:
+        """The game as the session saves it (:meth:`Session.to_save`: rules,
+        seats, seed, target, every action).  It reveals every deal: it is
+        for the server's own storage, never for a page."""
+        return self.session.to_save()
 
     # ------------------------------------------------------------ who is who
+    @property
+    def game(self) -> Game:
+        """The session's engine (read it; every change goes through the session)."""
+        return self.session.game
+
+    @property
+    def seed(self) -> int:
+        """The game's seed: never sent to a page before the game is over."""
+        return self.session.game.seed
+
+    @property
+    def finished(self) -> list[list[dict[str, Any]]]:
+        """Every finished round's events (private: see :meth:`export`)."""
+        return self.session.finished
+
     def seat_of(self, token: str) -> tuple[bool, int | None]:
         """(found, seat) for a token; seat None is a spectator."""
         h = token_hash(token)
@@ -182,21 +228,21 @@ class Table:
 
     @property
     def game_over(self) -> bool:
-        return self.game.round_over and self.game.game_over(self.spec.rounds, self.spec.camats)
+        return self.session.game_over
 
     @property
     def computer_to_move(self) -> bool:
-        s = self.game.seat
+        s = self.session.to_move
         return (
             not self.closed
-            and not self.game.round_over
+            and not self.session.round_over
             and s is not None
-            and not self.seats[s].human
+            and not self.session.is_human(s)
         )
 
     @property
     def humans(self) -> list[int]:
-        return [s for s, seat in enumerate(self.seats) if seat.human]
+        return self.session.humans
 
     # ------------------------------------------------------------ changes
     def computer_step(self) -> None:
@@ -208,20 +254,21 @@ class Table:
         only reads the table, so it may run outside the server's loop)."""
         if not self.computer_to_move:
             raise WebError("no computer player is to move")
-        return self.cpu.action(self.game)
+        return self.session.decide()
 
     def computer_play(self, action: int, version: int) -> None:
         """Play a computer player's ``action`` chosen at ``version``."""
         if not self.computer_to_move or version != self.version:
             raise WebError("the table moved on")
-        self._step(action)
+        self.session.auto_step(action)
+        self._changed()
 
     @property
     def slow_to_move(self) -> bool:
         """True when the seat to move is a search player (its moves and its
         first compile take long: the server runs it off its loop)."""
-        s = self.game.seat
-        return s is not None and self.seats[s].kind.startswith("search")
+        s = self.session.to_move
+        return s is not None and not self.session.is_builtin(s)
 
     def act(self, seat: int | None, msg: Any) -> None:
         """A person's message (already a parsed JSON value).  Refuses with
@@ -235,7 +282,7 @@ class Table:
             "pass": {"type", "version"},
             "next_round": {"type", "version"},
         }
-        if typ not in allowed:
+        if not isinstance(typ, str) or typ not in allowed:
             raise WebError("unknown message type")
         if set(msg) - allowed[typ]:
             raise WebError("unknown field in the message")
@@ -251,46 +298,32 @@ class Table:
         if typ == "next_round":
             self._next_round(seat)
             return
-        if self.game.round_over:
-            raise WebError("the round is over")
-        if self.game.seat != seat:
-            raise WebError(f"it is not your turn: {self.name(self.game.seat)} is to play")
         if typ == "pass":
             action = PASS
         else:
             tile, end = msg.get("tile"), msg.get("end")
             if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < N_TILES:
                 raise WebError("tile must be a tile id 0..27")
-            if end not in END_NAMES:
+            if not isinstance(end, str) or end not in END_NAMES:
                 raise WebError("end must be left or right")
             action = action_of(tile, END_NAMES.index(end))
-        try:
-            self._step(action)  # the engine validates: an illegal action changes nothing
+        try:  # the session checks the seat, the engine the action: a refusal changes nothing
+            self.session.play(action, seat)
         except DomengError as e:
             raise WebError(str(e)) from None
+        self._changed()
 
-    def _step(self, action: int) -> None:
-        before = self.game.round_over
-        self.game.step(action)
+    def _changed(self) -> None:
+        """After a step: a new version; at a round's end, new next-round votes."""
         self.version += 1
-        if self.game.round_over and not before:
-            self._round_finished()
-
-    def _round_finished(self) -> None:
-        evs = list(self.game.events)
-        self.finished.append(evs)
-        for ev in evs:
-            if ev["type"] == "end":
-                self.wins[ev["winner"]] += 1
-            elif ev["type"] == "camat":
-                self.camat_seats.append(ev["seat"])
-        for seat in self.seats:
-            seat.ready = False
+        if self.session.round_over:
+            for seat in self.seats:
+                seat.ready = False
 
     def _next_round(self, seat: int) -> None:
-        if not self.game.round_over:
+        if not self.session.round_over:
             raise WebError("the round is still being played")
-        if self.game_over:
+        if self.session.game_over:
             raise WebError("the game is over")
         self.seats[seat].ready = True
         waiting = [
@@ -303,7 +336,10 @@ class Table:
 
     def start_round(self) -> None:
         """Deal the next round (D2..D4: the engine chooses the starter)."""
-        self.game.new_round()
+        try:
+            self.session.deal()
+        except DomengError as e:
+            raise WebError(str(e)) from None
         for seat in self.seats:
             seat.ready = False
         self.version += 1
@@ -311,7 +347,7 @@ class Table:
     # ------------------------------------------------------------ what a seat sees
     def view(self, seat: int | None) -> dict[str, Any]:
         """Everything ``seat`` (None: a spectator) may know now, as one JSON
-        message.  Built from public facts and ``game.hand(seat)`` only."""
+        message, built from the session's D17 view of that seat only."""
         v, replay = self._view(seat)
         v["last_round"] = None if replay is None else replay[0]
         return v
@@ -327,50 +363,38 @@ class Table:
             + "}"
         )
 
+    def label(self, seat: int | None) -> Callable[[int], str]:
+        """How the texts shown to ``seat`` name each seat."""
+        return lambda s: f"seat {s} (you)" if s == seat else self.name(s)
+
     def _view(self, seat: int | None) -> tuple[dict[str, Any], tuple[dict[str, Any], str] | None]:
-        g = self.game
-
-        def label(s: int) -> str:
-            return f"seat {s} (you)" if s == seat else self.name(s)
-
-        events = g.events_for(seat)
-        legal = []
-        mine = seat is not None and not g.round_over and g.seat == seat
-        if mine:
-            for a in g.legal_actions():
-                if a == PASS:
-                    legal.append({"pass": True})
-                    continue
-                p = g.preview(a)
-                legal.append(
-                    {
-                        "tile": a >> 1,
-                        "end": END_NAMES[a & 1],
-                        "left": p.left,
-                        "right": p.right,
-                        "mappakuling": p.mappakuling,
-                        "ends_round": p.ends_round,
-                        "kind": p.kind,
-                        "award": p.award,
-                    }
-                )
-        hand = []
-        if seat is not None:
-            playable = {x["tile"] for x in legal if "tile" in x}
-            hand = [
-                {"id": t, "tile": tile_text(t), "playable": t in playable} for t in g.hand(seat)
-            ]
-        over = self.game_over
-        result = g.result
+        s = self.session
+        v = s.view(seat)  # the one D17 filter: everything below comes from it
+        label = self.label(seat)
+        legal: list[dict[str, Any]] = [
+            {
+                "tile": m.tile,
+                "end": END_NAMES[m.action & 1],  # a lead's too: the page sends it back
+                "left": m.preview.left,
+                "right": m.preview.right,
+                "mappakuling": m.preview.mappakuling,
+                "ends_round": m.preview.ends_round,
+                "kind": m.preview.kind,
+                "award": m.preview.award,
+            }
+            for m in v.moves
+        ]
+        if v.may_pass:
+            legal.append({"pass": True})
+        playable = {m.tile for m in v.moves}
+        hand = [{"id": t, "tile": tile_text(t), "playable": t in playable} for t in v.hand or []]
+        over = s.round_over
         end_text = None
-        if result is not None:
-            k = next(i for i, ev in enumerate(events) if ev["type"] == "end")
-            end_text = render_events(events[k:], name=label).splitlines()
-        last = (
-            self.finished[-2]
-            if g.round_over and len(self.finished) >= 2
-            else (self.finished[-1] if not g.round_over and self.finished else None)
-        )
+        if v.result is not None:
+            k = next(i for i, ev in enumerate(v.events) if ev["type"] == "end")
+            end_text = render_events(v.events[k:], name=label).splitlines()
+        done = s.finished
+        last = done[-2] if over and len(done) >= 2 else (done[-1] if not over and done else None)
         return {
             "type": "state",
             "table": self.id,
@@ -378,40 +402,40 @@ class Table:
             "you": seat,
             "seats": [
                 {
-                    "seat": s,
+                    "seat": i,
                     "kind": st.kind,
                     "human": st.human,
                     "connected": st.connections > 0,
                     "ready": st.ready,
-                    "name": label(s),
+                    "name": label(i),
                 }
-                for s, st in enumerate(self.seats)
+                for i, st in enumerate(self.seats)
             ],
-            "rules": self.spec.rules.to_dict(),
+            "rules": s.rules.to_dict(),
             "limits": {"rounds": self.spec.rounds, "camats": self.spec.camats},
-            "round": g.round_number,
-            "rounds_played": g.rounds_played,
-            "stones": g.stones,
-            "table_stones": g.table_stones,
-            "tiles_left": g.hand_sizes,
-            "starter": g.starter,
-            "last_mappano": g.last_mappano,
-            "camat": g.camat,
-            "turn": None if g.round_over else g.seat,
-            "ends": g.ends,
-            "must_lead": g.must_lead,
-            "chain": chain_of(events),
+            "round": v.round,
+            "rounds_played": s.rounds_played,
+            "stones": v.stones,
+            "table_stones": v.table_stones,
+            "tiles_left": v.hand_sizes,
+            "starter": v.starter,
+            "last_mappano": v.last_mappano,
+            "camat": v.camat,
+            "turn": None if over else v.to_move,
+            "ends": v.ends,
+            "must_lead": v.must_lead,
+            "chain": chain_json(v.chain, v.last_tile),
             "hand": hand,
             "legal": legal,
             "must_pass": legal == [{"pass": True}],
-            "events": events,
-            "log": render_events(events, name=label).splitlines(),
-            "round_over": g.round_over,
-            "result": result,
+            "events": v.events,
+            "log": render_events(v.events, name=label).splitlines(),
+            "round_over": over,
+            "result": v.result,
             "end_text": end_text,
             "standings": self.standings(),
-            "game_over": over,
-            "seed": self.seed if over else None,
+            "game_over": s.game_over,
+            "seed": s.seed,
         }, None if last is None else self._replay(last, seat, label)
 
     def _replay(self, evs, seat, label) -> tuple[dict[str, Any], str]:
@@ -429,70 +453,45 @@ class Table:
         return self._replays[key]
 
     def standings(self) -> list[dict[str, Any]]:
-        """Seats by stones held (fewest first: stones are penalties), then
-        rounds won; with CAMATs so far."""
-        st = self.game.stones
-        rows = [
-            {"seat": s, "stones": st[s], "wins": self.wins[s], "camats": self.camat_seats.count(s)}
-            for s in range(5)
-        ]
-        return sorted(rows, key=lambda r: (r["stones"], -r["wins"], r["seat"]))
+        """The session's standings in the one final ranking's order
+        (:func:`domeng.play.session.rank`: most CAMATs, then fewest stones
+        held, fewest received, most rounds won)."""
+        return self.session.ranking()
 
     def export(self, seat: int | None) -> dict[str, Any]:
         """The game so far as ``seat`` may see it (JSON); the seed only once over."""
-        rounds = [[for_seat(ev, seat) for ev in evs] for evs in self.finished]
-        if not self.game.round_over:
-            rounds.append(self.game.events_for(seat))
+        s = self.session
+        rounds = [[for_seat(ev, seat) for ev in evs] for evs in s.finished]
+        if not s.round_over:
+            rounds.append(s.view(seat).events)
+        v = s.view(None)
         return {
             "format": "domeng-web-game",
             "version": 1,
             "table": self.id,
             "you": seat,
             "seats": [st.kind for st in self.seats],
-            "rules": self.spec.rules.to_dict(),
+            "rules": s.rules.to_dict(),
             "limits": {"rounds": self.spec.rounds, "camats": self.spec.camats},
-            "seed": self.seed if self.game_over else None,
-            "stones": self.game.stones,
-            "table_stones": self.game.table_stones,
+            "seed": s.seed,
+            "stones": v.stones,
+            "table_stones": v.table_stones,
             "standings": self.standings(),
             "rounds": rounds,
         }
 
 
-def chain_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The chain as drawn, left to right: each tile with the numbers it
-    shows on its left and right, read from the events' open ends (no rule
-    is derived here: the engine's events say where each tile went)."""
-    chain: list[dict[str, Any]] = []
-    left = right = None
-    last = None
-    for ev in events:
-        if ev["type"] == "lead":
-            chain = [
-                {
-                    "tile": tile_text(ev["tile"]),
-                    "a": ev["left"],
-                    "b": ev["right"],
-                    "double": is_double(ev["tile"]),
-                }
-            ]
-            last = 0
-        elif ev["type"] == "play":
-            item = {"tile": tile_text(ev["tile"]), "double": is_double(ev["tile"])}
-            if ev["end"] == "left":
-                item.update(a=ev["left"], b=left)
-                chain.insert(0, item)
-                last = 0
-            else:
-                item.update(a=right, b=ev["right"])
-                chain.append(item)
-                last = len(chain) - 1
-        else:
-            continue
-        left, right = ev["left"], ev["right"]
-    for i, item in enumerate(chain):
-        item["last"] = i == last
-    return chain
+def chain_json(chain: list[tuple[int, int]], last: int | None) -> list[dict[str, Any]]:
+    """The chain as the page draws it, left to right, from the session's
+    chain (:func:`domeng.play.session.chain_of`: the numbers each tile shows
+    on its left and right, as the events say it lies)."""
+    out = []
+    for i, (a, b) in enumerate(chain):
+        t = tile_id(a, b)
+        out.append(
+            {"tile": tile_text(t), "a": a, "b": b, "double": is_double(t), "last": i == last}
+        )
+    return out
 
 
 def replay_steps(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -500,5 +499,5 @@ def replay_steps(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     steps = []
     for i, ev in enumerate(events):
         if ev["type"] in ("lead", "play"):
-            steps.append(chain_of(events[: i + 1]))
+            steps.append(chain_json(*chain_of(events[: i + 1])))
     return steps

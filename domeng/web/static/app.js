@@ -130,7 +130,7 @@
   function statusText() {
     if (state.game_over) {
       const best = state.standings[0];
-      return `Game over: ${state.result ? state.result.kind + " — " : ""}${seatName(best.seat)} leads the standings`;
+      return `Game over: ${state.result ? state.result.kind + " — " : ""}${seatName(best.seat)} ranks first`;
     }
     if (state.round_over && state.result) return `${state.result.kind}: ${state.end_text[0]}`;
     if (state.turn === null) return "Waiting";
@@ -161,7 +161,7 @@
     const tb = $("standings").tBodies[0];
     tb.replaceChildren(...state.standings.map((r, i) => {
       const tr = el("tr");
-      for (const v of [i + 1, seatName(r.seat), r.stones, r.wins, r.camats]) tr.appendChild(el("td", {}, String(v)));
+      for (const v of [i + 1, seatName(r.seat), r.camats, r.stones, r.received, r.wins]) tr.appendChild(el("td", {}, String(v)));
       return tr;
     }));
   }
