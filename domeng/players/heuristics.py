@@ -65,11 +65,7 @@ from domeng.core.observation import (
 from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
 from domeng.engine.kernel import ends_after
 from domeng.players.expert import expert_best_called, expert_strategy
-from domeng.players.scoring import (  # noqa: F401  (STRATEGY_SIG: re-exported for registry)
-    STRATEGY_SIG,
-    best_moves,
-    pick_best,
-)
+from domeng.players.scoring import best_moves, pick_best
 
 _NUM = NUMBER_MASK.copy()
 _HI = TILE_HIGH.copy()
