@@ -141,12 +141,14 @@ def run_reference(
             if camats > 0 and state[i, L.ST_CAMATS] >= camats:
                 break
             table.play_round(players)
-            rec = aggregate_round(agg[i], state[i], table.round)
+            rnd = table.round
+            assert rnd is not None  # the round just played
+            rec = aggregate_round(agg[i], state[i], rnd)
             if recs is not None:
                 rec[L.RC_TABLE] = ti
                 recs[i * rounds + r] = rec
             if keep_events:
-                tev.append(table.round.events)
+                tev.append(rnd.events)
         events.append(tev)
     if recs is not None and camats > 0:
         keep = (np.arange(rounds)[None, :] < state[:, L.ST_ROUNDS][:, None]).ravel()

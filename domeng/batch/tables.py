@@ -85,10 +85,14 @@ def _check_seed(seed: int) -> None:
         raise DomengError(f"seed must be a whole number 0 <= seed < 2**64, got {seed!r}")
 
 
+#: numba's settings (its stubs do not list NUMBA_NUM_THREADS, set when numba loads)
+_NUMBA_CONFIG: Any = numba.config
+
+
 def _set_threads(threads: int | None) -> None:
     if threads is None:
-        threads = numba.config.NUMBA_NUM_THREADS
-    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+        threads = _NUMBA_CONFIG.NUMBA_NUM_THREADS
+    threads = max(1, min(int(threads), _NUMBA_CONFIG.NUMBA_NUM_THREADS))
     numba.set_num_threads(threads)
 
 
@@ -207,7 +211,7 @@ def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> N
     n = state.shape[0]
     rec_n = np.zeros(n, dtype=np.int64)
     least = BLOCK_TABLES * max(
-        1, min(int(threads or numba.config.NUMBA_NUM_THREADS), numba.config.NUMBA_NUM_THREADS)
+        1, min(int(threads or _NUMBA_CONFIG.NUMBA_NUM_THREADS), _NUMBA_CONFIG.NUMBA_NUM_THREADS)
     )
     work = min(n, least)  # table-rounds per call, grown towards the time target
     b0 = 0
@@ -298,4 +302,4 @@ def trace_table(
 
 def default_threads() -> int:
     """Threads the kernel uses by default (all cores, or NUMBA_NUM_THREADS)."""
-    return int(numba.config.NUMBA_NUM_THREADS or os.cpu_count() or 1)
+    return int(_NUMBA_CONFIG.NUMBA_NUM_THREADS or os.cpu_count() or 1)

@@ -245,7 +245,7 @@ def _lighten() -> None:
                 and obj.__module__ == name
             ):
                 # the same cache (a subclass that only loads differently): no new object
-                obj._cache.__class__ = _LIGHT_CACHE
+                obj._cache.__class__ = _LIGHT_CACHE  # type: ignore[attr-defined]
 
 
 #: the name the package used before (kept for callers)

@@ -111,8 +111,8 @@ class Observation:
         """Numbers ``seat`` is known not to hold (from its passes this round)."""
         out: set[int] = set()
         for s, t, _, left, right in self.history:
-            if t is None and s == seat:
-                out.update((left, right))
+            if t is None and s == seat and left is not None and right is not None:
+                out.update((left, right))  # a pass comes after the lead: both ends exist
         return frozenset(out)
 
     def unseen_tiles(self) -> tuple[int, ...]:

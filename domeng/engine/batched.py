@@ -29,7 +29,7 @@ from domeng.core.observation import MAX_TURNS, OBS_LEN
 from domeng.engine import kernel as K
 from domeng.engine import step as E
 
-Batch = namedtuple("Batch", E.State._fields)
+Batch = namedtuple("Batch", E.State._fields)  # type: ignore[misc]  # the State's fields
 
 
 @njit(cache=True)

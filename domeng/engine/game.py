@@ -93,8 +93,8 @@ class Game:
         st = K.init_states(np.uint64(self.seed), self.table, 1, self.rules.stones)[0]
         self._S = E.new_state(self.rules.to_array(), st, 1, TR_ROWS_PER_ROUND)
         self._mask = np.zeros(N_ACTIONS, dtype=np.int64)
-        self._obs = np.zeros(OBS_LEN, dtype=np.int64)
-        self._hist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
+        self._obs: np.ndarray = np.zeros(OBS_LEN, dtype=np.int64)
+        self._hist: np.ndarray = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
         self._pre = np.zeros(6, dtype=np.int64)
         self._read = 0  # event rows already decoded
         self.events: list[dict[str, Any]] = []  # this round's events, in order

@@ -93,8 +93,8 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[self.game.seat]
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self._seat()]
 
     def step(self, action) -> None:
         """The agent to move takes ``action`` (an illegal one raises
@@ -105,7 +105,7 @@ class raw_env(AECEnv):
             return
         if action is None:
             raise IllegalMoveError(f"{agent} is to move: None is not an action")
-        g = self.game
+        g = self._live()
         events = g.step(action)  # raises before any change if illegal
         self._log.extend(events)
         self._cumulative_rewards[agent] = 0.0
@@ -117,14 +117,26 @@ class raw_env(AECEnv):
             else:
                 self._log.extend(g.new_round())
         if not self.terminations[agent]:
-            self.agent_selection = AGENTS[g.seat]
+            self.agent_selection = AGENTS[self._seat()]
         self._accumulate_rewards()
+
+    def _live(self) -> Game:
+        """The game in play; before :meth:`reset` one clear error."""
+        if self.game is None:
+            raise RuntimeError("call reset() before step() or observe()")
+        return self.game
+
+    def _seat(self) -> int:
+        """The seat to move (a round is on whenever an agent is selected)."""
+        seat = self._live().seat
+        assert seat is not None
+        return seat
 
     # ------------------------------------------------------------- views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s D17 view and its action mask."""
         s = AGENTS.index(agent)
-        g = self.game
+        g = self._live()
         out = np.zeros(OBS_SIZE, dtype=np.float32)
         encode(g.observe(s), g.history(), out)
         mask = np.zeros(N_ACTIONS, dtype=np.int8)

@@ -239,6 +239,7 @@ class Terminal:
                 self._human_turn()
             else:
                 seat = s.to_move
+                assert seat is not None  # a round is on
                 slow = not s.is_builtin(seat) and s.seats[seat] not in self.thought
                 if slow:  # a search player (any of the family) compiles on its first move
                     self.thought.add(s.seats[seat])

@@ -35,6 +35,7 @@ ORDERS = ("all", "balanced", "rotations")
 
 def seatings(orders: str = "all") -> list[tuple[int, ...]]:
     """The seatings of the design ``orders`` (see the module docstring)."""
+    cycles: list[tuple[int, ...]]
     if orders == "rotations":
         cycles = [(0, 1, 2, 3, 4)]
     elif orders == "balanced":
