@@ -361,7 +361,7 @@ class Table:
                 {"id": t, "tile": tile_text(t), "playable": t in playable} for t in g.hand(seat)
             ]
         over = self.game_over
-        result = g.result
+        result = None if g.result is None else for_seat(g.result, seat)  # D17: pip sums
         end_text = None
         if result is not None:
             k = next(i for i, ev in enumerate(events) if ev["type"] == "end")
