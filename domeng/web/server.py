@@ -215,6 +215,9 @@ class Hub:
         table = Table(TableSpec.parse(data))
         for s in table.humans + [None]:  # the first views compile what they use, here
             table.view_text(s)
+        legal = table.game.legal_actions()
+        with contextlib.suppress(DomengError, IndexError):  # a person's turn: changes nothing
+            table.game.preview(legal[0])
         return table
 
     def register(self, table: Table) -> dict[str, Any]:
