@@ -7,6 +7,11 @@ players (no pause).  Reports the moves per second of the whole server and the
 round trip of a person's move (send -> the state that shows it).
 
     python benchmarks/bench_web.py --tables 100 --seconds 30
+    python benchmarks/bench_web.py --slow-readers 0,1   # without, then with a slow reader
+
+``--slow-readers K`` adds K spectators (of the first K tables) that say hello
+and then never read (issue 22, H1): the server cuts each off once it is
+``SEND_QUEUE`` messages behind; the other tables' round trips must not change.
     python benchmarks/bench_web.py --code both   # the code before issue 14's speed-up, then now
 
 ``--code before`` puts back the two costs removed in session 3: the computer
@@ -29,16 +34,15 @@ import time
 import uvicorn
 import websockets
 
-from domeng.web.server import create_app
+from domeng.web.server import create_app, server_config
 
 PLAYERS = ["human", "hunter", "keeper", "heavy", "random"]
 
 
 def start_server(tables: int, delay: float):
     app = create_app(delay=delay, idle=3600, max_tables=tables + 10)
-    srv = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws_max_size=4096)
-    )
+    # domeng serve's own configuration (its guard), room for every table's client
+    srv = uvicorn.Server(server_config(app, "127.0.0.1", 0, per_address=2 * tables + 20))
     th = threading.Thread(target=srv.run, daemon=True)
     th.start()
     while not srv.started:
@@ -90,9 +94,35 @@ async def person(port: int, token: str, stop: float, lat: list, rounds: list) ->
             await ws.send(json.dumps(msg))
 
 
-async def main_async(port: int, hub, n: int, seconds: float) -> dict:
+def slow_reader(port: int, token: str):
+    """A spectator that says hello and never reads (a small receive buffer)."""
+    import os
+    import socket
+
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", port))
+    s.sendall(
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    data = json.dumps({"type": "hello", "token": token}).encode()
+    mask = os.urandom(4)
+    assert len(data) < 126  # one length byte
+    s.sendall(
+        bytes([0x81, 0x80 | len(data)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+    )
+    return s
+
+
+async def main_async(port: int, hub, n: int, seconds: float, slow: int = 0) -> dict:
     import httpx
 
+    readers: list = []
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
         links = []
         for i in range(n):
@@ -101,17 +131,23 @@ async def main_async(port: int, hub, n: int, seconds: float) -> dict:
             )
             r.raise_for_status()
             links.append(r.json()["you"].split("#t=")[1])
+            if i < slow:
+                readers.append(slow_reader(port, r.json()["spectator"].split("#t=")[1]))
     lat: list[float] = []
     rounds: list[int] = []
     m0, t0, c0 = hub.moves, time.perf_counter(), time.process_time()
     stop = time.monotonic() + seconds
     await asyncio.gather(*(person(port, tok, stop, lat, rounds) for tok in links))
     el, cpu = time.perf_counter() - t0, time.process_time() - c0
+    for r in readers:
+        r.close()
     moves = hub.moves - m0
     lat.sort()
     q = (lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] * 1e3) if lat else (lambda p: 0.0)
     return {
         "tables": n,
+        "slow_readers": slow,
+        "slow_readers_cut_off": hub.dropped,
         "delay": hub.delay,
         "seconds": round(el, 1),
         "moves": moves,
@@ -144,9 +180,17 @@ def main() -> None:
         help="the server as it is (now), with the two costs removed in session 3 "
         "put back (before), or both, one after the other",
     )
+    ap.add_argument(
+        "--slow-readers",
+        default="0",
+        metavar="K[,K...]",
+        help="spectators that never read, one run for each K (default 0)",
+    )
     a = ap.parse_args()
     for code in ("before", "now") if a.code == "both" else (a.code,):
-        print(json.dumps(run(a, code), indent=1), flush=True)
+        for k in (int(x) for x in a.slow_readers.split(",")):
+            a.slow = k
+            print(json.dumps(run(a, code), indent=1), flush=True)
 
 
 def run(a, code: str) -> dict:
@@ -168,7 +212,7 @@ def run(a, code: str) -> dict:
         g.new_round()
         while not g.round_over:
             g.step(c.action(g))
-        res = asyncio.run(main_async(port, app.state.hub, a.tables, a.seconds))
+        res = asyncio.run(main_async(port, app.state.hub, a.tables, a.seconds, a.slow))
     finally:
         srv.should_exit = True
         th.join(30)

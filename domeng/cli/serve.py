@@ -51,6 +51,12 @@ def _bind(host: str, port: int, shown: str) -> socket.socket:
     return s
 
 
+def _host_name(text: str) -> bool:
+    """A DNS name (letters, digits, ``-`` and ``.``), at most 253 characters."""
+    t = text.strip()
+    return 0 < len(t) <= 253 and t.isascii() and all(c.isalnum() or c in "-." for c in t)
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "serve",
@@ -84,6 +90,23 @@ def add_parser(sub) -> None:
         help="close a table no person has been at for this long (default 900)",
     )
     p.add_argument(
+        "--max-per-address",
+        type=int,
+        default=32,
+        metavar="N",
+        help="connections at once from one address (default 32; behind a "
+        "reverse proxy every friend comes from its address: raise it)",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a further host name the server answers to (the name a reverse "
+        "proxy forwards; may be repeated).  Otherwise only its own address: "
+        "a page elsewhere using DNS rebinding is refused",
+    )
+    p.add_argument(
         "--max-tables",
         type=int,
         default=200,
@@ -103,11 +126,23 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if args.max_tables < 1:
         raise UsageError("domeng serve: error: --max-tables must be at least 1")
+    if args.max_per_address < 2:
+        raise UsageError("domeng serve: error: --max-per-address must be at least 2")
+    bad = [h for h in args.allow_host if not _host_name(h)]
+    if bad:
+        raise UsageError(f"domeng serve: error: --allow-host {bad[0][:60]!r} is not a host name")
     shown = f"[{args.host}]" if ":" in args.host else args.host
     with _bind(args.host, args.port, shown) as sock:
         port = sock.getsockname()[1]
         print(f"domeng: the table is at http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
         serve(
-            args.host, port, delay=args.delay, idle=args.idle, max_tables=args.max_tables, sock=sock
+            args.host,
+            port,
+            delay=args.delay,
+            idle=args.idle,
+            max_tables=args.max_tables,
+            sock=sock,
+            per_address=args.max_per_address,
+            allow_hosts=args.allow_host,
         )
     return 0

@@ -173,10 +173,22 @@ def to_json_lines(events: Iterable[Event | dict[str, Any]]) -> str:
     return "".join(json.dumps(as_dict(e)) + "\n" for e in events)
 
 
+#: the round ends whose rules compare the hands' pip sums (a block, D11..D14)
+BLOCKED_ENDS = (MANGUNO, MATTIKKENG)
+
+
 def for_seat(ev: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """The event as ``seat`` may see it (D17): a deal shows only that seat's
     hand (``seat=None``: a spectator, no hand) and never the tiles out of
-    play; every other event is public."""
+    play; a round end shows every pip sum only where the rules compare them
+    (a blocked round, D11..D14), else only the seat's own (the others are
+    None: with the public record they would tell the hidden tiles); every
+    other event is public."""
+    if ev.get("type") == "end":
+        if ev["kind"] in BLOCKED_ENDS:
+            return ev
+        sums = [v if s == seat else None for s, v in enumerate(ev["pip_sums"])]
+        return {**ev, "pip_sums": sums}
     if ev.get("type") != "deal":
         return ev
     hands = [list(h) if s == seat else None for s, h in enumerate(ev["hands"])]

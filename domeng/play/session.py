@@ -37,7 +37,7 @@ from domeng.core.defaults import (
     TABLE_PLAYERS,
 )
 from domeng.core.errors import DomengError, IllegalMoveError, PlayerError, SaveFileError
-from domeng.core.events import END_NAMES
+from domeng.core.events import END_NAMES, for_seat
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
@@ -374,7 +374,7 @@ class Session:
             events,
             tuple(self.moves()) if mine else (),
             mine and PASS in g.legal_actions(),
-            g.result,
+            None if g.result is None else for_seat(g.result, seat),  # D17: the pip sums
         )
 
     def standings(self) -> list[dict[str, int]]:

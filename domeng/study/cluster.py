@@ -12,7 +12,8 @@ A local cluster is secured with dask.distributed's own TLS: temporary
 credentials made for this run (``Security.temporary()``; every connection
 is encrypted and mutually authenticated, so another local user cannot run
 code on the workers), listening on 127.0.0.1 only, and no HTTP server
-(dashboard) unless ``dashboard=True`` (``--dashboard``).  N is bounded by the
+(dashboard), neither the scheduler's nor any worker's
+(:mod:`domeng.study.workerhttp`), unless ``dashboard=True`` (``--dashboard``).  N is bounded by the
 machine (cores and memory).  An external scheduler (``--scheduler``) is as
 safe as its own configuration: see ``docs/security.md``.
 
@@ -140,6 +141,10 @@ def local_cluster(workers: int, dashboard: bool = False, **kwargs) -> Iterator[o
         if not dashboard:
             _stop_http(cluster)
         with distributed.Client(cluster, security=security) as client:
+            if not dashboard:  # each worker's own HTTP server too
+                from domeng.study.workerhttp import NoWorkerHTTP
+
+                client.register_plugin(NoWorkerHTTP())
             yield client
     finally:
         cluster.close()

@@ -67,6 +67,10 @@ def test_a_local_cluster_needs_its_credentials_and_serves_no_http():
         ports = _listening_ports(os.getpid())
         assert ports and not any(_answers_http(p) for p in ports)
         assert 8787 not in ports
+        # each worker process serves no HTTP either (issue 22: only its TLS port listens)
+        for pid in c.run(os.getpid).values():
+            worker_ports = _listening_ports(pid)
+            assert worker_ports and not any(_answers_http(p) for p in worker_ports), worker_ports
 
 
 def test_the_dashboard_only_when_asked_on_a_free_local_port():

@@ -64,6 +64,31 @@ def hidden_at_end(events: list, seat: int | None) -> set[int]:
     return hidden
 
 
+def end_events(obj: Any) -> list[dict]:
+    """Every round-end event a message holds, at any depth."""
+    if isinstance(obj, dict):
+        own = [obj] if obj.get("type") == "end" and "pip_sums" in obj else []
+        return own + [e for v in obj.values() for e in end_events(v)]
+    if isinstance(obj, list):
+        return [e for v in obj for e in end_events(v)]
+    return []
+
+
+def check_pip_sums(msg: dict, seat: int | None) -> int:
+    """No round end in ``msg`` shows ``seat`` another seat's pip sum unless
+    the rules compare them (a blocked round, D11..D14; D17); returns how many
+    ends that are not blocked it checked."""
+    checked = 0
+    for ev in end_events(msg):
+        if ev["kind"] in ("MANGUNO", "MATTIKKENG"):
+            assert all(isinstance(v, int) for v in ev["pip_sums"]), ev
+            continue
+        others = [v for s, v in enumerate(ev["pip_sums"]) if s != seat]
+        assert others == [None] * len(others), f"seat {seat} was shown pip sums {ev}"
+        checked += 1
+    return checked
+
+
 def check_d17(msg: dict, table, seat: int | None, other_tokens=()) -> None:
     """``msg`` (sent to ``seat``) names no tile hidden from it, no other
     seat's token, and no seed before the game is over.  The replay of the
@@ -82,6 +107,7 @@ def check_d17(msg: dict, table, seat: int | None, other_tokens=()) -> None:
             hidden = hidden_at_end(done, seat) if done else hidden_from(table, seat)
             leaked = set(tiles_in(evs)) & hidden
             assert not leaked, f"seat {seat}'s export showed hidden tiles {sorted(leaked)}"
+    check_pip_sums(msg, seat)
     import json
 
     text = json.dumps(msg)

@@ -19,6 +19,8 @@ from domeng.web.server import MAX_MESSAGE, create_app
 from domeng.web.table import Table, TableSpec, WebError
 from web._util import check_d17
 
+JSON = {"Content-Type": "application/json"}
+
 
 def _token(link: str) -> str:
     return link.split("#t=", 1)[1]
@@ -248,9 +250,9 @@ def test_creation_refuses_code_names_and_bad_values_and_sets_headers():
         ):
             r = client.post("/api/tables", json=body)
             assert r.status_code == 400 and r.json()["error"]
-        r = client.post("/api/tables", content=b"{" * 10000)
+        r = client.post("/api/tables", content=b"{" * 10000, headers=JSON)
         assert r.status_code == 413
-        r = client.post("/api/tables", content=b"{nope")
+        r = client.post("/api/tables", content=b"{nope", headers=JSON)
         assert r.status_code == 400
         _create(client)
         r = client.post("/api/tables", json={"seats": ["human"] * 5})

@@ -12,6 +12,7 @@ def test_serve_binds_loopback_by_default():
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.port == 8000
     assert args.delay == 0.8 and args.idle == 900 and args.max_tables == 200
+    assert args.max_per_address == 32 and args.allow_host == []
 
 
 @pytest.mark.parametrize(
@@ -23,6 +24,8 @@ def test_serve_binds_loopback_by_default():
         ["serve", "--delay", "nan"],
         ["serve", "--idle", "0"],
         ["serve", "--max-tables", "0"],
+        ["serve", "--max-per-address", "1"],
+        ["serve", "--allow-host", "evil.example/x"],
     ],
 )
 def test_bad_values_are_one_line_and_status_2(argv, capsys, monkeypatch):
@@ -46,6 +49,7 @@ def test_serve_starts_the_server_with_the_options(capsys, monkeypatch):
     assert port != 0 and got["args"] == ("127.0.0.1", port)  # the real port, not 0
     assert got["kw"]["delay"] == 0.2
     assert got["kw"]["idle"] == 60
+    assert got["kw"]["per_address"] == 32 and got["kw"]["allow_hosts"] == []
     assert f"http://127.0.0.1:{port}/" in capsys.readouterr().out
 
 
