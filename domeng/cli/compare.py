@@ -129,6 +129,14 @@ def add_parser(sub) -> None:
         action="store_true",
         help="print the metric names (for --target-ci) and exit",
     )
+    s.add_argument(
+        "--adjust",
+        choices=("holm", "bonferroni"),
+        default=None,
+        help="make the intervals shown hold together at 95%% (the text's: its metrics x "
+        "variants; the JSON's: every metric x variant) instead of each alone: Holm's "
+        "step-down or Bonferroni (see docs/study.md)",
+    )
     s.set_defaults(func=cmd_compare)
 
 
@@ -211,10 +219,11 @@ def resume_arms(args, kind: str, study_flags: dict):
     )
 
 
-def print_result(result, args, out, text) -> int:
-    """What compare and sweep print: the JSON, or the text and where the files are."""
+def print_result(result, args, out, text, json_text: str | None = None) -> int:
+    """What compare and sweep print: the JSON (``json_text``, or the
+    result's), or the text and where the files are."""
     if args.json:
-        print(result.to_json())
+        print(result.to_json() if json_text is None else json_text)
     else:
         sys.stdout.write(text)
         if out is not None:
@@ -238,7 +247,7 @@ def cmd_compare(args) -> int:
             "compare",
             {"--variant": args.variant, "--baseline": args.baseline, "--rule": args.rule},
         )
-        return print_result(cmp, args, args.resume, cmp.to_text())
+        return _print_comparison(cmp, args, args.resume)
     if not args.variant:
         raise UsageError(
             "domeng compare: error: give at least one --variant, e.g. --variant "
@@ -264,4 +273,10 @@ def cmd_compare(args) -> int:
         dpi=args.dpi,
         **study,
     )
-    return print_result(cmp, args, args.out, cmp.to_text())
+    return _print_comparison(cmp, args, args.out)
+
+
+def _print_comparison(cmp, args, out) -> int:
+    adjust = getattr(args, "adjust", None)
+    json_text = cmp.to_json(adjust=adjust) if args.json else None
+    return print_result(cmp, args, out, "" if args.json else cmp.to_text(adjust=adjust), json_text)
