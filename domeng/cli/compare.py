@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from domeng.cli.args import UsageError, players_help, seed, whole
+from domeng.cli.args import FORCE_HELP, UsageError, players_help, seed, whole
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -58,9 +58,10 @@ def add_study_options(s, what: str) -> None:
         metavar="DIR",
         help="write tables (Parquet, CSV), plots and report.html to DIR; each arm's "
         "chunks are saved there as they finish, so an interrupted run can be "
-        "finished with --resume DIR (finished results of the same command "
-        "are replaced; anything else is refused)",
+        "finished with --resume DIR (a folder that holds results is refused: "
+        "--force replaces them)",
     )
+    s.add_argument("--force", action="store_true", help=FORCE_HELP)
     s.add_argument(
         "--resume",
         default=None,
@@ -160,7 +161,7 @@ def add_target_options(s) -> None:
     )
 
 
-def check_output(out: str | None, kind: str) -> None:
+def check_output(out: str | None, kind: str, force: bool = False) -> None:
     """Refuse, before anything is played, an --out folder this command may
     not use (the folder policy of :func:`domeng.infra.fs.check_output`)."""
     if out is None:
@@ -169,7 +170,7 @@ def check_output(out: str | None, kind: str) -> None:
     from domeng.results.compare_report import KINDS
 
     finished, manifest, _ = KINDS[kind]
-    check(out, finished, manifest, f"{kind} study", f"domeng {kind} --resume {out}")
+    check(out, finished, manifest, f"{kind} study", f"domeng {kind} --resume {out}", force)
 
 
 def study_arguments(args) -> dict:
@@ -258,7 +259,7 @@ def cmd_compare(args) -> int:
             "domeng compare: error: --max-rounds caps a study that stops on the "
             "data; give --target-ci too"
         )
-    check_output(args.out, "compare")
+    check_output(args.out, "compare", args.force)
     cmp = compare(
         args.variant,
         baseline=args.baseline,
@@ -271,6 +272,7 @@ def cmd_compare(args) -> int:
         out=args.out,
         fmt=args.format,
         dpi=args.dpi,
+        overwrite=args.force,
         **study,
     )
     return _print_comparison(cmp, args, args.out)

@@ -621,18 +621,23 @@ class Results:
                 f"cannot write results to {str(folder)!r}: {e.strerror or e}"
             ) from None
 
-    def save(self, folder: str | os.PathLike) -> Path:
+    def save(self, folder: str | os.PathLike, overwrite: bool = False) -> Path:
         """Save to ``folder`` (created), atomically: everything is written
         under a temporary name that is renamed at the end.  :meth:`load`
         reads it back.
 
-        Into an existing results folder (e.g. a study folder of ``domeng
+        A folder that already holds results is refused unless ``overwrite``
+        (the folder policy of :mod:`domeng.infra.fs`).  With ``overwrite``,
+        into an existing results folder (e.g. a study folder of ``domeng
         simulate --out``, with its records, manifest, chunks, plots and
         report), only ``summary.json``, ``results.npz`` and ``tables/`` are
         replaced, each file atomically; every other file is kept.  A folder
         holding anything else is refused (:class:`ResultsError`)."""
         target = Path(folder)
         if target.is_dir() and (target / "results.npz").is_file():
+            if not overwrite:
+                fs.inspect_output(target, "results.npz")
+                raise fs.refusal(target, "results", None)
             self.write_files(target)
             return target
         with atomic_directory(folder) as tmp:

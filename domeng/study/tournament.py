@@ -304,13 +304,18 @@ class TournamentResults:
         lines += [""] + textwrap.wrap(neighbour_caveat(self.meta), 92)
         return "\n".join(lines)
 
-    def save(self, folder: str | Path, fmt: str = "png", dpi: int = 110) -> Path:
+    def save(
+        self, folder: str | Path, fmt: str = "png", dpi: int = 110, overwrite: bool = False
+    ) -> Path:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
-        plots and report.html, written atomically."""
+        plots and report.html, written atomically; a folder that holds
+        tournament results already is refused unless ``overwrite``."""
         from domeng.infra.fs import atomic_directory, atomic_write
 
         folder = Path(folder)
-        with atomic_directory(folder, finished="per_deal.npz", what="tournament results") as tmp:
+        with atomic_directory(
+            folder, finished="per_deal.npz", what="tournament results", overwrite=overwrite
+        ) as tmp:
             atomic_write(tmp / "summary.json", json.dumps(self.summary(), indent=2))
             atomic_write(tmp / "players.csv", self.table().to_csv(index=False))
             atomic_write(tmp / "players.parquet", lambda f: self.table().to_parquet(f, index=False))
@@ -426,14 +431,14 @@ class TournamentResults:
         return page.render()
 
 
-def check_out(folder: str | Path) -> None:
+def check_out(folder: str | Path, overwrite: bool = False) -> None:
     """Refuse an output folder :meth:`TournamentResults.save` could not use
-    (a file, a link, a folder holding other things, an unwritable place),
-    before anything is played (the folder policy of :mod:`domeng.infra.fs`)."""
-    from domeng.infra.fs import check_writable, inspect_output
+    (a file, a link, a folder holding other things or, unless ``overwrite``,
+    tournament results already; an unwritable place), before anything is
+    played (the folder policy of :mod:`domeng.infra.fs`)."""
+    from domeng.infra.fs import check_output
 
-    inspect_output(folder, "per_deal.npz", what="tournament results")
-    check_writable(folder)
+    check_output(folder, "per_deal.npz", what="tournament results", force=overwrite)
 
 
 _f = num

@@ -302,7 +302,10 @@ def test_save_replaces_results_but_refuses_other_folders(res, tmp_path):
     out = tmp_path / "study"
     other = simulate(tables=2, rounds=2, seed=1, progress=False)
     other.save(out)
-    res.save(out)  # an existing results folder is replaced
+    with pytest.raises(ResultsError, match="overwrite=True"):  # nothing overwritten (issue 23)
+        res.save(out)
+    assert Results.load(out).equals(other)
+    res.save(out, overwrite=True)  # asked: an existing results folder is replaced
     assert Results.load(out).equals(res)
     foreign = tmp_path / "mine"
     foreign.mkdir()
