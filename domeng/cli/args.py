@@ -106,3 +106,7 @@ def _ascii_int(text: str) -> int:
 def one_line(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text or type(e).__name__
+
+
+#: the help of ``--force`` in every command that writes a study folder (issue 23)
+FORCE_HELP = "replace the results already in --out DIR (without it such a folder is refused)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from domeng.cli.args import UsageError, players_help, seed, whole
+from domeng.cli.args import FORCE_HELP, UsageError, players_help, seed, whole
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -58,9 +58,10 @@ def add_study_options(s, what: str) -> None:
         metavar="DIR",
         help="write tables (Parquet, CSV), plots and report.html to DIR; each arm's "
         "chunks are saved there as they finish, so an interrupted run can be "
-        "finished with --resume DIR (finished results of the same command "
-        "are replaced; anything else is refused)",
+        "finished with --resume DIR (a folder that holds results is refused: "
+        "--force replaces them)",
     )
+    s.add_argument("--force", action="store_true", help=FORCE_HELP)
     s.add_argument(
         "--resume",
         default=None,
@@ -129,6 +130,14 @@ def add_parser(sub) -> None:
         action="store_true",
         help="print the metric names (for --target-ci) and exit",
     )
+    s.add_argument(
+        "--adjust",
+        choices=("holm", "bonferroni"),
+        default=None,
+        help="make the intervals shown hold together at 95%% (the text's: its metrics x "
+        "variants; the JSON's: every metric x variant) instead of each alone: Holm's "
+        "step-down or Bonferroni (see docs/study.md)",
+    )
     s.set_defaults(func=cmd_compare)
 
 
@@ -152,7 +161,7 @@ def add_target_options(s) -> None:
     )
 
 
-def check_output(out: str | None, kind: str) -> None:
+def check_output(out: str | None, kind: str, force: bool = False) -> None:
     """Refuse, before anything is played, an --out folder this command may
     not use (the folder policy of :func:`domeng.infra.fs.check_output`)."""
     if out is None:
@@ -161,7 +170,7 @@ def check_output(out: str | None, kind: str) -> None:
     from domeng.results.compare_report import KINDS
 
     finished, manifest, _ = KINDS[kind]
-    check(out, finished, manifest, f"{kind} study", f"domeng {kind} --resume {out}")
+    check(out, finished, manifest, f"{kind} study", f"domeng {kind} --resume {out}", force)
 
 
 def study_arguments(args) -> dict:
@@ -211,10 +220,11 @@ def resume_arms(args, kind: str, study_flags: dict):
     )
 
 
-def print_result(result, args, out, text) -> int:
-    """What compare and sweep print: the JSON, or the text and where the files are."""
+def print_result(result, args, out, text, json_text: str | None = None) -> int:
+    """What compare and sweep print: the JSON (``json_text``, or the
+    result's), or the text and where the files are."""
     if args.json:
-        print(result.to_json())
+        print(result.to_json() if json_text is None else json_text)
     else:
         sys.stdout.write(text)
         if out is not None:
@@ -238,7 +248,7 @@ def cmd_compare(args) -> int:
             "compare",
             {"--variant": args.variant, "--baseline": args.baseline, "--rule": args.rule},
         )
-        return print_result(cmp, args, args.resume, cmp.to_text())
+        return _print_comparison(cmp, args, args.resume)
     if not args.variant:
         raise UsageError(
             "domeng compare: error: give at least one --variant, e.g. --variant "
@@ -249,7 +259,7 @@ def cmd_compare(args) -> int:
             "domeng compare: error: --max-rounds caps a study that stops on the "
             "data; give --target-ci too"
         )
-    check_output(args.out, "compare")
+    check_output(args.out, "compare", args.force)
     cmp = compare(
         args.variant,
         baseline=args.baseline,
@@ -262,6 +272,13 @@ def cmd_compare(args) -> int:
         out=args.out,
         fmt=args.format,
         dpi=args.dpi,
+        overwrite=args.force,
         **study,
     )
-    return print_result(cmp, args, args.out, cmp.to_text())
+    return _print_comparison(cmp, args, args.out)
+
+
+def _print_comparison(cmp, args, out) -> int:
+    adjust = getattr(args, "adjust", None)
+    json_text = cmp.to_json(adjust=adjust) if args.json else None
+    return print_result(cmp, args, out, "" if args.json else cmp.to_text(adjust=adjust), json_text)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from domeng.cli.args import UsageError, players_help, scheduler_address, seed, whole
+from domeng.cli.args import (
+    FORCE_HELP,
+    UsageError,
+    players_help,
+    scheduler_address,
+    seed,
+    whole,
+)
 from domeng.cli.compare import add_plot_options, add_target_options
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
@@ -81,9 +88,10 @@ def add_parser(sub) -> None:
         metavar="DIR",
         help="write summary.json, tables (Parquet, CSV), plots (PNG), report.html and "
         "results.npz to DIR; each finished chunk is saved there as it completes, "
-        "so a crashed run can be continued with --resume DIR (an existing "
-        "results folder is replaced)",
+        "so a crashed run can be continued with --resume DIR (a folder that holds "
+        "a study already is refused: --force replaces it)",
     )
+    s.add_argument("--force", action="store_true", help=FORCE_HELP)
     s.add_argument(
         "--records",
         action="store_true",
@@ -209,7 +217,7 @@ def cmd_simulate(args) -> int:
         )
         out = args.out
         if out is not None:
-            _check_out(out)
+            _check_out(out, args.force)
         with client_for(args.scheduler, args.cluster, args.dashboard) as client:
             if out is None:
                 res = simulate(client=client, **kwargs)
@@ -219,6 +227,7 @@ def cmd_simulate(args) -> int:
                     client=client,
                     checkpoint=out,
                     records=(Path(out) / "records.parquet") if args.records else None,
+                    overwrite=args.force,
                     **kwargs,
                 )
         if out is not None:
@@ -301,7 +310,7 @@ def _sequential(args, allow_import=None) -> int:
     else:
         out = args.out
         if out is not None:
-            _check_out(out)
+            _check_out(out, args.force)
         res = simulate_until(
             args.target_ci,
             rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
@@ -312,14 +321,15 @@ def _sequential(args, allow_import=None) -> int:
             progress=not args.no_progress,
             max_rounds=args.max_rounds,
             checkpoint=out,
+            overwrite=args.force,
         )
     if out is not None:
         _render(res, out, args, command=allow_import is None)
     return _print(res, args, out)
 
 
-def _check_out(out: str) -> None:
+def _check_out(out: str, force: bool = False) -> None:
     """Refuse an --out folder that a new study may not use, before a cluster starts."""
     from domeng.study.checkpoint import check_new_output
 
-    check_new_output(out)
+    check_new_output(out, force)

@@ -84,7 +84,7 @@ def cmd_sweep(args) -> int:
             "(--fixed); give it once"
         )
     study = study_arguments(args)
-    check_output(args.out, "sweep")
+    check_output(args.out, "sweep", args.force)
     if args.metric:
         from domeng.study.names import resolve_names_safely
         from domeng.study.sequential import known_metrics as _known_metrics
@@ -110,6 +110,7 @@ def cmd_sweep(args) -> int:
         fmt=args.format,
         dpi=args.dpi,
         metrics=args.metric or None,
+        overwrite=args.force,
         **study,
     )
     return print_result(sw, args, args.out, sw.to_text(args.metric or None))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import players_help, seed, whole
+from domeng.cli.args import FORCE_HELP, players_help, seed, whole
 
 
 def add_parser(sub) -> None:
@@ -63,8 +63,10 @@ def add_parser(sub) -> None:
         "-o",
         default=None,
         metavar="DIR",
-        help="write summary.json, players.csv/.parquet, margins.csv, plots and report.html to DIR",
+        help="write summary.json, players.csv/.parquet, margins.csv, plots and report.html to DIR "
+        "(a folder that holds results is refused: --force replaces them)",
     )
+    tn.add_argument("--force", action="store_true", help=FORCE_HELP)
     tn.add_argument(
         "--json", action="store_true", help="print only the summary as one JSON object on stdout"
     )
@@ -83,7 +85,7 @@ def cmd_tournament(args) -> int:
 
     rules = Rules.parse(args.rule)
     if args.out:
-        check_out(args.out)  # before the tournament is played, not after
+        check_out(args.out, args.force)  # before the tournament is played, not after
     res = tournament(
         args.players,
         deals=args.deals,
@@ -98,7 +100,7 @@ def cmd_tournament(args) -> int:
         from domeng.results.html import command_line
 
         res.meta["command"] = command_line(args.argv)
-        res.save(args.out, args.format, args.dpi)
+        res.save(args.out, args.format, args.dpi, overwrite=args.force)
     if args.json:
         print(json.dumps(res.summary()))
     else:

@@ -17,7 +17,11 @@
   :func:`check_output` (before any work) and :func:`prepare_output` /
   :func:`drop_previous` (around the run) put these together: THE policy of
   every command that writes a results folder in place (``simulate``,
-  ``compare``, ``sweep`` with ``--out DIR``).
+  ``compare``, ``sweep`` with ``--out DIR``), and :func:`atomic_directory`
+  applies it to a folder written whole (``tournament``, ``ladder``,
+  ``Results.save``): a folder that holds results is never overwritten
+  unless asked (``--force``, ``overwrite=True``), and the refusal names
+  ``--resume`` where the command can continue it.
 * :class:`FolderLock` -- one writer per folder; a second is refused with one line.
 * :func:`resolve_inside` -- a path read from a file must stay inside its folder.
 """
@@ -269,8 +273,32 @@ def is_previous_of(folder: str | os.PathLike, candidate: str | os.PathLike) -> b
 def _unfinished(folder: Path, what: str, resume_hint: str | None) -> CheckpointError:
     hint = f"continue it with `{resume_hint}`" if resume_hint else "it cannot be continued"
     return CheckpointError(
-        f"{str(folder)!r} holds an unfinished {what}: {hint}, or delete the folder"
+        f"{str(folder)!r} holds an unfinished {what}: {hint}, or replace it with --force "
+        "(overwrite=True in Python)"
     )
+
+
+def _finished(folder: Path, what: str, resume_hint: str | None) -> OutputFolderError:
+    """THE refusal of an output folder that holds results (issue 23): one line
+    naming --force (replace) and, where the command has it, --resume (continue)."""
+    cont = f", or go on with `{resume_hint}`" if resume_hint else ""
+    return OutputFolderError(
+        f"refusing to write into {str(folder)!r}: it already holds results ({what}); give "
+        f"--force to replace them{cont} (overwrite=True in Python)"
+    )
+
+
+refusal = _finished
+
+
+def _refuse(folder: Path, state: str, what: str, resume_hint: str | None, force: bool) -> None:
+    """Nothing is overwritten unless asked: refuse a folder holding results."""
+    if force:
+        return
+    if state == "unfinished":
+        raise _unfinished(folder, what, resume_hint)
+    if state == "finished":
+        raise _finished(folder, what, resume_hint)
 
 
 def check_output(
@@ -279,12 +307,12 @@ def check_output(
     unfinished: str | None = None,
     what: str = "domeng results",
     resume_hint: str | None = None,
+    force: bool = False,
 ) -> str:
     """Refuse, before anything runs, an output folder a new run may not use
     (see :func:`prepare_output`); returns its state (:func:`inspect_output`)."""
     state = inspect_output(folder, finished, unfinished, what)
-    if state == "unfinished":
-        raise _unfinished(Path(folder), what, resume_hint)
+    _refuse(Path(folder), state, what, resume_hint, force)
     check_writable(folder)
     return state
 
@@ -295,20 +323,20 @@ def prepare_output(
     unfinished: str | None = None,
     what: str = "domeng results",
     resume_hint: str | None = None,
+    force: bool = False,
 ) -> Path | None:
     """Make ``folder`` ready for a new run that writes it in place: create it
-    (or use it if empty); move a finished results folder (holding
-    ``finished``) aside to ``DIR.previous`` and name it in ``DIR/PREVIOUS``,
-    so that a failed or killed run loses nothing (:func:`drop_previous`
-    deletes it when the new run has finished); refuse a file, a link, an
-    unfinished run (holding ``unfinished``: ``resume_hint`` says how to
-    continue it) and a folder holding anything else.  Returns where the
-    previous results went, if anywhere."""
+    (or use it if empty); refuse a folder holding results, finished (holding
+    ``finished``) or unfinished (holding ``unfinished``: ``resume_hint``
+    says how to continue it), unless ``force``: then move it aside to
+    ``DIR.previous`` and name it in ``DIR/PREVIOUS``, so that a failed or
+    killed run loses nothing (:func:`drop_previous` deletes it when the new
+    run has finished); refuse a file, a link and a folder holding anything
+    else.  Returns where the previous results went, if anywhere."""
     folder = Path(folder)
     state = inspect_output(folder, finished, unfinished, what)
-    if state == "unfinished":
-        raise _unfinished(folder, what, resume_hint)
-    previous = move_aside(folder) if state == "finished" else None
+    _refuse(folder, state, what, resume_hint, force)
+    previous = move_aside(folder) if state in ("finished", "unfinished") else None
     try:
         folder.mkdir(parents=True, exist_ok=state == "empty")
         if previous is not None:
@@ -344,6 +372,7 @@ def writing_output(
     what: str = "domeng results",
     resume_hint: str | None = None,
     resume: bool = False,
+    force: bool = False,
 ) -> Iterator[Path]:
     """THE policy around a run that writes ``folder`` in place: a new run
     prepares it (:func:`prepare_output`), a resumed one (``resume``) accepts
@@ -357,7 +386,7 @@ def writing_output(
         if inspect_output(folder, finished, unfinished, what) not in ("finished", "unfinished"):
             raise CheckpointError(f"no {what} to resume in {str(folder)!r}")
     else:
-        prepare_output(folder, finished, unfinished, what, resume_hint)
+        prepare_output(folder, finished, unfinished, what, resume_hint, force)
     with FolderLock(folder):
         clean_temporaries(folder, ("tables", "plots", "arms"))
         yield folder
@@ -366,17 +395,20 @@ def writing_output(
 
 @contextmanager
 def atomic_directory(
-    target: str | os.PathLike, finished: str = "results.npz", what: str = "domeng results"
+    target: str | os.PathLike,
+    finished: str = "results.npz",
+    what: str = "domeng results",
+    overwrite: bool = False,
 ) -> Iterator[Path]:
     """Yield a fresh temporary folder next to ``target``; on success it
-    replaces ``target`` in one rename (only an empty folder or a finished
-    results folder, holding ``finished``, is replaced; see
-    :func:`inspect_output`).  On error the temporary folder is removed, so a
-    half-written folder never sits under the final name."""
+    replaces ``target`` in one rename (only an empty folder, or with
+    ``overwrite`` a finished results folder holding ``finished``, is
+    replaced; see :func:`inspect_output`).  On error the temporary folder is
+    removed, so a half-written folder never sits under the final name."""
     import tempfile
 
     target = Path(target)
-    inspect_output(target, finished, what=what)
+    _refuse(target, inspect_output(target, finished, what=what), what, None, overwrite)
     parent = target.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,10 @@ groups of tables.  For every metric of the summary
 (:mod:`domeng.results.metrics`) and every variant it gives the difference
 variant minus baseline, its paired SE across the groups of tables, the
 unpaired SE (what two independent studies would give), and a 95% interval
-(:mod:`domeng.results.stats`).  :meth:`Comparison.to_json` is the
+(t with ``G - 1`` degrees of freedom, :mod:`domeng.results.stats`).  Many
+metrics and variants make many intervals, and about one in twenty of them
+misses its value by chance: ``differences(adjust="holm")`` or
+``"bonferroni"`` (``domeng compare --adjust``) makes them hold together.  :meth:`Comparison.to_json` is the
 ``domeng.compare/1`` object of ``domeng compare --json``.
 """
 
@@ -23,7 +26,15 @@ from domeng.core.wording import counted, counted_x
 from domeng.results.metrics import metric_parts
 from domeng.results.results import Results
 from domeng.results.sequential import stopping_text
-from domeng.results.stats import Z95, num, paired_difference, ratio, wilson
+from domeng.results.stats import (
+    ADJUSTMENTS,
+    LEVEL,
+    adjusted_levels,
+    difference_interval,
+    num,
+    p_value,
+    ratio,
+)
 
 COMPARE_SCHEMA = "domeng.compare/1"
 
@@ -88,15 +99,14 @@ class Comparison:
         """Each arm's estimate of each metric.
 
         Columns: ``arm``, ``metric``, ``unit``, ``value``, ``se``, ``ci_low``,
-        ``ci_high`` (95%; Wilson for shares)."""
+        ``ci_high`` (95%, by the rule for its kind: :mod:`domeng.results.stats`)."""
         keep = set(self.metrics())
         rows = []
         for arm, r in self.arms.items():
             for name, p in metric_parts(r).items():
                 if name not in keep:
                     continue
-                v, se = ratio(p.x, p.n)
-                lo, hi = wilson(v, se) if p.share else (v - Z95 * se, v + Z95 * se)
+                v, se, lo, hi = p.interval()
                 rows.append(
                     {
                         "arm": arm,
@@ -110,27 +120,40 @@ class Comparison:
                 )
         return pd.DataFrame(rows)
 
-    def differences(self) -> pd.DataFrame:
-        """Variant minus baseline for every metric.
+    def differences(
+        self, adjust: str | None = None, metrics: list[str] | None = None, level: float = LEVEL
+    ) -> pd.DataFrame:
+        """Variant minus baseline for every metric (or ``metrics``).
 
         Columns: ``variant``, ``metric``, ``unit``, ``baseline`` (its value),
         ``variant_value``, ``value`` (the difference), ``se`` (paired, across
-        groups of tables), ``se_unpaired``, ``ci_low``, ``ci_high`` (95%, from
-        the paired SE; for a study stopped on the data, the targeted metrics'
-        interval is the confidence sequence's, see ``meta["stopping"]``)."""
+        groups of tables), ``se_unpaired``, ``p_value`` (two-sided, t with
+        ``G - 1`` degrees of freedom), ``level``, ``ci_low``, ``ci_high``
+        (from the paired SE, t with ``G - 1`` degrees of freedom; for a
+        study stopped on the data, the targeted metrics' interval is the
+        confidence sequence's, see ``meta["stopping"]``).
+
+        ``adjust``: ``None`` (each interval at ``level`` alone), ``"holm"``
+        or ``"bonferroni"``: the intervals of every row returned hold
+        together (:func:`domeng.results.stats.adjusted_levels`); the
+        family is every metric and variant of the frame."""
+        if adjust not in (None, *ADJUSTMENTS):
+            raise ValueError(
+                f"adjust must be one of {', '.join(ADJUSTMENTS)} or None, got {adjust!r}"
+            )
         base = metric_parts(self.baseline)
-        stop = self.meta.get("stopping") or {}
-        rows = []
+        keys = self.metrics()
+        if metrics is not None:
+            keys = [m for m in metrics if m in set(keys)]
+        G = self.baseline.groups
+        rows, raw = [], []
         for vname, r in self.variants.items():
             parts = metric_parts(r)
-            for m in self.metrics():
+            for m in keys:
                 pb, pv = base[m], parts[m]
-                d, se, seu = paired_difference(pv.x, pv.n, pb.x, pb.n)
+                raw.append((vname, m, pb, pv))
+                d, se, seu, _, _ = difference_interval(pv.x, pv.n, pb.x, pb.n, event=pb.event)
                 b, _ = ratio(pb.x, pb.n)
-                hw = Z95 * float(se)
-                tg = (stop.get("targets") or {}).get(f"{vname}:{m}")
-                if tg is not None and tg.get("half_width") is not None:
-                    hw = tg["half_width"]
                 rows.append(
                     {
                         "variant": vname,
@@ -141,16 +164,41 @@ class Comparison:
                         "value": float(d),
                         "se": float(se),
                         "se_unpaired": float(seu),
-                        "ci_low": float(d) - hw,
-                        "ci_high": float(d) + hw,
                     }
                 )
-        return pd.DataFrame(rows)
+        df = pd.DataFrame(rows)
+        if df.empty:
+            return df
+        df["p_value"] = p_value(df.value, df.se, G)
+        df["level"] = adjusted_levels(df.p_value, adjust, level)
+        stop = (self.meta.get("stopping") or {}).get("targets") or {}
+        lows, highs = [], []
+        for (vname, m, pb, pv), lv in zip(raw, df.level):
+            d, _, _, lo, hi = difference_interval(pv.x, pv.n, pb.x, pb.n, event=pb.event, level=lv)
+            tg = stop.get(f"{vname}:{m}")
+            if tg is not None and tg.get("half_width") is not None:
+                lo, hi = d - tg["half_width"], d + tg["half_width"]
+            lows.append(float(lo))
+            highs.append(float(hi))
+        df["ci_low"], df["ci_high"] = lows, highs
+        return df
 
-    def summary(self) -> dict[str, Any]:
-        """The ``domeng.compare/1`` object (see ``docs/study.md``)."""
+    def intervals_text(self, n: int, adjust: str | None, what: str = "") -> str:
+        """One line saying how many intervals are shown and how they hold."""
+        head = f"{counted(n, 'interval')}{what}"
+        if adjust is None:
+            return (
+                f"{head}, each at 95% alone: about {0.05 * n:.1f} of them may miss "
+                "by chance (--adjust holm or bonferroni: intervals that hold together)"
+            )
+        name = {"holm": "Holm (step-down)", "bonferroni": "Bonferroni"}[adjust]
+        return f"{head}, adjusted by {name} to hold together at 95%"
+
+    def summary(self, adjust: str | None = None) -> dict[str, Any]:
+        """The ``domeng.compare/1`` object (see ``docs/study.md``); ``adjust``:
+        as in :meth:`differences`, over every metric and variant in it."""
         b = self.baseline
-        diffs = self.differences()
+        diffs = self.differences(adjust=adjust)
         out: dict[str, Any] = {
             "schema": COMPARE_SCHEMA,
             "version": b.meta.get("version"),
@@ -167,6 +215,7 @@ class Comparison:
                 {"name": k, "rules": v.meta["rules"], "players": v.players}
                 for k, v in self.variants.items()
             ],
+            "intervals": {"count": len(diffs), "level": LEVEL, "adjust": adjust},
             "differences": {},
             "baseline_values": {},
             "stopping": self.meta.get("stopping"),
@@ -178,6 +227,7 @@ class Comparison:
                     "value": num(row.value),
                     "se": num(row.se),
                     "se_unpaired": num(row.se_unpaired),
+                    "p_value": num(row.p_value),
                     "ci_low": num(row.ci_low),
                     "ci_high": num(row.ci_high),
                 }
@@ -188,8 +238,8 @@ class Comparison:
             out["baseline_values"][row.metric] = {"value": num(row.value), "se": num(row.se)}
         return out
 
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.summary(), indent=indent, allow_nan=False)
+    def to_json(self, indent: int | None = 2, adjust: str | None = None) -> str:
+        return json.dumps(self.summary(adjust), indent=indent, allow_nan=False)
 
     def se_ratio(self) -> float:
         """Median over metrics and variants of paired SE / unpaired SE (what pairing saved)."""
@@ -197,11 +247,11 @@ class Comparison:
         ok = (d.se_unpaired > 0) & np.isfinite(d.se)
         return float((d.se[ok] / d.se_unpaired[ok]).median()) if ok.any() else math.nan
 
-    def to_text(self, metrics: list[str] | None = None) -> str:
-        """The key differences as a text table (what ``domeng compare`` prints)."""
-        d = self.differences()
+    def to_text(self, metrics: list[str] | None = None, adjust: str | None = None) -> str:
+        """The key differences as a text table (what ``domeng compare``
+        prints); ``adjust``: over the differences shown (:meth:`differences`)."""
         keys = metrics or KEY_METRICS
-        d = d[d.metric.isin(keys)]
+        d = self.differences(adjust=adjust, metrics=keys)
         b = self.baseline
         lines = [
             f"Paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
@@ -209,7 +259,14 @@ class Comparison:
             f"{b.seed}, the same tables in every arm (common random numbers)",
             f"baseline: {self.baseline_name} (players {','.join(b.players)}; {b.rules})",
             "difference variant - baseline, 95% CI (paired SE across "
-            f"{counted(b.groups, 'group')} of tables; unpaired SE for comparison)",
+            f"{counted(b.groups, 'group')} of tables, t with {b.groups - 1} degrees of "
+            "freedom; unpaired SE for comparison)",
+            self.intervals_text(
+                len(d),
+                adjust,
+                f" ({counted(len(set(d.metric)), 'metric')} x "
+                f"{counted(len(self.variants), 'variant')})",
+            ),
             "",
         ]
         head = f"  {'metric':<38}{'baseline':>11}{'difference':>12}  {'95% CI':<23}{'SE':>9}{'unpaired':>10}"

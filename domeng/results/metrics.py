@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from domeng.core import layout as L
-from domeng.results.stats import ratio
+from domeng.results.stats import interval, ratio
 
 #: a :class:`domeng.Results` (results.results imports this module: no import back)
 Results = Any
@@ -27,13 +27,28 @@ Results = Any
 @dataclass(frozen=True)
 class Part:
     """One metric: ``x[G]`` over ``n[G]`` (per group of tables); ``share``: a
-    proportion in [0, 1] (Wilson intervals); ``unit``: what it counts."""
+    proportion in [0, 1] (Wilson intervals); ``unit``: what it counts;
+    ``event``: what one event adds to ``x`` (1000 for a rate per 1000 rounds,
+    1/k for a player over k seats: :func:`domeng.results.stats.interval`)."""
 
     path: tuple
     x: np.ndarray
     n: np.ndarray
     share: bool = False
     unit: str = "per round"
+    event: float = 1.0
+
+    def interval(self):
+        """``(value, se, ci_low, ci_high)`` by the rule for its kind."""
+        return interval(self.x, self.n, share=self.share, event=self.event)
+
+
+@dataclass(frozen=True)
+class _PerSeat:
+    """A player's figure averaged over its ``seats`` seats."""
+
+    x: np.ndarray
+    seats: int
 
 
 def _seat_names() -> list[str]:
@@ -46,15 +61,20 @@ def metric_parts(res: Results) -> dict[str, Part]:
     rounds = res.field("A_ROUNDS").astype(np.float64)
     out: dict[str, Part] = {}
 
-    def add(path: tuple, x, n, share: bool = False, unit: str = "per round") -> None:
-        out[".".join(path)] = Part(path, np.asarray(x, dtype=np.float64), n, share, unit)
+    def add(path: tuple, x, n, share: bool = False, unit: str = "per round", event=1.0) -> None:
+        out[".".join(path)] = Part(path, np.asarray(x, dtype=np.float64), n, share, unit, event)
 
     def per_round(name, x, share: bool = False, scale: float = 1.0, unit="per round"):
         path = tuple(name.split(".")) if isinstance(name, str) else name
-        add(path, np.asarray(x, dtype=np.float64) * scale, rounds, share, unit)
+        event = scale
+        if isinstance(x, _PerSeat):  # a player's figure, averaged: one event adds 1/k
+            x, event = x.x, scale / x.seats
+        add(path, np.asarray(x, dtype=np.float64) * scale, rounds, share, unit, event)
 
-    def by_player(x: np.ndarray) -> dict[str, np.ndarray]:
-        return res._by_player(x)
+    seats_of = res.player_seats()
+
+    def by_player(x: np.ndarray) -> dict[str, _PerSeat]:
+        return {p: _PerSeat(v, len(seats_of[p])) for p, v in res._by_player(x).items()}
 
     wins = res.field("A_WINS")
     for j, k in enumerate(L.KIND_NAMES):
@@ -200,7 +220,7 @@ def nest(flat: dict[tuple, object]) -> dict:
 
 
 def estimates(res: Results) -> dict[str, tuple[float, float]]:
-    """Every metric's ``(value, se)``."""
+    """Every metric's ``(value, se)`` (:meth:`Part.interval` adds its bounds)."""
     out = {}
     for name, p in metric_parts(res).items():
         v, se = ratio(p.x, p.n)

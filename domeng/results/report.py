@@ -15,7 +15,7 @@ import numpy as np
 
 from domeng.core.wording import counted_x
 from domeng.infra.fs import atomic_write, fixed_subfolder
-from domeng.results.results import Z95, Results
+from domeng.results.results import Results
 
 #: plot names, in report order, with their captions
 PLOTS = {
@@ -60,9 +60,12 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def _err(se) -> np.ndarray:
-    se = np.asarray(se, dtype=float)
-    return np.where(np.isfinite(se), Z95 * se, 0.0)
+def _err(values, low, high) -> np.ndarray:
+    """Error bars ``[below, above]`` of 95% intervals (possibly asymmetric;
+    none where an interval is undefined)."""
+    v = np.asarray(values, dtype=float)
+    lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    return np.nan_to_num(np.clip(np.array([v - lo, hi - v]), 0, None))
 
 
 def _subtitle(res: Results) -> str:
@@ -72,12 +75,14 @@ def _subtitle(res: Results) -> str:
     )
 
 
-def _bars(ax, labels, values, se, color=_BLUE, ref=None, fmt="{:.3f}"):
+def _bars(ax, labels, values, ci, color=_BLUE, ref=None, fmt="{:.3f}"):
+    """Bars of ``values`` with their 95% intervals ``ci = (low, high)``."""
     x = np.arange(len(labels))
+    err = _err(values, *ci)
     ax.bar(
         x,
         values,
-        yerr=_err(se),
+        yerr=err,
         color=color,
         capsize=4,
         width=0.65,
@@ -87,7 +92,7 @@ def _bars(ax, labels, values, se, color=_BLUE, ref=None, fmt="{:.3f}"):
     ax.set_xticklabels(labels)
     if ref is not None:
         ax.axhline(ref, color=_GREY, ls="--", lw=1)
-    for xi, v, e in zip(x, values, _err(se)):
+    for xi, v, e in zip(x, values, err[1]):
         ax.annotate(
             fmt.format(v),
             (xi, v + e),
@@ -115,12 +120,22 @@ def plot_win_rates(res: Results) -> bytes:
         layout="constrained",
         gridspec_kw={"width_ratios": [5, 5, max(len(ply), 2)]},
     )
-    _bars(axes[0], [f"+{o}" if o else "starter" for o in off.offset], off.rate, off.se, ref=0.2)
+    _bars(
+        axes[0],
+        [f"+{o}" if o else "starter" for o in off.offset],
+        off.rate,
+        (off.ci_low, off.ci_high),
+        ref=0.2,
+    )
     axes[0].set_title("by seat offset from the starter")
     axes[0].set_ylabel("win rate (share of rounds)")
     axes[0].set_xlabel("seat offset from the round's starter")
     _bars(
-        axes[1], [f"{s}\n{p}" for s, p in zip(seat.seat, seat.player)], seat.rate, seat.se, ref=0.2
+        axes[1],
+        [f"{s}\n{p}" for s, p in zip(seat.seat, seat.player)],
+        seat.rate,
+        (seat.ci_low, seat.ci_high),
+        ref=0.2,
     )
     axes[1].set_title("by seat")
     axes[1].set_xlabel("seat and player")
@@ -128,7 +143,7 @@ def plot_win_rates(res: Results) -> bytes:
         axes[2],
         [f"{p}\n({n} seat{'s' if n > 1 else ''})" for p, n in zip(ply.player, ply.n_seats)],
         ply.rate,
-        ply.se,
+        (ply.ci_low, ply.ci_high),
         color=_ORANGE,
         ref=0.2,
     )
@@ -141,7 +156,7 @@ def plot_win_rates(res: Results) -> bytes:
 def plot_end_kinds(res: Results) -> bytes:
     df = res.end_kinds()
     fig, ax = _subplots(figsize=(6.5, 4), layout="constrained")
-    _bars(ax, list(df.kind), df.share, df.se, fmt="{:.1%}")
+    _bars(ax, list(df.kind), df.share, (df.ci_low, df.ci_high), fmt="{:.1%}")
     ax.set_ylabel("share of rounds")
     ax.set_xlabel("how the round ended (end kind)")
     ax.set_title("How rounds end\n" + _subtitle(res), fontsize=10)
@@ -157,7 +172,7 @@ def plot_passebunge(res: Results) -> bytes:
         x - w / 2,
         df.per_round,
         w,
-        yerr=_err(df.per_round_se),
+        yerr=_err(df.per_round, df.per_round_ci_low, df.per_round_ci_high),
         capsize=3,
         color=_BLUE,
         label="PASSEBUNGE events per round",
@@ -166,7 +181,7 @@ def plot_passebunge(res: Results) -> bytes:
         x + w / 2,
         df.round_share,
         w,
-        yerr=_err(df.round_share_se),
+        yerr=_err(df.round_share, df.round_share_ci_low, df.round_share_ci_high),
         capsize=3,
         color=_ORANGE,
         label="share of rounds with >= 1 PASSEBUNGE",
@@ -293,20 +308,18 @@ def plots(res: Results) -> dict[str, bytes]:
 
 
 def estimates_frame(res: Results, names: list[str] | None = None):
-    """Every metric (or ``names``) with its value, SE and 95% interval
-    (Wilson for shares), as a DataFrame: ``metric``, ``value``, ``ci_low``,
+    """Every metric (or ``names``) with its value, SE and 95% interval (by
+    the rule for its kind, :mod:`domeng.results.stats`), as a DataFrame: ``metric``, ``value``, ``ci_low``,
     ``ci_high``, ``se``, ``unit``."""
     import pandas as pd
 
     from domeng.results.metrics import metric_parts
-    from domeng.results.stats import normal_ci, ratio, wilson
 
     rows = []
     for name, p in metric_parts(res).items():
         if names is not None and name not in names:
             continue
-        v, se = ratio(p.x, p.n)
-        lo, hi = (wilson if p.share else normal_ci)(v, se)
+        v, se, lo, hi = p.interval()
         rows.append(
             {
                 "metric": name,
@@ -367,9 +380,11 @@ def html_report(res: Results, pngs: dict[str, bytes] | None = None) -> str:
         )
     page.intro.append(H.kv_table(rows))
     page.intro.append(
-        "<p>Estimates are ratios over all rounds; intervals are 95%: 1.96 standard "
+        "<p>Estimates are ratios over all rounds; intervals are 95%, from standard "
         "errors computed across independent groups of tables (so the correlation "
-        "of rounds at one table is accounted for), Wilson intervals for shares.</p>"
+        f"of rounds at one table is accounted for): t with {res.groups - 1} degrees of "
+        "freedom, Wilson intervals with the groups' design effect for shares, and "
+        "[0, rule of three] for a count with no events.</p>"
     )
     stop = res.meta.get("stopping")
     if stop:

@@ -18,9 +18,11 @@ standard error is the delta-method (linearised) one across groups::
 It accounts for the correlation of rounds at one table (stones, the
 starter and the CAMAT carry over, D4, D15).  With a single group (one
 table) the SE is undefined (NaN in DataFrames, ``null`` in JSON).  95%
-confidence intervals are ``r -/+ 1.96 SE`` (normal approximation), except
-for shares (end kinds, win rates), which get Wilson intervals within [0, 1].
-The estimators are those of :mod:`domeng.results.stats`.
+confidence intervals are ``r -/+ t SE`` (Student t with G - 1 degrees of
+freedom; cut at 0), ``[0, rule of three]`` for a count with no events, and
+Wilson intervals with the groups' design effect for shares (end kinds, win
+rates, round shares), within [0, 1] and never of zero width.  The
+estimators are those of :mod:`domeng.results.stats`.
 
 Per-player ("strategy") figures pool the seats the player occupies and are
 given per seat: e.g. the win rate of ``random`` at a table with two random
@@ -52,7 +54,7 @@ from domeng.results.meta import (
     read_results_file,
     study_digest,
 )
-from domeng.results.stats import Z95, add_ci, estimate, num, ratio
+from domeng.results.stats import Z95, estimate, interval, num, ratio  # noqa: F401  (Z95: the old name)
 
 SUMMARY_SCHEMA = "domeng.summary/1"
 #: the DataFrames that :meth:`Results.frames` returns and :meth:`Results.save` writes
@@ -87,8 +89,12 @@ def _frame(*args, **kwargs) -> pd.DataFrame:
     return pd.DataFrame(*args, **kwargs)
 
 
-def _ci(df: pd.DataFrame, col: str = "rate", se: str = "se", share: bool = False) -> pd.DataFrame:
-    return add_ci(df, col, se, share=share)
+def _cols(name: str, est, prefixed: bool = False) -> dict:
+    """The columns ``name``, ``se``, ``ci_low``, ``ci_high`` of an :func:`interval`
+    (``name_se`` ... when ``prefixed``)."""
+    v, se, lo, hi = est
+    pre = name + "_" if prefixed else ""
+    return {name: v, f"{pre}se": se, f"{pre}ci_low": lo, f"{pre}ci_high": hi}
 
 
 # ---------------------------------------------------------------- Results
@@ -178,8 +184,11 @@ class Results:
     def _rounds_g(self) -> np.ndarray:
         return self.field("A_ROUNDS")
 
-    def _per_round(self, x: np.ndarray, scale: float = 1.0):
-        return ratio(np.asarray(x, dtype=np.float64) * scale, self._rounds_g())
+    def _per_round(self, x: np.ndarray, scale: float = 1.0, share: bool = False, seats: int = 1):
+        """``(value, se, ci_low, ci_high)`` of ``x`` per round (``seats``: a
+        player's figure averaged over that many seats)."""
+        x = np.asarray(x, dtype=np.float64) * scale
+        return interval(x, self._rounds_g(), share=share, event=scale / seats)
 
     def _by_player(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """``x[G, 5, ...]`` (seat on axis 1) -> per player, averaged over its seats."""
@@ -210,9 +219,10 @@ class Results:
         MATTIKKENG), ``rounds`` (count), ``share`` (of all rounds), ``se``,
         ``ci_low``, ``ci_high`` (95%)."""
         wins = self.field("A_WINS").sum(axis=1)  # [G, kind]
-        r, se = self._per_round(wins)
-        df = _frame({"kind": list(L.KIND_NAMES), "rounds": wins.sum(axis=0), "share": r, "se": se})
-        return _ci(df, "share", share=True)
+        est = self._per_round(wins, share=True)
+        return _frame(
+            {"kind": list(L.KIND_NAMES), "rounds": wins.sum(axis=0), **_cols("share", est)}
+        )
 
     def _wins_with_all(self, name: str) -> np.ndarray:
         w = self.field(name)  # [G, 5, kind]
@@ -225,7 +235,7 @@ class Results:
         ``ALL`` for any), ``wins`` (rounds won), ``rate`` (wins / rounds),
         ``se``, ``ci_low``, ``ci_high`` (95%)."""
         w = self._wins_with_all("A_WINS")
-        r, se = self._per_round(w)
+        est = self._per_round(w, share=True)
         kinds = list(L.KIND_NAMES) + [ALL]
         rows = [
             {
@@ -233,13 +243,12 @@ class Results:
                 "player": self.players[s],
                 "kind": k,
                 "wins": int(w[:, s, j].sum()),
-                "rate": r[s, j],
-                "se": se[s, j],
+                **_cols("rate", (e[s, j] for e in est)),
             }
             for s in range(L.N_SEATS)
             for j, k in enumerate(kinds)
         ]
-        return _ci(_frame(rows), share=True)
+        return _frame(rows)
 
     def win_by_player(self) -> pd.DataFrame:
         """Win rate of each player (strategy) per seat it occupies, by end kind.
@@ -253,7 +262,7 @@ class Results:
         rows = []
         seats = self.player_seats()
         for p, x in self._by_player(w).items():
-            r, se = self._per_round(x)
+            est = self._per_round(x, share=True, seats=len(seats[p]))
             for j, k in enumerate(kinds):
                 rows.append(
                     {
@@ -262,11 +271,10 @@ class Results:
                         "n_seats": len(seats[p]),
                         "kind": k,
                         "wins": int(w[:, seats[p], j].sum()),
-                        "rate": r[j],
-                        "se": se[j],
+                        **_cols("rate", (e[j] for e in est)),
                     }
                 )
-        return _ci(_frame(rows), share=True)
+        return _frame(rows)
 
     def win_by_starter_offset(self) -> pd.DataFrame:
         """Win rate by seat offset from the round's starter (0: the starter,
@@ -275,14 +283,19 @@ class Results:
         Columns: ``offset`` (0..4), ``kind`` (an end kind or ``ALL``),
         ``wins``, ``rate`` (wins / rounds), ``se``, ``ci_low``, ``ci_high``."""
         w = self._wins_with_all("A_WINS_OFFSET")
-        r, se = self._per_round(w)
+        est = self._per_round(w, share=True)
         kinds = list(L.KIND_NAMES) + [ALL]
         rows = [
-            {"offset": o, "kind": k, "wins": int(w[:, o, j].sum()), "rate": r[o, j], "se": se[o, j]}
+            {
+                "offset": o,
+                "kind": k,
+                "wins": int(w[:, o, j].sum()),
+                **_cols("rate", (e[o, j] for e in est)),
+            }
             for o in range(L.N_SEATS)
             for j, k in enumerate(kinds)
         ]
-        return _ci(_frame(rows), share=True)
+        return _frame(rows)
 
     def _pass_arrays(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         return {
@@ -297,11 +310,13 @@ class Results:
         PASSEBUNGE included; ``PASSEBUNGE``), ``events`` (count),
         ``per_round`` (events per round), ``per_round_se``, ``rounds_with``
         (rounds in which the seat made at least one), ``round_share``
-        (rounds_with / rounds), ``round_share_se``."""
+        (rounds_with / rounds), ``round_share_se``; their 95% intervals
+        ``per_round_ci_low``, ``per_round_ci_high`` (t) and
+        ``round_share_ci_low``, ``round_share_ci_high`` (Wilson)."""
         rows = []
         for ev, (e, rw) in self._pass_arrays().items():
-            r1, s1 = self._per_round(e)
-            r2, s2 = self._per_round(rw)
+            e1 = self._per_round(e)
+            e2 = self._per_round(rw, share=True)
             for s in range(L.N_SEATS):
                 rows.append(
                     {
@@ -309,11 +324,9 @@ class Results:
                         "player": self.players[s],
                         "event": ev,
                         "events": int(e[:, s].sum()),
-                        "per_round": r1[s],
-                        "per_round_se": s1[s],
+                        **_cols("per_round", (a[s] for a in e1), True),
                         "rounds_with": int(rw[:, s].sum()),
-                        "round_share": r2[s],
-                        "round_share_se": s2[s],
+                        **_cols("round_share", (a[s] for a in e2), True),
                     }
                 )
         return _frame(rows)
@@ -325,24 +338,25 @@ class Results:
         PASSEBUNGE, or ``PASSEBUNGE``), ``events`` (count over its seats),
         ``per_round`` (events per round per seat), ``per_round_se``,
         ``round_share`` (share of rounds in which one such seat made at
-        least one, averaged over its seats), ``round_share_se``."""
+        least one, averaged over its seats), ``round_share_se``; their 95%
+        intervals ``per_round_ci_low``, ``per_round_ci_high``,
+        ``round_share_ci_low``, ``round_share_ci_high``."""
         rows = []
         seats = self.player_seats()
         for ev, (e, rw) in self._pass_arrays().items():
             pe, prw = self._by_player(e), self._by_player(rw)
             for p in seats:
-                r1, s1 = self._per_round(pe[p])
-                r2, s2 = self._per_round(prw[p])
+                k = len(seats[p])
                 rows.append(
                     {
                         "player": p,
-                        "n_seats": len(seats[p]),
+                        "n_seats": k,
                         "event": ev,
                         "events": int(e[:, seats[p]].sum()),
-                        "per_round": float(r1),
-                        "per_round_se": float(s1),
-                        "round_share": float(r2),
-                        "round_share_se": float(s2),
+                        **_cols("per_round", map(float, self._per_round(pe[p], seats=k)), True),
+                        **_cols(
+                            "round_share", map(float, self._per_round(prw[p], True, seats=k)), True
+                        ),
                     }
                 )
         return _frame(rows)
@@ -358,9 +372,10 @@ class Results:
         for the table), ``source_player`` (``table`` or the seat's player),
         ``dest_seat``, ``dest_player``, ``reason`` (PASS, PASSEBUNGE, CAPPU,
         CEKI, POLLO, MANGUNO, MATTIKKENG), ``stones`` (total moved),
-        ``per_round``, ``se``.  Stones owed but not paid are in :meth:`unpaid`."""
+        ``per_round``, ``se``, ``ci_low``, ``ci_high``.  Stones owed but not
+        paid are in :meth:`unpaid`."""
         f = self.field("A_FLOW")  # [G, 6, 5, 7]
-        r, se = self._per_round(f)
+        est = self._per_round(f)
         rows = []
         for i in range(6):
             for d in range(L.N_SEATS):
@@ -374,8 +389,7 @@ class Results:
                             "dest_player": self.players[d],
                             "reason": reason,
                             "stones": int(f[:, i, d, k].sum()),
-                            "per_round": r[i, d, k],
-                            "se": se[i, d, k],
+                            **_cols("per_round", (a[i, d, k] for a in est)),
                         }
                     )
         return _frame(rows)
@@ -404,17 +418,16 @@ class Results:
         cover (D7), per round.
 
         Columns: ``dest_seat``, ``dest_player``, ``reason``, ``stones``
-        (total), ``per_round``, ``se``."""
+        (total), ``per_round``, ``se``, ``ci_low``, ``ci_high``."""
         u = self.field("A_UNPAID")  # [G, 5, 7]
-        r, se = self._per_round(u)
+        est = self._per_round(u)
         rows = [
             {
                 "dest_seat": d,
                 "dest_player": self.players[d],
                 "reason": reason,
                 "stones": int(u[:, d, k].sum()),
-                "per_round": r[d, k],
-                "se": se[d, k],
+                **_cols("per_round", (a[d, k] for a in est)),
             }
             for d in range(L.N_SEATS)
             for k, reason in enumerate(L.REASON_NAMES)
@@ -427,17 +440,15 @@ class Results:
         Columns: ``seat``, ``player``, ``camats`` (count),
         ``per_1000_rounds``, ``se``, ``ci_low``, ``ci_high``."""
         c = self.field("A_CAMAT")
-        r, se = self._per_round(c, 1000.0)
-        df = _frame(
+        est = self._per_round(c, 1000.0)
+        return _frame(
             {
                 "seat": range(L.N_SEATS),
                 "player": self.players,
                 "camats": c.sum(axis=0),
-                "per_1000_rounds": r,
-                "se": se,
+                **_cols("per_1000_rounds", est),
             }
         )
-        return _ci(df, "per_1000_rounds")
 
     def camat_by_player(self) -> pd.DataFrame:
         """CAMAT designations per 1000 rounds per seat of each player.
@@ -448,17 +459,16 @@ class Results:
         seats = self.player_seats()
         rows = []
         for p, x in self._by_player(c).items():
-            r, se = self._per_round(x, 1000.0)
+            est = self._per_round(x, 1000.0, seats=len(seats[p]))
             rows.append(
                 {
                     "player": p,
                     "n_seats": len(seats[p]),
                     "camats": int(c[:, seats[p]].sum()),
-                    "per_1000_rounds": float(r),
-                    "se": float(se),
+                    **_cols("per_1000_rounds", map(float, est)),
                 }
             )
-        return _ci(_frame(rows), "per_1000_rounds")
+        return _frame(rows)
 
     def camat_gaps(self) -> pd.DataFrame:
         """Distribution of the number of rounds between CAMATs (for a table's
@@ -498,7 +508,9 @@ class Results:
         table), ``player`` (``table`` or the seat's player), ``mean_stones``
         (stones held at the end), ``mean_stones_se``, ``camat_share`` (share
         of tables where this seat is CAMAT at the end; for ``table``: share
-        of tables with no CAMAT), ``camat_share_se``."""
+        of tables with no CAMAT), ``camat_share_se``; their 95% intervals
+        ``mean_stones_ci_low``, ``mean_stones_ci_high``,
+        ``camat_share_ci_low``, ``camat_share_ci_high``."""
         st = self.group_state
         n = self.group_tables
         stones = np.concatenate(
@@ -511,17 +523,13 @@ class Results:
             ],
             axis=1,
         )
-        r1, s1 = ratio(stones, n)
-        r2, s2 = ratio(holder, n)
         return _frame(
             {
                 "holder": [self._source_name(i) for i in range(6)],
                 "seat": range(-1, 5),
                 "player": ["table"] + self.players,
-                "mean_stones": r1,
-                "mean_stones_se": s1,
-                "camat_share": r2,
-                "camat_share_se": s2,
+                **_cols("mean_stones", interval(stones, n), True),
+                **_cols("camat_share", interval(holder, n, share=True), True),
             }
         )
 
@@ -542,9 +550,10 @@ class Results:
     def summary(self) -> dict:
         """The study as one JSON-friendly dict (schema in ``docs/study.md``).
 
-        Every estimated quantity is ``{"value": v, "se": s}`` (``se`` is
-        null with a single table); a share also has its Wilson 95% bounds
-        ``ci_low``, ``ci_high``, within [0, 1]."""
+        Every estimated quantity is ``{"value", "se", "ci_low", "ci_high"}``
+        (95%, by the rule for its kind, :mod:`domeng.results.stats`; ``se``
+        and the bounds are null with a single table); a share's bounds lie
+        within [0, 1]."""
         from domeng.results.metrics import metric_parts, nest
 
         out: dict = {
@@ -562,7 +571,7 @@ class Results:
         for p in metric_parts(self).values():
             if p.path == ("rounds_between_camats", "mean"):  # the count goes first
                 flat[("rounds_between_camats", "camats")] = int(self.field("A_CAMAT").sum())
-            flat[p.path] = estimate(*ratio(p.x, p.n), share=p.share)
+            flat[p.path] = estimate(*p.interval())
         out.update(nest(flat))
         if self.meta.get("stopping"):  # a study that stopped on the data: why, and the precision
             out["stopping"] = self.meta["stopping"]
@@ -612,18 +621,23 @@ class Results:
                 f"cannot write results to {str(folder)!r}: {e.strerror or e}"
             ) from None
 
-    def save(self, folder: str | os.PathLike) -> Path:
+    def save(self, folder: str | os.PathLike, overwrite: bool = False) -> Path:
         """Save to ``folder`` (created), atomically: everything is written
         under a temporary name that is renamed at the end.  :meth:`load`
         reads it back.
 
-        Into an existing results folder (e.g. a study folder of ``domeng
+        A folder that already holds results is refused unless ``overwrite``
+        (the folder policy of :mod:`domeng.infra.fs`).  With ``overwrite``,
+        into an existing results folder (e.g. a study folder of ``domeng
         simulate --out``, with its records, manifest, chunks, plots and
         report), only ``summary.json``, ``results.npz`` and ``tables/`` are
         replaced, each file atomically; every other file is kept.  A folder
         holding anything else is refused (:class:`ResultsError`)."""
         target = Path(folder)
         if target.is_dir() and (target / "results.npz").is_file():
+            if not overwrite:
+                fs.inspect_output(target, "results.npz")
+                raise fs.refusal(target, "results", None)
             self.write_files(target)
             return target
         with atomic_directory(folder) as tmp:
@@ -632,38 +646,9 @@ class Results:
 
     def _repr_html_(self) -> str:
         """The key figures as an HTML table (Jupyter shows it for a Results)."""
-        import html
+        from domeng.results.texttable import results_html
 
-        s = self.summary()
-        rows = [
-            ("tables x rounds", f"{self.tables:,} x {self.rounds:,}"),
-            ("seed", self.seed),
-            ("players", ", ".join(self.players)),
-            ("rules", str(self.rules)),
-        ]
-
-        def fmt(e, scale=1.0):
-            if e["value"] is None:
-                return "-"
-            se = e["se"]
-            return f"{e['value']:.4f}" + ("" if se is None else f" ± {Z95 * se:.4f}")
-
-        rows += [(f"end kind {k}", fmt(v)) for k, v in s["end_kind"].items()]
-        rows += [
-            ("PASSEBUNGE per round", fmt(s["passebunge_per_round"])),
-            ("stones per round", fmt(s["stones_per_round"]["total"])),
-            ("CAMAT per 1000 rounds", fmt(s["camat_per_1000_rounds"]["total"])),
-        ]
-        rows += [
-            (f"win rate, starter offset {k}", fmt(v))
-            for k, v in s["win_rate_by_starter_offset"].items()
-        ]
-        body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
-            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
-            for k, v in rows
-        )
-        return f"<table><caption>domeng Results (95% intervals, ±)</caption>{body}</table>"
+        return results_html(self)
 
     @classmethod
     def load(cls, folder: str | os.PathLike) -> Results:

@@ -10,6 +10,7 @@ import pandas as pd
 from domeng.core.wording import counted_x
 from domeng.results.comparison import Comparison
 from domeng.results.stats import num
+from domeng.results.texttable import column
 
 SWEEP_SCHEMA = "domeng.sweep/1"
 #: the metrics a sweep plots by default (every metric is in the DataFrame)
@@ -39,7 +40,8 @@ class Sweep:
 
         Columns: one per swept option (its value), ``point`` (the arm's
         name), ``metric``, ``unit``, ``value``, ``se``, ``ci_low``, ``ci_high``
-        (95%; Wilson for shares), then the paired difference from the first
+        (95%, by the rule for its kind: :mod:`domeng.results.stats`), then the
+        paired difference from the first
         grid point: ``diff``, ``diff_se``, ``diff_se_unpaired``,
         ``diff_ci_low``, ``diff_ci_high`` (0 with SE 0 at the first point)."""
         c = self.comparison
@@ -104,18 +106,27 @@ class Sweep:
         lines = [
             f"Sweep: {grid}, seed {b.seed}, the same tables at every point; players "
             f"{','.join(b.players)}",
-            "value (95% CI); change: paired difference from the first point",
+            "value (95% CI); change: paired difference from the first point (95% CI, "
+            f"t with {b.groups - 1} degrees of freedom)",
             "",
         ]
+        ref = self.comparison.baseline_name
         for m in metrics:
             g = df[df.metric == m]
             if g.empty:
                 continue
             lines.append(m)
-            for r in g.itertuples():
-                lines.append(
-                    f"  {r.point:<44}{r.value:>10.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]"
-                    f"  change {r.diff:+.4f} ± {r.diff_ci_high - r.diff:.4f}"
-                )
+            est = [
+                {"value": r.value, "ci_low": r.ci_low, "ci_high": r.ci_high} for r in g.itertuples()
+            ]
+            chg = [
+                None
+                if r.point == ref
+                else {"value": r.diff, "ci_low": r.diff_ci_low, "ci_high": r.diff_ci_high}
+                for r in g.itertuples()
+            ]
+            for r, v, c in zip(g.itertuples(), column(est), column(chg)):
+                change = "(the reference)" if r.point == ref else f"change {c}"
+                lines.append(f"  {r.point:<44}{v:>24}  {change}")
             lines.append("")
         return "\n".join(lines)

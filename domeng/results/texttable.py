@@ -1,40 +1,71 @@
-"""Plain-text rendering of a study summary (the stdout of ``domeng simulate``)."""
+"""Plain-text rendering of a study summary (the stdout of ``domeng simulate``),
+and the same estimates in the small HTML table Jupyter shows for a Results."""
 
 from __future__ import annotations
 
 from domeng.core.layout import KIND_NAMES, REASON_NAMES
 from domeng.core.wording import counted, counted_x
-from domeng.results.stats import Z95, wilson
+
+
+def _bound(x: float, digits: int) -> str:
+    """A bound to ``digits`` decimals, or to two significant digits where those
+    decimals would show a nonzero bound as 0."""
+    text = f"{x:.{digits}f}"
+    return f"{x:.2g}" if x != 0 and float(text) == 0 else text
+
+
+def _symmetric(est: dict, digits: int) -> bool:
+    """The interval is ``value -/+ h`` to the digits shown, with ``h`` not 0."""
+    v, lo, hi = est["value"], est["ci_low"], est["ci_high"]
+    down, up = f"{v - lo:.{digits}f}", f"{hi - v:.{digits}f}"
+    return down == up and float(up) != 0
+
+
+def cell(est: dict | None, digits: int = 4, brackets: bool = True) -> str:
+    """An estimate ``{"value", "ci_low", "ci_high"}`` as ``value [low, high]``
+    (or ``value ± half-width`` with ``brackets=False``, for a column whose
+    intervals are all symmetric: :func:`column`); ``-`` for none."""
+    if not est or est.get("value") is None:
+        return "-"
+    v = est["value"]
+    if est.get("ci_low") is None or est.get("ci_high") is None:
+        return f"{v:.{digits}f}"
+    if not brackets:
+        return f"{v:.{digits}f} ± {est['ci_high'] - v:.{digits}f}"
+    return f"{v:.{digits}f} [{_bound(est['ci_low'], digits)}, {_bound(est['ci_high'], digits)}]"
+
+
+def column(ests: list, digits: int = 4) -> list[str]:
+    """One format per column: ``value ± h`` where every interval in it is
+    symmetric to the digits shown (never ``± 0`` for a wider interval),
+    ``value [low, high]`` otherwise."""
+    full = [e for e in ests if e and e.get("value") is not None and e.get("ci_low") is not None]
+    brackets = not full or not all(_symmetric(e, digits) for e in full)
+    return [cell(e, digits, brackets) for e in ests]
 
 
 def pm(est: dict | None, digits: int = 4) -> str:
-    """``value ± 95% half-width`` of an estimate ``{"value", "se"}``."""
-    if not est or est.get("value") is None:
-        return "-"
-    v, se = est["value"], est.get("se")
-    if se is None:
-        return f"{v:.{digits}f}"
-    return f"{v:.{digits}f} ± {Z95 * se:.{digits}f}"
+    """One estimate alone (a column of one): :func:`column`."""
+    return column([est], digits)[0]
 
 
-def share(est: dict | None, digits: int = 4) -> str:
-    """A share with its 95% Wilson interval, ``value [low, high]`` (never
-    outside [0, 1]); ``value ± half-width`` when that interval is symmetric
-    to the digits shown."""
-    if not est or est.get("value") is None or est.get("se") is None:
-        return pm(est, digits)
-    v, se = est["value"], est["se"]
-    lo, hi = (float(a) for a in wilson(v, se))
-    text = pm(est, digits)
-    if (
-        f"{v - Z95 * se:.{digits}f}" == f"{lo:.{digits}f}"
-        and f"{v + Z95 * se:.{digits}f}" == f"{hi:.{digits}f}"
-    ):
-        return text
-    return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+share = pm
 
 
-def _table(header: list[str], rows: list[list[str]], indent: str = "  ") -> list[str]:
+def _E(est: dict | None, digits: int = 4) -> tuple:
+    """A table cell holding an estimate (formatted with its column: :func:`column`)."""
+    return (est, digits)
+
+
+def _table(header: list[str], rows: list[list], indent: str = "  ") -> list[str]:
+    rows = [list(r) for r in rows]
+    for j in range(len(header)):
+        ests = [r[j] for r in rows if isinstance(r[j], tuple)]
+        if ests:
+            texts = iter(column([e for e, _ in ests], ests[0][1]))
+            for r in rows:
+                if isinstance(r[j], tuple):
+                    r[j] = next(texts)
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
 
     def line(cells):
@@ -68,13 +99,14 @@ def format_summary(s: dict) -> str:
         f"{counted(s['total_rounds'], 'round', ',')}, seed {s['seed']}",
         "players: " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players)),
         f"rules:   {_rules_text(s['rules'])}",
-        "values:  estimate ± 95% confidence half-width (1.96 SE across "
-        f"{counted(s['groups'], 'group')} of tables); shares: [Wilson 95% interval] where it "
-        "differs",
+        "values:  estimate with its 95% interval: ± half-width where it is symmetric, "
+        "[low, high] where not (t with "
+        f"{s['groups'] - 1} degrees of freedom across {counted(s['groups'], 'group')} of "
+        "tables; Wilson for shares; [0, rule of three] for no events)",
         "",
         "How rounds end (share of rounds)",
     ]
-    lines += _table(["kind", "", "share"], [[k, "", share(s["end_kind"][k])] for k in KIND_NAMES])
+    lines += _table(["kind", "", "share"], [[k, "", _E(s["end_kind"][k])] for k in KIND_NAMES])
 
     lines += ["", "Per seat"]
     rows = []
@@ -85,13 +117,13 @@ def format_summary(s: dict) -> str:
             [
                 k,
                 p,
-                share(s["win_rate_by_seat"][k]),
-                share(s["start_share_by_seat"][k], 3),
-                pm(ps["passes_per_round"], 3),
-                pm(ps["passebunge_per_round"], 3),
-                pm(s["camat_per_1000_rounds"]["by_seat"][k], 2),
-                pm(s["stones_per_round"]["from_seat"][k], 3),
-                pm(s["stones_per_round"]["to_seat"][k], 3),
+                _E(s["win_rate_by_seat"][k]),
+                _E(s["start_share_by_seat"][k], 3),
+                _E(ps["passes_per_round"], 3),
+                _E(ps["passebunge_per_round"], 3),
+                _E(s["camat_per_1000_rounds"]["by_seat"][k], 2),
+                _E(s["stones_per_round"]["from_seat"][k], 3),
+                _E(s["stones_per_round"]["to_seat"][k], 3),
             ]
         )
     lines += _table(
@@ -117,12 +149,12 @@ def format_summary(s: dict) -> str:
             [
                 p,
                 str(players.count(p)),
-                share(s["win_rate_by_player"][p]),
-                pm(ps["passes_per_round"], 3),
-                pm(ps["passebunge_per_round"], 3),
-                pm(s["camat_per_1000_rounds"]["by_player"][p], 2),
-                pm(s["stones_per_round"]["from_player"][p], 3),
-                pm(s["stones_per_round"]["to_player"][p], 3),
+                _E(s["win_rate_by_player"][p]),
+                _E(ps["passes_per_round"], 3),
+                _E(ps["passebunge_per_round"], 3),
+                _E(s["camat_per_1000_rounds"]["by_player"][p], 2),
+                _E(s["stones_per_round"]["from_player"][p], 3),
+                _E(s["stones_per_round"]["to_player"][p], 3),
             ]
         )
     lines += _table(
@@ -142,7 +174,7 @@ def format_summary(s: dict) -> str:
     lines += ["", "Win rate by seat offset from the round's starter (0 = starter)"]
     lines += _table(
         ["offset", "", "win rate"],
-        [[str(o), "", share(s["win_rate_by_starter_offset"][str(o)])] for o in range(5)],
+        [[str(o), "", _E(s["win_rate_by_starter_offset"][str(o)])] for o in range(5)],
     )
 
     st = s["stones_per_round"]
@@ -151,10 +183,10 @@ def format_summary(s: dict) -> str:
         [
             r,
             "",
-            pm(st["by_reason"][r], 3),
-            pm(st["by_reason_from_table"][r], 3),
-            pm(st["by_reason_from_players"][r], 3),
-            pm(st["unpaid"]["by_reason"][r], 3),
+            _E(st["by_reason"][r], 3),
+            _E(st["by_reason_from_table"][r], 3),
+            _E(st["by_reason_from_players"][r], 3),
+            _E(st["unpaid"]["by_reason"][r], 3),
         ]
         for r in REASON_NAMES
     ]
@@ -162,10 +194,10 @@ def format_summary(s: dict) -> str:
         [
             "all",
             "",
-            pm(st["total"], 3),
-            pm(st["from_table"], 3),
-            pm(st["from_players"], 3),
-            pm(st["unpaid"]["total"], 3),
+            _E(st["total"], 3),
+            _E(st["from_table"], 3),
+            _E(st["from_players"], 3),
+            _E(st["unpaid"]["total"], 3),
         ]
     )
     lines += _table(["reason", "", "moved", "from table", "from players", "unpaid (D7)"], rows)
@@ -192,3 +224,33 @@ def format_summary(s: dict) -> str:
 
         lines += ["", stopping_text(s["stopping"])]
     return "\n".join(lines) + "\n"
+
+
+def results_html(res) -> str:
+    """The key figures of a :class:`~domeng.results.results.Results` as an
+    HTML table (what Jupyter shows for it): ``value ± h`` where the 95%
+    interval is symmetric to the digits shown, ``value [low, high]`` where not."""
+    from html import escape as esc
+
+    s = res.summary()
+    rows = [
+        ("tables x rounds", f"{res.tables:,} x {res.rounds:,}"),
+        ("seed", res.seed),
+        ("players", ", ".join(res.players)),
+        ("rules", str(res.rules)),
+    ]
+    rows += [(f"end kind {k}", pm(v)) for k, v in s["end_kind"].items()]
+    rows += [
+        ("PASSEBUNGE per round", pm(s["passebunge_per_round"])),
+        ("stones per round", pm(s["stones_per_round"]["total"])),
+        ("CAMAT per 1000 rounds", pm(s["camat_per_1000_rounds"]["total"])),
+    ]
+    rows += [
+        (f"win rate, starter offset {k}", pm(v)) for k, v in s["win_rate_by_starter_offset"].items()
+    ]
+    body = "".join(
+        f"<tr><th style='text-align:left'>{esc(str(k))}</th>"
+        f"<td style='text-align:left'>{esc(str(v))}</td></tr>"
+        for k, v in rows
+    )
+    return f"<table><caption>domeng Results (95% intervals)</caption>{body}</table>"

@@ -134,13 +134,16 @@ def _resume_hint(folder) -> str:
     return f"domeng simulate --resume {folder}"
 
 
-def _prepare_folder(folder: Path) -> Path | None:
+def _prepare_folder(folder: Path, overwrite: bool = False) -> Path | None:
     """Make ``folder`` ready for a new study: the folder policy of
-    :func:`domeng.infra.fs.prepare_output` (a finished results folder is
-    moved aside to ``FOLDER.previous`` until the new study has finished; an
-    unfinished study, a file, a link and a folder holding anything else are
-    refused).  Returns where the previous results went, if anywhere."""
-    return fs.prepare_output(folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder))
+    :func:`domeng.infra.fs.prepare_output` (a study, finished or not, is
+    refused unless ``overwrite``: then it is moved aside to
+    ``FOLDER.previous`` until the new study has finished; a file, a link and
+    a folder holding anything else are refused).  Returns where the previous
+    results went, if anywhere."""
+    return fs.prepare_output(
+        folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder), overwrite
+    )
 
 
 def _remove_if_empty(folder: Path) -> None:
@@ -157,9 +160,9 @@ def _remove_if_empty(folder: Path) -> None:
         pass
 
 
-def check_new_output(folder: str | os.PathLike) -> None:
+def check_new_output(folder: str | os.PathLike, overwrite: bool = False) -> None:
     """Refuse, before anything runs, an output folder a new study may not use."""
-    fs.check_output(folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder))
+    fs.check_output(folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder), overwrite)
 
 
 class Checkpoint:
@@ -203,8 +206,10 @@ class Checkpoint:
         records: str | os.PathLike | None = None,
         lock: bool = False,
         extra: dict | None = None,
+        overwrite: bool = False,
     ) -> Checkpoint:
-        """Start a new study in ``folder`` (see :func:`_prepare_folder`);
+        """Start a new study in ``folder`` (see :func:`_prepare_folder`:
+        ``overwrite`` replaces a study there);
         ``records`` must be a path inside ``folder``.  ``extra``: more keys
         for the manifest (``sequential``: the stopping rule of a study that
         stops on the data, :mod:`domeng.study.sequential`)."""
@@ -243,7 +248,7 @@ class Checkpoint:
         except (KeyError, TypeError, ValueError) as e:
             raise CheckpointError(f"cannot checkpoint this study: {e}") from None
         created = not folder.exists()
-        _prepare_folder(folder)
+        _prepare_folder(folder, overwrite)
         try:
             if lock:
                 ck.lock()

@@ -155,6 +155,7 @@ def compare(
     out: str | os.PathLike | None = None,
     fmt: str = "png",
     dpi: int = 110,
+    overwrite: bool = False,
 ) -> Comparison:
     """Play the baseline and every variant on the same tables and return the
     paired :class:`~domeng.results.comparison.Comparison`.
@@ -171,7 +172,8 @@ def compare(
     at ``dpi``, report; :mod:`domeng.results.compare_report`): each arm's
     chunks are saved there as they finish, so :func:`resume_study`
     (``domeng compare --resume DIR``) finishes an interrupted comparison
-    with the same numbers.
+    with the same numbers.  A folder holding a comparison is refused unless
+    ``overwrite``.
 
     Raises :class:`~domeng.study.simulate.StudyError` (a ``DomengError``) for a
     variant equal to the baseline, an unknown metric or an unreachable target."""
@@ -201,6 +203,7 @@ def compare(
         workers=workers,
         progress=progress,
         write=lambda c, d: write_comparison(c, d, fmt, dpi),
+        overwrite=overwrite,
     )
 
 
@@ -270,6 +273,7 @@ def _study(
     resume: bool = False,
     allow_import=False,
     wrap: Callable[[Comparison], Any] = lambda c: c,
+    overwrite: bool = False,
 ):
     """Play a comparison (or a sweep) and, with ``out``, write its folder:
     the folder policy (:func:`domeng.infra.fs.writing_output`) is applied
@@ -296,6 +300,7 @@ def _study(
                         f"{kind} study",
                         f"domeng {kind} --resume {out}",
                         resume=resume,
+                        force=overwrite,
                     )
                 )
                 if not resume:
@@ -450,11 +455,13 @@ def sweep(
     fmt: str = "png",
     dpi: int = 110,
     metrics: list[str] | None = None,
+    overwrite: bool = False,
 ):
     """Play every point of the grid on the same tables (paired as in
     :func:`compare`; the reference is the first point) and return a
     :class:`~domeng.results.sweep.Sweep`.  ``out``: write the sweep's folder
-    there, checkpointed as in :func:`compare` (``metrics``: those to plot)."""
+    there, checkpointed as in :func:`compare` (``metrics``: those to plot;
+    a folder holding a sweep is refused unless ``overwrite``)."""
     from domeng.results.sweep import Sweep
 
     g = parse_grid(grid)
@@ -487,6 +494,7 @@ def sweep(
         progress=progress,
         wrap=lambda c: Sweep(g, points, c),
         write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
+        overwrite=overwrite,
     )
 
 

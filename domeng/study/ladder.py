@@ -32,7 +32,7 @@ from domeng.core.wording import counted
 from domeng.players.registry import resolve_player
 from domeng.study.arrangements import seatings
 from domeng.study.names import refuse_research_players
-from domeng.study.tournament import STATS, Z95, TournamentResults, _progress, tournament
+from domeng.study.tournament import STATS, TournamentResults, _progress, tournament
 
 #: most lineups a ladder plays (C(10, 5) = 252)
 MAX_LINEUPS = 252
@@ -81,7 +81,7 @@ class LadderResults(TournamentResults):
         player, in rank order (PNG; ``fmt`` svg or pdf is kept for
         :meth:`save` too)."""
         from domeng.results.compare_report import figure_files
-        from domeng.results.report import _bars, _subplots
+        from domeng.results.report import _bars, _err, _subplots
 
         t = self.ranking()
         n = len(t)
@@ -90,7 +90,7 @@ class LadderResults(TournamentResults):
         axes[0].bar(
             x,
             t["net"],
-            yerr=Z95 * t["net_se"].fillna(0),
+            yerr=_err(t["net"], t["net_ci_low"], t["net_ci_high"]),
             capsize=4,
             color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]],
         )
@@ -99,7 +99,13 @@ class LadderResults(TournamentResults):
         axes[0].set_xticklabels(t["player"], rotation=30, ha="right")
         axes[0].set_title("net stones per round (lower is better)")
         axes[0].grid(axis="y", alpha=0.3)
-        _bars(axes[1], list(t["player"]), t["camat_per_1000"], t["camat_per_1000_se"], fmt="{:.1f}")
+        _bars(
+            axes[1],
+            list(t["player"]),
+            t["camat_per_1000"],
+            (t["camat_per_1000_ci_low"], t["camat_per_1000_ci_high"]),
+            fmt="{:.1f}",
+        )
         axes[1].set_xticks(x)
         axes[1].set_xticklabels(t["player"], rotation=30, ha="right")
         axes[1].set_title("CAMAT per 1000 rounds")

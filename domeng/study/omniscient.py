@@ -21,7 +21,7 @@ from domeng.core.errors import DomengError
 from domeng.engine.reference import Table
 from domeng.players.omniscient import MARK, OmniscientPlayer
 from domeng.players.registry import make_player
-from domeng.study.tournament import Z95
+from domeng.results.stats import t_interval
 
 
 def _net_seat0(players: Sequence[Any], seed: int, table: int, rounds: int) -> float:
@@ -90,5 +90,5 @@ def omniscient_match(
         "samples": samples,
         "margin": m,
         "se": se,
-        "ci95": [m - Z95 * se, m + Z95 * se],
+        "ci95": [float(v) for v in t_interval(m, se, games)],
     }

@@ -134,7 +134,12 @@ class BlockRunner:
         self._unsaved: list[list] = [[] for _ in self.plans]  #: played before :meth:`attach`
 
     def attach(
-        self, folders: list, sequential: dict, resume: bool = False, allow_import=False
+        self,
+        folders: list,
+        sequential: dict,
+        resume: bool = False,
+        allow_import=False,
+        overwrite: bool = False,
     ) -> None:
         """Checkpoint each arm's chunks in its folder (``folders[k]``: a study
         folder, :mod:`domeng.study.checkpoint`, whose manifest also holds
@@ -142,7 +147,8 @@ class BlockRunner:
         there are read instead of played again (an arm folder not started
         yet is created), so an interrupted study goes on to the same
         stopping point, bit for bit.  Chunks played before are written now.
-        The folders stay locked until :meth:`close`."""
+        ``overwrite``: a new arm folder may replace a study there.  The
+        folders stay locked until :meth:`close`."""
         from domeng.study.checkpoint import MANIFEST, Checkpoint
 
         for k, (plan, folder) in enumerate(zip(self.plans, folders)):
@@ -159,7 +165,9 @@ class BlockRunner:
                         "(its manifest differs); start a new study"
                     )
             else:
-                ck = Checkpoint.create(folder, plan, lock=True, extra={"sequential": sequential})
+                ck = Checkpoint.create(
+                    folder, plan, lock=True, extra={"sequential": sequential}, overwrite=overwrite
+                )
                 self.checkpoints.append(ck)
             for r in self._unsaved[k]:
                 ck.write_chunk(r)
@@ -265,6 +273,7 @@ def simulate_until(
     checkpoint=None,
     resume: bool = False,
     allow_import=False,
+    overwrite: bool = False,
 ) -> Results:
     """A study that stops on the data: play blocks of tables until each
     target metric's 95% half-width (a confidence sequence) is at most its
@@ -276,7 +285,8 @@ def simulate_until(
     :func:`domeng.study.checkpoint.Checkpoint.create`) where each finished
     chunk is saved and the results are written at the end; after a crash,
     :func:`resume_until` (``domeng simulate --resume DIR``) goes on to the
-    same stopping point and the same numbers."""
+    same stopping point and the same numbers.  A study already in
+    ``checkpoint`` is refused unless ``overwrite``."""
     from domeng.results.metrics import metric_parts
     from domeng.results.stats import ratio
     from domeng.study.names import resolve_names_safely
@@ -304,6 +314,7 @@ def simulate_until(
         threads=workers,
         progress_fn=make_progress(progress, None, rounds),
         folders=None if checkpoint is None else [checkpoint],
+        overwrite=overwrite,
         resume=resume,
         allow_import=allow_import,
     )
@@ -377,6 +388,7 @@ def run_until(
     folders: list | None = None,
     resume: bool = False,
     allow_import=False,
+    overwrite: bool = False,
 ) -> tuple[list[Results], dict]:
     """Play blocks for every arm until ``measure(results)`` (metric ->
     ``(estimate, se)``) meets every target, or the cap; returns the arms'
@@ -389,7 +401,9 @@ def run_until(
 
     def attach() -> None:  # resumed: at once; new: once the first look found the targets reachable
         if folders is not None and not runner.checkpoints:
-            runner.attach(folders() if callable(folders) else folders, record, resume, allow_import)
+            runner.attach(
+                folders() if callable(folders) else folders, record, resume, allow_import, overwrite
+            )
 
     try:
         if resume:

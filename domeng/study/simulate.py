@@ -83,6 +83,7 @@ def simulate(
     client=None,
     checkpoint: str | os.PathLike | None = None,
     stall_seconds: float | None = None,
+    overwrite: bool = False,
 ):
     """Play ``tables`` independent tables of ``rounds`` rounds each (D16)
     and return a :class:`~domeng.results.results.Results`.
@@ -123,9 +124,12 @@ def simulate(
         A study folder: each finished chunk is written there durably, with
         a manifest, and the results are written there at the end; after a
         crash, :func:`domeng.resume` continues it (see
-        :mod:`domeng.study.checkpoint`).  An existing results folder is replaced,
-        an unfinished study is refused (resume it).  The folder is locked
-        while the study runs (a second writer is refused).
+        :mod:`domeng.study.checkpoint`).  A folder holding a study, finished
+        or not, is refused (``overwrite=True`` replaces it; an unfinished one
+        can be resumed).  The folder is locked while the study runs (a
+        second writer is refused).
+    overwrite:
+        With ``checkpoint``: replace a study already in that folder.
     stall_seconds:
         With ``client``: a cluster that finishes no chunk for this long fails
         with :class:`~domeng.core.errors.ClusterFailure` (default 600 s; the
@@ -180,7 +184,7 @@ def simulate(
     if checkpoint is not None:
         from domeng.study.checkpoint import Checkpoint
 
-        ckpt = Checkpoint.create(checkpoint, plan, records, lock=True)
+        ckpt = Checkpoint.create(checkpoint, plan, records, lock=True, overwrite=overwrite)
     try:
         progress_fn = make_progress(progress, tables, rounds, players=names)
         return run_study(

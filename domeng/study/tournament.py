@@ -19,8 +19,10 @@ the neighbours, not much of the deal's luck.
 
 Per player, the statistics are summed over the seatings of a deal; the deals
 are independent, so 95% confidence intervals are computed across deals
-(``mean +- 1.96 * sd / sqrt(deals)``): the pairing the design gives is the
-deal.  Stones are penalties (term 13): a lower ``net_per_round`` (stones
+(:mod:`domeng.results.stats`: ``mean -/+ t SE`` with ``deals - 1`` degrees
+of freedom, Wilson with the deals' design effect for the win shares,
+``[0, rule of three]`` for a count with no events): the pairing the design
+gives is the deal.  Stones are penalties (term 13): a lower ``net_per_round`` (stones
 received minus stones given, per round played) is better.  ``margins()``
 compares two players deal by deal (a paired difference), which is far more
 precise than comparing their intervals.
@@ -47,7 +49,7 @@ from domeng.core.wording import counted_x
 from domeng.infra import jsontext
 from domeng.players.registry import resolve_players
 from domeng.results.meta import load_error_text
-from domeng.results.stats import Z95, add_ci, num, paired_difference, ratio
+from domeng.results.stats import interval, num, paired_difference, ratio, t_interval
 from domeng.study.arrangements import seat_of, seatings
 
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
@@ -161,6 +163,11 @@ class TournamentResults:
         """Ratio of sums over deals, and its SE across deals."""
         return ratio(x, per)
 
+    def _interval(self, col: str, stat: str, scale: float, rounds: np.ndarray):
+        """``(value, se, low, high)`` of one column of :meth:`table`."""
+        x = self._stat(stat) * scale
+        return interval(x, rounds, share=col in SHARES, event=scale, signed=col == "net")
+
     def table(self) -> pd.DataFrame:
         """One row per player: per-round rates with SE and 95% CI.
 
@@ -191,13 +198,11 @@ class TournamentResults:
             ("passebunge", "passebunge", 1),
             ("camat_per_1000", "camats", 1000),
         ):
-            v, se = self._mean_ci(self._stat(stat) * scale, rounds)
+            v, se, lo, hi = self._interval(col, stat, scale, rounds)
             rows[col] = v
             rows[col + "_se"] = se
-        df = pd.DataFrame(rows)
-        for col in SHARES + ("received", "given", "net", "passebunge", "camat_per_1000"):
-            add_ci(df, col, col + "_se", share=col in SHARES, prefix=col + "_")
-        return df
+            rows[col + "_ci_low"], rows[col + "_ci_high"] = lo, hi
+        return pd.DataFrame(rows)
 
     def margins(self) -> pd.DataFrame:
         """Paired differences of net stones per round between every two
@@ -216,15 +221,16 @@ class TournamentResults:
                     net[:, a] / rounds[:, a], ones, net[:, b] / rounds[:, b], ones
                 )
                 m, se = float(m), float(se)
+                lo, hi = (float(v) for v in t_interval(m, se, self.deals))
                 rows.append(
                     {
                         "a": self.players[a],
                         "b": self.players[b],
                         "net_diff": m,
                         "se": se,
-                        "ci_low": m - Z95 * se,
-                        "ci_high": m + Z95 * se,
-                        "significant": bool(abs(m) > Z95 * se) if se == se else False,
+                        "ci_low": lo,
+                        "ci_high": hi,
+                        "significant": bool(lo > 0 or hi < 0),
                     }
                 )
         return pd.DataFrame(rows)
@@ -298,13 +304,18 @@ class TournamentResults:
         lines += [""] + textwrap.wrap(neighbour_caveat(self.meta), 92)
         return "\n".join(lines)
 
-    def save(self, folder: str | Path, fmt: str = "png", dpi: int = 110) -> Path:
+    def save(
+        self, folder: str | Path, fmt: str = "png", dpi: int = 110, overwrite: bool = False
+    ) -> Path:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
-        plots and report.html, written atomically."""
+        plots and report.html, written atomically; a folder that holds
+        tournament results already is refused unless ``overwrite``."""
         from domeng.infra.fs import atomic_directory, atomic_write
 
         folder = Path(folder)
-        with atomic_directory(folder, finished="per_deal.npz", what="tournament results") as tmp:
+        with atomic_directory(
+            folder, finished="per_deal.npz", what="tournament results", overwrite=overwrite
+        ) as tmp:
             atomic_write(tmp / "summary.json", json.dumps(self.summary(), indent=2))
             atomic_write(tmp / "players.csv", self.table().to_csv(index=False))
             atomic_write(tmp / "players.parquet", lambda f: self.table().to_parquet(f, index=False))
@@ -420,14 +431,14 @@ class TournamentResults:
         return page.render()
 
 
-def check_out(folder: str | Path) -> None:
+def check_out(folder: str | Path, overwrite: bool = False) -> None:
     """Refuse an output folder :meth:`TournamentResults.save` could not use
-    (a file, a link, a folder holding other things, an unwritable place),
-    before anything is played (the folder policy of :mod:`domeng.infra.fs`)."""
-    from domeng.infra.fs import check_writable, inspect_output
+    (a file, a link, a folder holding other things or, unless ``overwrite``,
+    tournament results already; an unwritable place), before anything is
+    played (the folder policy of :mod:`domeng.infra.fs`)."""
+    from domeng.infra.fs import check_output
 
-    inspect_output(folder, "per_deal.npz", what="tournament results")
-    check_writable(folder)
+    check_output(folder, "per_deal.npz", what="tournament results", force=overwrite)
 
 
 _f = num

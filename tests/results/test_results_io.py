@@ -45,9 +45,13 @@ EXPECTED_COLUMNS = {
         "events",
         "per_round",
         "per_round_se",
+        "per_round_ci_low",
+        "per_round_ci_high",
         "rounds_with",
         "round_share",
         "round_share_se",
+        "round_share_ci_low",
+        "round_share_ci_high",
     ],
     "passes_by_player": [
         "player",
@@ -56,8 +60,12 @@ EXPECTED_COLUMNS = {
         "events",
         "per_round",
         "per_round_se",
+        "per_round_ci_low",
+        "per_round_ci_high",
         "round_share",
         "round_share_se",
+        "round_share_ci_low",
+        "round_share_ci_high",
     ],
     "stone_flows": [
         "source",
@@ -69,8 +77,19 @@ EXPECTED_COLUMNS = {
         "stones",
         "per_round",
         "se",
+        "ci_low",
+        "ci_high",
     ],
-    "unpaid": ["dest_seat", "dest_player", "reason", "stones", "per_round", "se"],
+    "unpaid": [
+        "dest_seat",
+        "dest_player",
+        "reason",
+        "stones",
+        "per_round",
+        "se",
+        "ci_low",
+        "ci_high",
+    ],
     "camat_by_seat": ["seat", "player", "camats", "per_1000_rounds", "se", "ci_low", "ci_high"],
     "camat_by_player": [
         "player",
@@ -89,8 +108,12 @@ EXPECTED_COLUMNS = {
         "player",
         "mean_stones",
         "mean_stones_se",
+        "mean_stones_ci_low",
+        "mean_stones_ci_high",
         "camat_share",
         "camat_share_se",
+        "camat_share_ci_low",
+        "camat_share_ci_high",
     ],
     "camats_per_table": ["camats", "tables", "share"],
 }
@@ -186,15 +209,17 @@ def test_summary_json_schema(res):
     assert len(leaves) > 100
     shares = _share_paths(res)
     for path, est in leaves:
-        if path in shares:  # a share also carries its Wilson bounds (issue 12)
-            assert set(est) == {"value", "se", "ci_low", "ci_high"}, path
-        else:
-            assert set(est) == {"value", "se"}, path
+        # every estimate carries its 95% bounds (issue 23): Wilson for a share
+        assert set(est) == {"value", "se", "ci_low", "ci_high"}, path
         assert isinstance(est["value"], float) and isinstance(est["se"], float), path
         assert est["se"] >= 0, path
+        assert est["ci_low"] <= est["value"] <= est["ci_high"], path
+        assert est["ci_high"] > est["ci_low"], path  # never of zero width (issue 23)
+        if path in shares:
+            assert 0 <= est["ci_low"] and est["ci_high"] <= 1, path
     # the scalar quantities that the issue names are estimates
     for key in ("passes_per_round", "passebunge_per_round", "tiles_per_round", "turns_per_round"):
-        assert set(s[key]) == {"value", "se"}
+        assert set(s[key]) == {"value", "se", "ci_low", "ci_high"}
     assert set(s["passebunge_round_share"]) == {"value", "se", "ci_low", "ci_high"}
 
 
@@ -277,7 +302,10 @@ def test_save_replaces_results_but_refuses_other_folders(res, tmp_path):
     out = tmp_path / "study"
     other = simulate(tables=2, rounds=2, seed=1, progress=False)
     other.save(out)
-    res.save(out)  # an existing results folder is replaced
+    with pytest.raises(ResultsError, match="overwrite=True"):  # nothing overwritten (issue 23)
+        res.save(out)
+    assert Results.load(out).equals(other)
+    res.save(out, overwrite=True)  # asked: an existing results folder is replaced
     assert Results.load(out).equals(res)
     foreign = tmp_path / "mine"
     foreign.mkdir()

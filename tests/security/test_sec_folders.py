@@ -256,7 +256,7 @@ def test_the_lock_is_released_when_its_process_dies(tmp_path):
 def test_a_crafted_previous_marker_deletes_nothing_else(tmp_path, text):
     d = tmp_path / "s"
     finished(d)
-    finished(d, seed=5)  # the old one went to s.previous and was then deleted
+    finished(d, seed=5, overwrite=True)  # the old one went to s.previous and was then deleted
     victim = tmp_path / "victim.previous"
     victim.mkdir()
     (victim / "keep").write_text("x")

@@ -9,7 +9,7 @@ import pytest
 
 import domeng
 from domeng.cli.main import main
-from domeng.results.stats import Z95, paired_difference, ratio, wilson
+from domeng.results.stats import critical, paired_difference, ratio, wilson
 
 
 def run(capsys, *argv):
@@ -36,7 +36,9 @@ def test_difference_is_the_difference_of_the_arms_summaries():
         got = cmp.summary()["differences"][name]["passebunge_per_round"]
         want = s["passebunge_per_round"]["value"] - base["passebunge_per_round"]["value"]
         assert got["value"] == pytest.approx(want, abs=1e-12)
-        assert got["ci_low"] == pytest.approx(got["value"] - Z95 * got["se"])
+        # t with G - 1 degrees of freedom across the groups (issue 23)
+        t = critical(cmp.baseline.groups)
+        assert got["ci_low"] == pytest.approx(got["value"] - t * got["se"])
     # the arms were played on the same tables
     assert {r.seed for r in cmp.arms.values()} == {0}
 
@@ -70,7 +72,7 @@ def test_compare_json_schema(capsys, tmp_path):
     for per_metric in obj["differences"].values():
         assert "end_kind.POLLO" in per_metric and "win_rate_by_seat.0" in per_metric
         for est in per_metric.values():
-            assert set(est) == {"value", "se", "se_unpaired", "ci_low", "ci_high"}
+            assert set(est) == {"value", "se", "se_unpaired", "p_value", "ci_low", "ci_high"}
     assert (out_dir / "plots" / "forest.svg").read_bytes().lstrip().startswith(b"<?xml")
     assert (out_dir / "plots" / "forest.png").is_file()
     assert json.loads((out_dir / "compare.json").read_text())["schema"] == "domeng.compare/1"
@@ -186,8 +188,10 @@ def test_bad_input_one_line_exit_2_nothing_written(capsys, tmp_path, argv, messa
 
 
 def test_wilson_stays_in_unit_interval():
-    lo, hi = wilson(np.array([0.2, 0.0, 1.0, 0.5]), np.array([0.133, 0.01, 0.01, 0.3]))
-    assert np.all(lo >= 0) and np.all(hi <= 1) and np.all(lo <= hi)
+    lo, hi = wilson(
+        np.array([0.2, 0.0, 1.0, 0.5]), np.array([0.133, 0.0, 0.0, 0.3]), np.full(4, 10.0), 10
+    )
+    assert np.all(lo >= 0) and np.all(hi <= 1) and np.all(lo < hi)  # never zero width
     # the defect of issue 12: 0.200 ± 0.261 with 10 tables; now within [0, 1]
     res = domeng.simulate(tables=3, rounds=4, seed=5, progress=False)
     for df in (res.end_kinds(), res.win_by_seat(), res.win_by_player()):
@@ -203,3 +207,36 @@ def test_paired_difference_matches_direct_formula():
     r, s = ratio(xv - xb, n)
     assert d == pytest.approx(r) and se == pytest.approx(s)
     assert seu == pytest.approx(np.hypot(ratio(xv, n)[1], ratio(xb, n)[1]))
+
+
+def test_adjusted_intervals_and_their_count(capsys):
+    """issue 23: the text says how many intervals it shows; --adjust holm or
+    bonferroni widens them to hold together (t with G - 1 degrees of freedom)."""
+    cmp = domeng.compare(["pollo=4", "ceki=4"], tables=12, rounds=10, progress=False)
+    alone = cmp.differences()
+    bonf = cmp.differences(adjust="bonferroni")
+    holm = cmp.differences(adjust="holm")
+    m = len(alone)
+    assert m == 2 * len(cmp.metrics())
+    assert np.allclose(bonf.level, 1 - 0.05 / m) and (alone.level == 0.95).all()
+    ok = alone.se > 0
+    width = lambda d: (d.ci_high - d.ci_low)[ok]  # noqa: E731
+    assert (width(bonf) > width(alone)).all()
+    assert (width(holm) <= width(bonf) + 1e-12).all() and (width(holm) >= width(alone)).all()
+    t = critical(cmp.baseline.groups)
+    assert alone.ci_high[ok].to_numpy() == pytest.approx((alone.value + t * alone.se)[ok])
+    text = cmp.to_text()
+    assert "30 intervals (15 metrics x 2 variants), each at 95% alone" in text
+    assert "adjusted by Bonferroni" in cmp.to_text(adjust="bonferroni")
+    assert cmp.summary("holm")["intervals"] == {"count": m, "level": 0.95, "adjust": "holm"}
+    with pytest.raises(ValueError):
+        cmp.differences(adjust="sidak")
+    from domeng.cli.main import main
+
+    assert (
+        main(
+            ["compare", "-V", "pollo=4", "-t", "6", "-r", "5", "--adjust", "holm", "--no-progress"]
+        )
+        == 0
+    )
+    assert "adjusted by Holm (step-down) to hold together at 95%" in capsys.readouterr().out

@@ -379,6 +379,7 @@ def test_out_replaces_a_finished_study_and_leaves_nothing_beside_it(tmp_path, ca
             "--no-progress",
             "--chunk-tables",
             "2",
+            "--force",  # without it the finished study is refused (issue 23)
         )[0]
         == 0
     )
@@ -407,7 +408,9 @@ def test_a_failed_run_over_a_finished_study_keeps_the_old_results(tmp_path, monk
 
     monkeypatch.setattr(chunks_mod, "run_tables", failing)
     with pytest.raises(KeyboardInterrupt):
-        simulate(checkpoint=d, progress=False, chunk_tables=2, **{**STUDY, "seed": 9})
+        simulate(
+            checkpoint=d, progress=False, chunk_tables=2, overwrite=True, **{**STUDY, "seed": 9}
+        )
     kept = tmp_path / "study.previous"
     assert Results.load(kept).equals(old)
     # the new study can be resumed; once it has finished the old results go

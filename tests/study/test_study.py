@@ -17,6 +17,7 @@ from domeng.core.rules import Rules
 from domeng.infra.progress import Progress
 from domeng.players.registry import make_player
 from domeng.results.results import ratio
+from domeng.results.stats import critical
 from domeng.study import chunks as chunks_mod
 from domeng.study import records as records_mod
 from domeng.study import simulate as study
@@ -197,8 +198,10 @@ def test_symmetric_seats_are_within_their_confidence_intervals():
     assert (df.se > 0).all()
     z = (df.rate - 0.2) / df.se
     assert (z.abs() < 4.5).all(), z
-    # shares get Wilson intervals: within [0, 1], close to +-1.96 SE with this many rounds
-    assert np.allclose(df.ci_high - df.ci_low, 2 * 1.959963984540054 * df.se, rtol=2e-3)
+    # shares get Wilson intervals: within [0, 1], close to +-t SE with this many rounds
+    # (t with G - 1 degrees of freedom, issue 23; the design effect is above 1 here)
+    t = critical(res.groups)
+    assert np.allclose(df.ci_high - df.ci_low, 2 * t * df.se, rtol=2e-3)
     assert ((df.ci_low <= df.rate) & (df.rate <= df.ci_high)).all()
 
 

@@ -37,7 +37,7 @@ def test_save_into_a_study_folder_keeps_every_other_file(tmp_path):
     )
     before = {p.relative_to(out) for p in out.rglob("*")}
     res = domeng.Results.load(out)
-    res.save(out)
+    res.save(out, overwrite=True)
     after = {p.relative_to(out) for p in out.rglob("*")}
     assert before <= after
     assert domeng.Results.load(out).equals(res)

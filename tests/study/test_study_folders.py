@@ -120,7 +120,8 @@ def test_killed_run_over_its_previous_output_loses_nothing_then_resumes(
     assert run(capsys, *argv, "-s", "1", "--out", d)[0] == 0
     first = snapshot(d)
     interrupt(1)  # the second arm's chunk is never played
-    code, _, err = run(capsys, *argv, "-s", "2", "--out", d)
+    refused(capsys, [*argv, "-s", "2", "--out", d], "--force")  # nothing overwritten (issue 23)
+    code, _, err = run(capsys, *argv, "-s", "2", "--out", d, "--force")
     assert code == 130, err
     interrupt(None)
     # the previous output is intact beside it; the new folder is unfinished, not half-written
@@ -137,8 +138,9 @@ def test_killed_run_over_its_previous_output_loses_nothing_then_resumes(
     assert not previous.exists() and not (d / "previous-results.txt").exists()
     assert study_json(d, marker) == study_json(ref, marker)
     assert (d / "tables").is_dir() and (d / "report.html").is_file() and no_temporaries(tmp_path)
-    # run again into its own finished output: replaced, nothing left beside it
-    assert run(capsys, *argv, "-s", "1", "--out", d)[0] == 0
+    # run again into its own finished output: refused, then replaced with --force
+    refused(capsys, [*argv, "-s", "1", "--out", d], f"domeng {kind} --resume")
+    assert run(capsys, *argv, "-s", "1", "--out", d, "--force")[0] == 0
     assert json.loads((d / marker).read_text())["seed"] == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "ref"]
 
