@@ -97,7 +97,7 @@ def _set_threads(threads: int | None) -> None:
 
 
 def run_tables(
-    players: Sequence[str] | str,
+    players: Sequence[Any] | str,
     rules: Rules | None = None,
     seed: int = 0,
     table_start: int = 0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from domeng.cli.compare import add_plot_options
 
@@ -35,7 +36,7 @@ def cmd_report(args) -> int:
     if kind == "results":
         from domeng.results.results import Results
 
-        obj = Results.load(args.dir)
+        obj: Any = Results.load(args.dir)
     else:
         obj = C.load_comparison(args.dir) if kind == "compare" else C.load_sweep(args.dir)
     try:

@@ -304,12 +304,14 @@ class Game:
         (:mod:`domeng.core.observation`): a new array."""
         self._check_seat(seat)
         E.observe(self._S, seat, self._obs)
-        return self._obs.copy()
+        out: np.ndarray = self._obs.copy()
+        return out
 
     def history(self) -> np.ndarray:
         """The round's public history, ``int64[MAX_TURNS, 3]`` (unused rows -1)."""
         E.observe_history(self._S, self._hist)
-        return self._hist.copy()
+        out: np.ndarray = self._hist.copy()
+        return out
 
     def events_for(self, seat: int | None) -> list[dict[str, Any]]:
         """This round's events as ``seat`` may see them (None: a spectator)."""

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -596,9 +597,7 @@ class Results:
             fs.clean_temporaries(folder, ("tables", "plots"))
             tables = fs.fixed_subfolder(folder, "tables")
             for name, df in self.frames().items():
-                atomic_write(
-                    tables / f"{name}.parquet", lambda f, df=df: df.to_parquet(f, index=False)
-                )
+                atomic_write(tables / f"{name}.parquet", partial(_to_parquet, df))
                 atomic_write(tables / f"{name}.csv", df.to_csv(index=False))
             atomic_write(folder / "summary.json", self.to_json() + "\n")
             meta = dict(self.meta)
@@ -733,3 +732,8 @@ class Results:
                 f"{' '.join(str(e).split()) or type(e).__name__}"
             ) from None
         return res
+
+
+def _to_parquet(df: pd.DataFrame, f: Any) -> None:
+    """Write ``df`` to the open file ``f`` as Parquet (no index)."""
+    df.to_parquet(f, index=False)

@@ -394,6 +394,8 @@ class Checkpoint:
         for key, value in expect.items():
             if value is None:
                 continue
+            have: Any
+            want: Any
             if key in ("tables", "rounds", "seed", "chunk_tables"):
                 have, want = int(m[key]), int(value)
             elif key == "players":
@@ -533,6 +535,7 @@ class Checkpoint:
         import pyarrow.parquet as pq
 
         path = self.records_path
+        assert path is not None  # a study with records
         if not self._records_merged():
             writer = RecordWriter(path, metadata=metadata)
             try:

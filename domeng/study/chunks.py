@@ -38,6 +38,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -268,13 +269,14 @@ class _Assembly:
 def _play_in_pieces(plan: Plan, start: int, n: int, threads, sink, piece_rounds=None):
     """Play tables ``start .. start+n-1`` with records in :func:`record_pieces`,
     giving each piece's records to ``sink`` in table order (or collecting them)."""
-    asm, kept = _Assembly(), []
+    asm = _Assembly()
+    kept: list[np.ndarray] = []
     for piece in record_pieces(plan, start, n, piece_rounds):
         out = _play_piece(plan, piece, asm.state_for(piece), threads)
         asm.add(piece, out)
         if sink is not None:
             sink(out.records)
-        else:
+        elif out.records is not None:
             kept.append(out.records)
     recs = None
     if sink is None:
@@ -305,7 +307,7 @@ def _worker_threads() -> int | None:
         w = get_worker()
     except (ImportError, ValueError):
         return None  # not in a Dask worker: the engine's default
-    n = getattr(getattr(w, "state", None), "nthreads", None) or getattr(w, "nthreads", 1)
+    n: Any = getattr(getattr(w, "state", None), "nthreads", None) or getattr(w, "nthreads", 1)
     return max(1, int(n))
 
 
@@ -433,7 +435,7 @@ class _Chain:
         self.index = index
         start, n = plan.chunk(index)
         self.pieces = record_pieces(plan, start, n, piece_rounds)
-        self.piece = next(self.pieces)
+        self.piece: tuple[int, int, int, int] | None = next(self.pieces)
         self.number = 0
         self.asm = _Assembly()
         self.part = part  # the checkpoint's records writer of this chunk, or None
@@ -673,7 +675,8 @@ def run_study(
         "engine": fingerprint()[1],
         "digest": plan.study_digest(),
     }
-    t0, timing = time.perf_counter(), {}
+    t0 = time.perf_counter()
+    timing: dict[str, float] = {}
     writer = None
     if checkpoint is None and plan.records:
         if records is None:

@@ -29,6 +29,7 @@ import logging
 import os
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from domeng.core.errors import ClusterError, ClusterFailure
 from domeng.core.wording import counted
@@ -109,7 +110,7 @@ def local_security():
 
 
 @contextlib.contextmanager
-def local_cluster(workers: int, dashboard: bool = False, **kwargs) -> Iterator[object]:
+def local_cluster(workers: int, dashboard: bool = False, **kwargs) -> Iterator[Any]:
     """A ``Client`` on a new ``LocalCluster`` of ``workers`` processes with
     one thread each, secured with temporary TLS credentials, on 127.0.0.1,
     with no HTTP server unless ``dashboard`` (then on a free local port;
@@ -177,7 +178,7 @@ def connect(address: str, timeout: float = 10.0) -> Iterator[object]:
 @contextlib.contextmanager
 def client_for(
     scheduler: str | None = None, cluster: str | None = None, dashboard: bool = False
-) -> Iterator[object | None]:
+) -> Iterator[Any | None]:
     """The client the ``--scheduler`` / ``--cluster`` options ask for (None: a local run)."""
     if scheduler and cluster:
         raise ClusterError("give either --scheduler or --cluster, not both")

@@ -179,7 +179,7 @@ def compare(
     variant equal to the baseline, an unknown metric or an unreachable target."""
     arms = _arms(variants, baseline, players, rules)
     rounds = _count("rounds", rounds)
-    study = {
+    study: dict[str, Any] = {
         "tables": _count("tables", tables),
         "rounds": rounds,
         "seed": seed,
@@ -215,6 +215,7 @@ def _play(
     names = list(arms)
     meta = {"command": study.get("command"), "study": study}
     rounds, seed = study["rounds"], study["seed"]
+    res: Any  # the arms' results (a list) under a target, else each arm's Results
     if study.get("target_ci") is not None:
         tg = parse_targets(study["target_ci"], known_metrics(arms))
         targets = [Target(f"{v}:{t.metric}", t.half_width) for v in names[1:] for t in tg]
@@ -341,7 +342,7 @@ def resume_study(
     from domeng.study.names import check_player_names
 
     m = read_manifest(folder, kind)
-    study = {
+    study: dict[str, Any] = {
         k: m.get(k)
         for k in (
             "tables",
@@ -475,7 +476,7 @@ def sweep(
         )
         for point in points
     }
-    study = {
+    study: dict[str, Any] = {
         "tables": _count("tables", tables),
         "rounds": _count("rounds", rounds),
         "seed": seed,

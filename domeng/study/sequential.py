@@ -20,6 +20,7 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -425,7 +426,7 @@ def run_until(
 
 
 def _stop(runner: BlockRunner, targets, measure, attach: Callable[[], None]):
-    looks = []
+    looks: list[Any] = []
 
     def look(blocks: int) -> dict:
         if looks:

@@ -158,7 +158,7 @@ def compile_pending(players=None) -> bool:
     return pending([loop.run_fast_players, loop.run_fast_random])
 
 
-def make_progress(progress, tables: int, rounds: int, done0: int = 0, players=None):
+def make_progress(progress, tables: int | None, rounds: int, done0: int = 0, players=None):
     """The progress callable for ``progress=`` (True, False, None or a callable);
     ``players``: the study's names (a better guess whether it compiles first)."""
     if progress is True:
@@ -172,7 +172,7 @@ def make_progress(progress, tables: int, rounds: int, done0: int = 0, players=No
     raise StudyError(f"progress must be a bool, None or a callable, got {progress!r}")
 
 
-def _bar(tables: int, rounds: int, done0: int, players=None):
+def _bar(tables: int | None, rounds: int, done0: int, players=None):
     from domeng.infra.progress import Progress
 
     return Progress(

@@ -217,10 +217,10 @@ class TournamentResults:
                     continue
                 # per-deal means of each player's net per round, differenced deal by deal
                 ones = np.ones(len(net))
-                m, se, _ = paired_difference(
+                md, sed, _ = paired_difference(
                     net[:, a] / rounds[:, a], ones, net[:, b] / rounds[:, b], ones
                 )
-                m, se = float(m), float(se)
+                m, se = float(md), float(sed)
                 lo, hi = (float(v) for v in t_interval(m, se, self.deals))
                 rows.append(
                     {

@@ -93,10 +93,10 @@ def protocol_for(registry: Registry) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol under ``registry``'s limits (``Config(http=...)``)."""
 
     class Guard(H11Protocol):
-        def connection_made(self, transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport) -> None:
             super().connection_made(transport)
             self._released = False
-            self._head_timer = None
+            self._head_timer: asyncio.TimerHandle | None = None
             if not registry.admit(self, self.client, transport):
                 self._released = True
                 transport.write(_BUSY)
@@ -132,7 +132,7 @@ def protocol_for(registry: Registry) -> type[asyncio.Protocol]:
                 self._release()
                 _lost(exc)
 
-            ws.connection_lost = connection_lost  # the websocket keeps its place
+            ws.connection_lost = connection_lost  # type: ignore[method-assign]  # the websocket keeps its place
 
         def _release(self) -> None:
             if self._head_timer is not None:

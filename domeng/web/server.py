@@ -483,9 +483,9 @@ def parse(text: Any) -> dict[str, Any]:
         fields = ", ".join(want) if want else "none"
         raise WebError(f"a {typ} message has exactly these other fields: {fields}")
     for name, kind in want.items():
-        v = msg[name]
-        if isinstance(v, bool) or not isinstance(v, kind):
+        if isinstance(msg[name], bool) or not isinstance(msg[name], kind):
             raise WebError(f"{name} must be {'a whole number' if kind is int else 'text'}")
+        v: Any = msg[name]  # of its kind now
         if kind is str and len(v) > MAX_FIELD:
             raise WebError(f"{name} is too long (at most {MAX_FIELD} characters)")
         if kind is int and not -(2**53) <= v <= 2**53:
