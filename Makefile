@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 OUT ?= results/default-study
 
-.PHONY: run serve test test-fast install install-test bench clean
+.PHONY: run serve test test-fast install install-test docs bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +13,16 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(PY) -m pip install -q -e '.[test,rl]'
+	$(PY) -m pip install -q -e '.[test,rl,docs]'
 	@# the browser tests (tests/web) drive Debian's Chromium, never a downloaded browser
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
 	  else echo "note: /usr/bin/chromium is missing (apt-get install chromium as root): the browser tests will be skipped"; fi; \
 	fi
+	touch $@
+
+$(VENV)/.installed-docs: $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[docs]'
 	touch $@
 
 $(VENV)/.installed-web: $(VENV)/.installed
@@ -40,6 +44,10 @@ serve: $(VENV)/.installed-web
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 PYTEST := $(PY) -m pytest $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
 
+# the documentation site (mkdocs.yml) into site/; open site/index.html
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
 test: install-test
 	$(PYTEST)
 
@@ -51,4 +59,4 @@ bench: install
 	$(PY) benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info site

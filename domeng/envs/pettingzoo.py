@@ -1,11 +1,13 @@
 """Domeng as a PettingZoo AEC game: the five seats ``seat_0 .. seat_4``.
 
     >>> from domeng.envs.pettingzoo import env
-    >>> e = env(rounds=1)                      # doctest: +SKIP
+    >>> e = env(rounds=1)
     >>> e.reset(seed=1)
     >>> for agent in e.agent_iter():
     ...     obs, reward, term, trunc, info = e.last()
     ...     e.step(None if term or trunc else int(obs["action_mask"].argmax()))
+    >>> e.agents  # the game is over: every seat has left
+    []
 
 Each observation is ``{"observation": float32[OBS_SIZE], "action_mask":
 int8[57]}``: the seat's D17 view (:mod:`domeng.envs.encoding`) and its legal
