@@ -28,7 +28,7 @@ def plain_roles(text: str) -> str:
 
 def fenced_doctests(text: str) -> str:
     """Each run of ``>>>`` lines and the output after them (up to a blank
-    line) inside a fenced ``pycon`` block, at the run's indentation."""
+    line) inside a fenced ``pycon`` block, its indentation removed."""
     out: list[str] = []
     lines = text.split("\n")
     i = 0
@@ -38,12 +38,12 @@ def fenced_doctests(text: str) -> str:
             out.append(line)
             i += 1
             continue
-        indent = line[: len(line) - len(line.lstrip())]
-        out.append(f"{indent}```pycon")
+        cut = len(line) - len(line.lstrip())  # an indented example is no code block
+        out.append("```pycon")
         while i < len(lines) and lines[i].strip():
-            out.append(lines[i])
+            out.append(lines[i][cut:])
             i += 1
-        out.append(f"{indent}```")
+        out.append("```")
     return "\n".join(out)
 
 

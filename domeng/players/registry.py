@@ -85,6 +85,8 @@ class CompiledPlayer:
     fn:
         The strategy (compiled, or a plain function over the arrays).
 
+    Examples
+    --------
     >>> make_player("hunter").name  # a built-in heuristic is one
     'hunter'
     """
@@ -186,6 +188,8 @@ def compile_strategy(fn: Callable, name: str | None = None) -> Any:
     -------
     numba.core.registry.CPUDispatcher
 
+    Examples
+    --------
     >>> def first(obs, hist, moves, n_moves, rng):
     ...     return 0
     >>> type(compile_strategy(first)).__name__
@@ -234,6 +238,8 @@ def resolve_player(p: Any) -> PlayerSpec:
     PlayerError
         For an unknown name, a bad budget, or something that is not a player.
 
+    Examples
+    --------
     >>> resolve_player("Keeper").name
     'keeper'
     >>> resolve_player("nobody")
