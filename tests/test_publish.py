@@ -149,6 +149,7 @@ def test_every_public_name_has_an_example():
         module = importlib.import_module(name)
         tests = doctest.DocTestFinder().find(module)
         with_examples = {t.name.rsplit(".", 1)[-1] for t in tests if t.examples}
+        assert with_examples, f"{name} has no example at all"
         for public in _documented_names(name):
             if public not in with_examples:
                 missing.append(f"{name}.{public}")
@@ -169,4 +170,41 @@ API_EXAMPLES: dict[str, list[str]] = {
     "domeng.results.sweep": ["Sweep"],
     "domeng.core.rules": ["Rules", "parse", "from_mapping", "replace", "changed"],
     "domeng.engine.reference": ["Table", "Round", "new_round", "play_round", "describe"],
+    "domeng.engine.step": [
+        "new_state",
+        "new_rollout_state",
+        "new_round",
+        "new_round_from_hands",
+        "legal_moves",
+        "legal_action_mask",
+        "is_legal",
+        "step",
+        "step_checked",
+        "observe",
+        "observe_history",
+        "preview",
+        "round_over",
+        "game_over",
+        "next_starter",
+        "held_at_settlement",
+        "clear_trace",
+    ],
+    "domeng.engine.game": ["Game", "Preview", "action_of", "action_str"],
+    "domeng.players.registry": [
+        "Player",
+        "RandomPlayer",
+        "CompiledPlayer",
+        "PlayerSpec",
+        "compile_strategy",
+        "resolve_player",
+        "resolve_players",
+        "make_player",
+        "parse_players",
+    ],
+    "domeng.play.session": ["Session", "Move", "View", "check_seat", "parse_seats", "chain_of"],
+    "domeng.envs.gym": ["DomengEnv", "DomengVectorEnv", "LegalActions"],
+    "domeng.envs.pettingzoo": ["env", "raw_env"],
+    "domeng.envs.open_spiel": ["DomengGame", "game_info"],
+    "domeng.envs.options": ["EpisodeOptions"],
+    "domeng.envs.encoding": ["describe", "fields_table"],
 }

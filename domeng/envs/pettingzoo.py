@@ -42,7 +42,24 @@ AGENTS = tuple(f"seat_{s}" for s in range(5))
 class raw_env(AECEnv):
     """The AEC environment (see the module).  Options: ``rules``, ``rounds``,
     ``camats``, ``camat_bonus``, ``table`` (the table index of the seed),
-    ``render_mode`` (``"ansi"``: the round so far as a spectator sees it)."""
+    ``render_mode`` (``"ansi"``: the round so far as a spectator sees it).
+
+    Parameters
+    ----------
+    rules, rounds, camats, camat_bonus:
+        The episode (:class:`~domeng.envs.options.EpisodeOptions`).
+    table:
+        The table index of the seed given to ``reset``.
+    render_mode:
+        None or ``"ansi"``.
+
+    Examples
+    --------
+    >>> e = raw_env(rounds=1)
+    >>> e.reset(seed=1)
+    >>> e.agent_selection, sorted(e.observe("seat_0"))
+    ('seat_0', ['action_mask', 'observation'])
+    """
 
     metadata = {
         "render_modes": ["ansi"],
@@ -146,7 +163,14 @@ class raw_env(AECEnv):
 
 def env(**options) -> AECEnv:
     """:class:`raw_env` with PettingZoo's standard checks (order enforcing,
-    out-of-bounds actions)."""
+    out-of-bounds actions).  ``options``: those of :class:`raw_env`; returns
+    the wrapped environment.
+
+    >>> e = env(rounds=1)
+    >>> e.reset(seed=1)
+    >>> e.possible_agents[:2]
+    ['seat_0', 'seat_1']
+    """
     e = raw_env(**options)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
