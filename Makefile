@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 OUT ?= results/default-study
 
-.PHONY: run serve test test-fast gates install install-test bench clean
+.PHONY: run serve test test-fast gates install install-test docs bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,12 +13,16 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(PY) -m pip install -q -e '.[test,rl]'
+	$(PY) -m pip install -q -e '.[test,rl,docs]'
 	@# the browser tests (tests/web) drive Debian's Chromium, never a downloaded browser
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && apt-get install -y -q chromium; \
 	  else echo "note: /usr/bin/chromium is missing (apt-get install chromium as root): the browser tests will be skipped"; fi; \
 	fi
+	touch $@
+
+$(VENV)/.installed-docs: $(VENV)/.installed
+	$(PY) -m pip install -q -e '.[docs]'
 	touch $@
 
 $(VENV)/.installed-web: $(VENV)/.installed
@@ -47,6 +51,10 @@ gates: install-test
 	$(VENV)/bin/codespell
 	$(VENV)/bin/mypy
 
+# the documentation site (mkdocs.yml) into site/; open site/index.html
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
 test: gates
 	$(PYTEST)
 
@@ -58,4 +66,4 @@ bench: install
 	$(PY) benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info site

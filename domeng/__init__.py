@@ -12,6 +12,11 @@ engine, a numba batch engine and Monte Carlo studies.
   ``client=`` (:mod:`domeng.study.cluster`); ``checkpoint=DIR`` and
   ``domeng.resume(DIR)`` survive crashes (:mod:`domeng.study.checkpoint`).
 
+>>> import domeng
+>>> res = domeng.simulate(tables=2, rounds=2, seed=1, progress=False)
+>>> res.total_rounds
+4
+
 Heavier names are imported lazily, so ``import domeng.core.tiles`` stays light.
 Importing domeng has no side effects: it deletes no files and installs no
 warning filter or matplotlib backend.

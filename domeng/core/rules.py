@@ -48,7 +48,25 @@ _FALSE = {"false", "0", "no", "off", "n", "f"}
 class Rules:
     """Constants and options of one Domeng variant (defaults = ``docs/rules.md``).
 
-    Award sizes are maxima ("up to N"); who pays is fixed by D7..D14.
+    Award sizes are maxima ("up to N"); who pays is fixed by D7..D14.  A
+    frozen dataclass: each option below is a keyword argument (a whole
+    number from 0, or a bool), checked when the rules are made.
+
+    Raises
+    ------
+    RulesError
+        For an option of the wrong type or out of range.
+
+    Examples
+    --------
+    >>> from domeng import Rules
+    >>> Rules().pollo_award
+    5
+    >>> rules = Rules.parse("pollo=4,passebunge_every_pass=false")
+    >>> rules.changed()
+    {'pollo_award': 4, 'passebunge_every_pass': False}
+    >>> str(rules)
+    'pollo_award=4, passebunge_every_pass=false'
     """
 
     #: STONES on the table at the start of a game and after each CAMAT (terms 13, 14; D15)
@@ -101,13 +119,38 @@ class Rules:
     # ----------------------------------------------------------------- parsing
     @classmethod
     def option_names(cls) -> list[str]:
-        """Every option's name, in declaration order."""
+        """Every option's name, in declaration order.
+
+        >>> Rules.option_names()[:3]
+        ['stones', 'pass_award', 'passebunge_award']
+        """
         return [f.name for f in fields(cls)]
 
     @classmethod
     def parse(cls, *specs: str | Iterable[str] | None) -> Rules:
         """Build rules from strings ``"name=value"`` (several may be joined
-        by commas).  Award names may drop ``_award``: ``"pollo=4"``."""
+        by commas).  Award names may drop ``_award``: ``"pollo=4"``.
+
+        Parameters
+        ----------
+        *specs:
+            Strings, lists of strings, or None (skipped); the options not
+            named keep their defaults.
+
+        Returns
+        -------
+        Rules
+
+        Raises
+        ------
+        RulesError
+            For an unknown option, a value that is not one, or a missing ``=``.
+
+        Examples
+        --------
+        >>> Rules.parse("ceki=2", ["pollo=4"]).changed()
+        {'ceki_award': 2, 'pollo_award': 4}
+        """
         values: dict[str, object] = {}
         for spec in specs:
             if spec is None:
@@ -130,7 +173,12 @@ class Rules:
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, object]) -> Rules:
-        """Build rules from a mapping such as the one :meth:`to_dict` returns."""
+        """Build rules from a mapping such as the one :meth:`to_dict` returns
+        (values may also be strings, as typed after ``--rule``).
+
+        >>> Rules.from_mapping({"pollo": "4"}) == Rules(pollo_award=4)
+        True
+        """
         values = {}
         for name, value in mapping.items():
             key = cls._canonical_name(name)
@@ -168,20 +216,36 @@ class Rules:
 
     # ----------------------------------------------------------------- views
     def replace(self, **changes: Any) -> Rules:
-        """A copy with some options changed (validated)."""
+        """A copy with some options changed (validated).
+
+        >>> Rules().replace(ceki_award=2).changed()
+        {'ceki_award': 2}
+        """
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, object]:
-        """Every option's value, by name (JSON-friendly)."""
+        """Every option's value, by name (JSON-friendly).
+
+        >>> Rules().to_dict()["stones"]
+        25
+        """
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def changed(self) -> dict[str, object]:
-        """The options that differ from the defaults."""
+        """The options that differ from the defaults.
+
+        >>> Rules().changed()
+        {}
+        """
         default = Rules()
         return {k: v for k, v in self.to_dict().items() if getattr(default, k) != v}
 
     def to_array(self) -> np.ndarray:
-        """The rules as the batch engine reads them (indices ``R_*``)."""
+        """The rules as the batch engine reads them (indices ``R_*``).
+
+        >>> int(Rules().to_array()[R_STONES])
+        25
+        """
         a = np.zeros(N_RULES, dtype=np.int64)
         a[R_STONES] = self.stones
         a[R_PASS] = self.pass_award

@@ -12,7 +12,8 @@ the engine.
     >>> events = g.new_round()          # D2 deal, D3 opener
     >>> while not g.round_over:
     ...     events = g.step(g.legal_actions()[0])
-    >>> g.stones, g.table_stones       # doctest: +SKIP
+    >>> g.stones, g.table_stones, g.result["kind"]
+    ([2, 1, 1, 2, 2], 17, 'MATTIKKENG')
 
 A game is a function of its rules, seed, table index and the actions taken:
 two games with the same inputs are identical, and a game whose every seat
@@ -50,12 +51,20 @@ N_ACTIONS = E.N_ACTIONS
 
 
 def action_of(tile: int, end: int = 0) -> int:
-    """The action that plays ``tile`` on ``end`` (0 left, 1 right)."""
+    """The action that plays ``tile`` (0..27) on ``end`` (0 left, 1 right).
+
+    >>> action_of(27, 0)  # [6|6] on the left
+    54
+    """
     return int(tile) * 2 + int(end)
 
 
 def action_str(action: int) -> str:
-    """``"[5|3] left"``, or ``"pass"``."""
+    """The action in words: ``"[5|3] left"``, or ``"pass"``.
+
+    >>> action_str(54), action_str(PASS)
+    ('[6|6] left', 'pass')
+    """
     if action == PASS:
         return "pass"
     return f"{tile_str(action >> 1)} {END_NAMES[action & 1]}"
@@ -65,7 +74,14 @@ class Preview(NamedTuple):
     """What an action would do (the engine's answer, nothing played):
     the open ends after it, whether it is a MAPPAKULING (D8), whether it
     ends the round (the seat's last tile, D9; or a pass that blocks, D11),
-    and for a last tile the end kind and the CUCUQ's award size."""
+    and for a last tile the end kind and the CUCUQ's award size.
+    :meth:`Game.preview` returns one.
+
+    >>> g = Game(seed=7)
+    >>> _ = g.new_round()
+    >>> g.preview(54)
+    Preview(left=6, right=6, mappakuling=False, ends_round=False, kind=None, award=None)
+    """
 
     left: int
     right: int
@@ -78,7 +94,33 @@ class Preview(NamedTuple):
 class Game:
     """One table (D16): stones, CAMAT and the next starter carry over from
     round to round.  Table ``table`` of seed ``seed`` draws its deals from the
-    same stream as table ``table`` of a study with that seed."""
+    same stream as table ``table`` of a study with that seed.
+
+    Parameters
+    ----------
+    rules:
+        The rules in force (None: the defaults).
+    seed:
+        The study seed, ``0 <= seed < 2**64``.
+    table:
+        The table index within that study.
+
+    Raises
+    ------
+    DomengError
+        For a seed or table out of range (``TypeError`` for rules that are not
+        :class:`~domeng.core.rules.Rules`).
+
+    Examples
+    --------
+    >>> g = Game(seed=7)
+    >>> g.round_over, g.seat
+    (True, None)
+    >>> [e["type"] for e in g.new_round()], g.seat, g.legal_actions()
+    (['deal'], 3, [54])
+    >>> [e["type"] for e in g.step(54)], g.ends
+    (['lead'], (6, 6))
+    """
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, table: int = 0) -> None:
         self.rules = rules if rules is not None else Rules()
@@ -123,10 +165,12 @@ class Game:
 
     @property
     def rounds_played(self) -> int:
+        """Rounds finished so far in this game."""
         return int(self._S.st[L.ST_ROUNDS])
 
     @property
     def starter(self) -> int | None:
+        """The seat that started the current (or last) round, or None."""
         return None if self.round_number == 0 else int(self._S.ctl[E.C_STARTER])
 
     @property
@@ -136,10 +180,12 @@ class Game:
 
     @property
     def table_stones(self) -> int:
+        """Stones still on the table (term 13)."""
         return int(self._S.obs[O.OBS_TABLE])
 
     @property
     def camat(self) -> int | None:
+        """The seat that is CAMAT (D15), or None."""
         c = int(self._S.st[L.ST_CAMAT])
         return None if c < 0 else c
 
@@ -168,6 +214,7 @@ class Game:
 
     @property
     def hand_sizes(self) -> list[int]:
+        """Tiles left in each seat's hand (public)."""
         return [int(x) for x in self._S.obs[O.OBS_HAND_SIZE : O.OBS_HAND_SIZE + 5]]
 
     @property
@@ -236,6 +283,7 @@ class Game:
         return self._mask.astype(bool)
 
     def legal_actions(self) -> list[int]:
+        """The seat to move's legal actions, ascending (empty between rounds)."""
         return [int(a) for a in np.flatnonzero(self.legal_action_mask())]
 
     def step(self, action: int) -> list[dict[str, Any]]:

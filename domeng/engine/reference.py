@@ -103,6 +103,26 @@ class Table:
     stream of table ``table_index`` in a study seeded ``seed``; the player at
     seat ``s`` draws only from ``seat_rngs[s]``, its own stream, so that no
     player can learn the deal from its generator (D17; see :mod:`domeng.core.rng`).
+
+    Parameters
+    ----------
+    rules:
+        The rules in force (None: the defaults).
+    seed, table_index:
+        The study seed and table whose streams the table draws from.
+    rng, seat_rngs:
+        The deal stream and the five seats' streams, to use instead.
+
+    Examples
+    --------
+    >>> from domeng import Table
+    >>> from domeng.players.registry import make_player
+    >>> table = Table(seed=7)
+    >>> results = table.play([make_player("random")] * 5, rounds=2)
+    >>> [r.kind for r in results], table.rounds_played
+    (['CAPPU', 'CAPPU'], 2)
+    >>> table.total_stones()  # stones move, none is made or lost
+    25
     """
 
     def __init__(
@@ -142,6 +162,7 @@ class Table:
 
     # -- invariants -------------------------------------------------------
     def total_stones(self) -> int:
+        """Stones on the table plus stones held: ``rules.stones`` always."""
         return self.table_stones + sum(self.stones)
 
     # -- rounds -----------------------------------------------------------
@@ -154,7 +175,15 @@ class Table:
 
     def new_round(self, hands: Sequence[Iterable[int]] | None = None) -> Round:
         """Start the next round, dealt at random or with the given ``hands``
-        (five collections of five tile ids; the other 3 tiles are out of play)."""
+        (five collections of five tile ids; the other 3 tiles are out of play).
+
+        Returns the :class:`Round`; raises :class:`IllegalMoveError` while a
+        round is in progress, or for hands that are not a deal (D2).
+
+        >>> rnd = Table(seed=7).new_round()
+        >>> rnd.to_move, rnd.legal_moves()  # D3: the opener leads his double
+        (3, [Move(tile=27, end=0)])
+        """
         if self.round is not None and not self.round.ended:
             raise IllegalMoveError("the current round has not ended yet")
         if hands is None:
@@ -175,7 +204,14 @@ class Table:
     def play_round(
         self, players: Sequence[PlayerLike], hands: Sequence[Iterable[int]] | None = None
     ) -> RoundResult:
-        """Play one whole round with five players (one per seat)."""
+        """Play one whole round with five players (one per seat: objects with
+        ``choose``, see :class:`domeng.players.registry.Player`), dealt at
+        random or with ``hands``; returns its :class:`RoundResult`.
+
+        >>> from domeng.players.registry import make_player
+        >>> Table(seed=7).play_round([make_player("random")] * 5).winner
+        0
+        """
         if len(players) != N_SEATS:
             raise PlayerError(f"a table needs exactly 5 players, got {len(players)}")
         rnd = self.new_round(hands)
@@ -193,7 +229,8 @@ class Table:
         return rnd.result
 
     def play(self, players: Sequence[PlayerLike], rounds: int) -> list[RoundResult]:
-        """Play ``rounds`` rounds; returns their results."""
+        """Play ``rounds`` rounds with ``players`` (as :meth:`play_round`);
+        returns their results, in order."""
         return [self.play_round(players) for _ in range(rounds)]
 
     def _finish_round(self, rnd: Round, result: RoundResult) -> None:
@@ -257,7 +294,21 @@ def _first_opener(hands: Sequence[Sequence[int]]) -> tuple[int, int]:
 
 class Round:
     """One round in play.  Use :meth:`legal_moves`, :meth:`play` and
-    :meth:`pass_turn`; read :attr:`events`, :attr:`result`, :meth:`observation`."""
+    :meth:`pass_turn`; read :attr:`events`, :attr:`result`, :meth:`observation`.
+
+    Made by :meth:`Table.new_round` (or :meth:`from_position` for a position
+    set up by hand), not directly.
+
+    Examples
+    --------
+    >>> from domeng import Table
+    >>> rnd = Table(seed=7).new_round()
+    >>> rnd.play(rnd.legal_moves()[0])  # seat 3 leads [6|6]
+    >>> rnd.to_move, (rnd.left, rnd.right)
+    (4, (6, 6))
+    >>> rnd.observation(4).hand  # seat 4 sees its own hand (D17)
+    (2, 6, 19, 23, 25)
+    """
 
     def __init__(
         self,
@@ -374,12 +425,14 @@ class Round:
         return moves
 
     def can_play(self, seat: int | None = None) -> bool:
+        """Whether ``seat`` (None: the seat to move) holds a tile that fits."""
         seat = self.to_move if seat is None else seat
         if self.left is None:
             return bool(self.hands[seat])
         return any(self.left in numbers(t) or self.right in numbers(t) for t in self.hands[seat])
 
     def pip_sums(self) -> list[int]:
+        """Each seat's pips still in hand (the MATTIKKENG comparison, D14)."""
         return [sum(pips(t) for t in h) for h in self.hands]
 
     def observation(self, seat: int) -> Observation:
@@ -670,9 +723,16 @@ class Round:
 
     # -- text -------------------------------------------------------------
     def to_json(self) -> str:
+        """The round's events as JSON (every hand included: not for a seat)."""
         return json.dumps(self.events)
 
     def describe(self) -> str:
+        """The round's events in the game's words, one line each.
+
+        >>> from domeng import Table
+        >>> Table(seed=7).new_round().describe().splitlines()[0]
+        'round 1: seat 3 starts'
+        """
         return render_events(self.events)
 
 

@@ -35,6 +35,22 @@ Fields of :class:`State` (``int64`` unless noted):
 ``ctl[CTL_LEN]``        control: seat to move, flags (``C_*`` below)
 ``delta[6]``            stones gained by each seat (and the table, index 5) in the last step
 ``perm[28]``, ``payers[8]``, ``moves[64]``  scratch
+
+A whole round through the step API (a :class:`~domeng.engine.game.Game` makes
+the record; every seat plays its first legal action):
+
+>>> import numpy as np
+>>> from domeng.engine import step as E
+>>> from domeng.engine.game import Game
+>>> S = Game(seed=7).state
+>>> E.new_round(S)  # the starter (D3)
+3
+>>> mask = np.zeros(E.N_ACTIONS, dtype=np.int64)
+>>> while not E.round_over(S):
+...     n = E.legal_action_mask(S, mask)
+...     ended = E.step(S, int(np.flatnonzero(mask)[0]))
+>>> int(S.obs[E.OBS_TABLE]) + int(S.obs[E.OBS_STONES : E.OBS_STONES + 5].sum())
+25
 """
 
 from __future__ import annotations
@@ -106,7 +122,34 @@ def new_state(rules, st, full, trace_rows):
     """A table's state record, continuing the table state ``st`` (a row of
     :func:`domeng.engine.kernel.init_states`, copied).  ``full``: keep the
     observation fields players read; ``trace_rows > 0``: room for that many
-    event rows per round (``kernel.TR_ROWS_PER_ROUND`` always suffices)."""
+    event rows per round (``kernel.TR_ROWS_PER_ROUND`` always suffices).
+
+    Parameters
+    ----------
+    rules:
+        ``int64[R_LEN]``, :meth:`domeng.core.rules.Rules.to_array`.
+    st:
+        ``int64[ST_LEN]``: stones, CAMAT, next starter and the generators'
+        states carried from round to round.
+    full:
+        1 to keep the fields players read (history, voids), 0 for speed.
+    trace_rows:
+        Event rows per round to keep (0: none).
+
+    Returns
+    -------
+    State
+        A new record, no round in progress.
+
+    Examples
+    --------
+    >>> from domeng.core.rules import Rules
+    >>> from domeng.engine import kernel as K
+    >>> st = K.init_states(np.uint64(7), 0, 1, 25)[0]  # table 0 of seed 7
+    >>> S = new_state(Rules().to_array(), st, 1, 0)
+    >>> bool(round_over(S)), new_round(S)
+    (True, 3)
+    """
     tr = np.zeros((max(trace_rows, 1), K.TR_WIDTH), dtype=np.int64)
     ctl = np.zeros(CTL_LEN, dtype=np.int64)
     ctl[C_SEAT] = -1
@@ -141,7 +184,8 @@ def new_state(rules, st, full, trace_rows):
 
 @njit(cache=True, _nrt=False)
 def load_table(S):
-    """Stones, table and generators from ``S.st`` into the live fields."""
+    """Stones, table and generators from ``S.st`` into the live fields
+    (:func:`new_state` calls it; returns nothing)."""
     S.rng[0] = np.uint64(S.st[L.ST_RNG])
     for p in range(5):
         S.prng[p] = np.uint64(S.st[L.ST_SEAT_RNG + p])
@@ -154,7 +198,8 @@ def load_table(S):
 
 @njit(cache=True, _nrt=False)
 def store_table(S):
-    """The live stones, table and generators back into ``S.st``."""
+    """The live stones, table and generators back into ``S.st`` (returns
+    nothing; a batch loop calls it before it saves the table's state)."""
     for p in range(5):
         S.st[L.ST_STONES + p] = S.obs[OBS_STONES + p]
     S.st[L.ST_TABLE] = S.obs[OBS_TABLE]
@@ -203,7 +248,13 @@ def _starter(S):
 @njit(cache=True, _nrt=False)
 def new_round(S):
     """Deal the next round from the table's deal stream (D2) and start it
-    (D3, D4); returns the starter."""
+    (D3, D4); returns the starter.  ``S``: a record with no round in progress.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> new_round(S), int(S.ctl[C_SEAT])
+    (3, 3)
+    """
     K.deal(S.rng, S.perm, S.hands)
     starter, must = _starter(S)
     _start(S, must, starter, S.st[L.ST_ROUNDS] + 1)
@@ -212,8 +263,16 @@ def new_round(S):
 
 @njit(cache=True, _nrt=False)
 def new_round_from_hands(S, hands):
-    """Start the next round with the given five hands (28-bit masks; the
-    deal stream is not drawn from); returns the starter."""
+    """Start the next round with the given five hands (``int64[5]``, 28-bit
+    masks; the deal stream is not drawn from); returns the starter.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> from domeng.core.tiles import mask_of
+    >>> hands = np.array([mask_of(range(5 * s, 5 * s + 5)) for s in range(5)])
+    >>> new_round_from_hands(S, hands)  # D3: tile 27, [6|6], is out: [5|5] opens
+    4
+    """
     for s in range(5):
         S.hands[s] = hands[s]
     starter, must = _starter(S)
@@ -225,14 +284,36 @@ def new_round_from_hands(S, hands):
 @njit(cache=True, inline="always")
 def legal_moves(S):
     """The seat to move's legal moves into ``S.moves`` (actions, ascending);
-    returns their number (0: it must pass)."""
+    returns their number (0: it must pass).  A round must be in progress.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> new_round(S)
+    3
+    >>> n = legal_moves(S)
+    >>> S.moves[:n].tolist()  # D3: the opener leads [6|6]
+    [54]
+    """
     return K.legal_moves(S.hands[S.ctl[C_SEAT]], S.obs, S.moves)
 
 
 @njit(cache=True)
 def legal_action_mask(S, mask):
     """``mask[a] = 1`` for every legal action of the seat to move (``PASS``
-    only when nothing else is), 0 elsewhere; all 0 when no round is in progress."""
+    only when nothing else is), 0 elsewhere; all 0 when no round is in progress.
+    ``mask``: ``int64[N_ACTIONS]``, overwritten.  Returns the number of legal
+    actions.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> mask = np.zeros(N_ACTIONS, dtype=np.int64)
+    >>> legal_action_mask(S, mask)  # between rounds
+    0
+    >>> new_round(S)
+    3
+    >>> legal_action_mask(S, mask), np.flatnonzero(mask).tolist()
+    (1, [54])
+    """
     for a in range(N_ACTIONS):
         mask[a] = 0
     if S.ctl[C_OVER]:
@@ -248,6 +329,16 @@ def legal_action_mask(S, mask):
 
 @njit(cache=True)
 def is_legal(S, action):
+    """Whether the seat to move may take ``action`` now (D5): False between
+    rounds and for anything out of ``0..N_ACTIONS-1``.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> new_round(S)
+    3
+    >>> bool(is_legal(S, 54)), bool(is_legal(S, PASS))
+    (True, False)
+    """
     if S.ctl[C_OVER] or action < 0 or action >= N_ACTIONS:
         return False
     n = legal_moves(S)
@@ -268,7 +359,15 @@ def step(S, action):
     a pass by the LAST MAPPANO blocks it (D11..D14); a pass by anyone else is
     a PASS or PASSEBUNGE (D6) paid at once (D7).  When the round ends it is
     settled: CAMAT (D15), the next starter (D4), the aggregates and record.
-    Returns 1 when the round has ended."""
+    Returns 1 when the round has ended, else 0.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> new_round(S)
+    3
+    >>> step(S, 54), int(S.ctl[C_SEAT])  # [6|6] led; seat 4 to move
+    (0, 4)
+    """
     s = S.ctl[C_SEAT]
     do_delta = S.ctl[C_DELTA]
     if do_delta:
@@ -314,14 +413,31 @@ def step(S, action):
 
 @njit(cache=True)
 def clear_trace(S):
-    """Forget the event rows written so far (the rows buffer is reused)."""
+    """Forget the event rows written so far (the rows buffer is reused);
+    returns nothing.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> _ = new_round(S)
+    >>> clear_trace(S)
+    >>> int(S.tn[0])
+    0
+    """
     S.tn[0] = 0
 
 
 @njit(cache=True)
 def step_checked(S, action):
     """:func:`step` after a legality check: returns -1 (state unchanged)
-    for an illegal action, else what :func:`step` returns."""
+    for an illegal action, else what :func:`step` returns.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> new_round(S)
+    3
+    >>> step_checked(S, PASS)  # seat 3 can play: refused
+    -1
+    """
     if not is_legal(S, action):
         return -1
     return step(S, action)
@@ -331,7 +447,17 @@ def step_checked(S, action):
 @njit(cache=True)
 def observe(S, seat, out):
     """Seat ``seat``'s D17 view into ``out`` (``int64[OBS_LEN]``): the
-    public state and its own hand, nothing else."""
+    public state and its own hand, nothing else.  Returns nothing.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> from domeng.core.observation import OBS_HAND, OBS_LEN
+    >>> _ = new_round(S)
+    >>> out = np.zeros(OBS_LEN, dtype=np.int64)
+    >>> observe(S, 4, out)
+    >>> int(out[OBS_HAND]) == int(S.hands[4])  # its own hand; no other
+    True
+    """
     for i in range(OBS_LEN):
         out[i] = S.obs[i]
     out[OBS_SEAT] = seat
@@ -340,8 +466,18 @@ def observe(S, seat, out):
 
 @njit(cache=True)
 def observe_history(S, out):
-    """The round's public history (``int64[MAX_TURNS, 3]``): rows past the
-    turns taken are -1."""
+    """The round's public history into ``out`` (``int64[MAX_TURNS, 3]``):
+    rows past the turns taken are -1.  Returns nothing.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> _ = new_round(S)
+    >>> _ = step(S, 54)
+    >>> out = np.zeros((MAX_TURNS, 3), dtype=np.int64)
+    >>> observe_history(S, out)
+    >>> int((out[:, 0] >= 0).sum())  # one turn taken
+    1
+    """
     k = S.obs[K.OBS_TURN]
     for i in range(MAX_TURNS):
         for c in range(3):
@@ -352,7 +488,15 @@ def observe_history(S, out):
 # ---------------------------------------------------------------- positions (search)
 @njit(cache=True)
 def new_rollout_state(rules):
-    """A state record for search rollouts: no trace, record or deltas."""
+    """A state record for search rollouts: no trace, record or deltas.
+    ``rules``: ``int64[R_LEN]``; returns a :class:`State` to be placed with
+    :func:`set_position`.
+
+    >>> from domeng.core.rules import Rules
+    >>> S = new_rollout_state(Rules().to_array())
+    >>> bool(round_over(S)), int(S.ctl[C_TRACE])
+    (True, 0)
+    """
     st = np.zeros(L.ST_LEN, dtype=np.int64)
     st[L.ST_CAMAT] = -1
     st[L.ST_NEXT_STARTER] = -1
@@ -367,7 +511,9 @@ def set_position(S, obs, w0, hands):
     """Put ``S`` at the position a seat observes (``obs``, with the round's
     counters ``w0`` from :func:`domeng.engine.kernel.counters_from_history`)
     with ``hands`` for all five seats (a determinization): the observer
-    ``obs[OBS_SEAT]`` is to move."""
+    ``obs[OBS_SEAT]`` is to move.  Returns nothing.  The search players call it
+    from compiled code (:mod:`domeng.players.search`); it is not for Python
+    callers, whose positions come from :class:`~domeng.engine.game.Game`."""
     for i in range(OBS_LEN):
         S.obs[i] = obs[i]
     for s in range(5):
@@ -387,7 +533,13 @@ def set_position(S, obs, w0, hands):
 @njit(cache=True, inline="always")
 def held_at_settlement(S, seat):
     """Stones ``seat`` held when the last round was settled (before a
-    CAMAT returned them to the table, D15)."""
+    CAMAT returned them to the table, D15).
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> held_at_settlement(S, 0)  # before any round: what the seat holds
+    0
+    """
     if S.w[K.W_CAMAT] >= 0:
         return S.w[K.W_HELD + seat]
     return S.obs[OBS_STONES + seat]
@@ -397,19 +549,38 @@ def held_at_settlement(S, seat):
 def next_starter(S):
     """The seat that starts the next round, once this one is settled (D4:
     the CAMAT if there is one, else this round's winner), as the engine set
-    it; -1 before the first round."""
+    it; -1 before the first round.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> next_starter(S)
+    -1
+    """
     return S.st[L.ST_NEXT_STARTER]
 
 
 @njit(cache=True)
 def round_over(S):
+    """True when no round is in progress (before the first, after the end).
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> bool(round_over(S)), new_round(S), bool(round_over(S))
+    (True, 3, False)
+    """
     return S.ctl[C_OVER] == 1
 
 
 @njit(cache=True)
 def game_over(S, rounds, camats):
     """D16: the game is over after ``rounds`` rounds (if > 0) or at the
-    ``camats``-th CAMAT (if > 0), between rounds only."""
+    ``camats``-th CAMAT (if > 0), between rounds only.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> bool(game_over(S, 1, 0))  # no round played yet
+    False
+    """
     if not S.ctl[C_OVER]:
         return False
     if rounds > 0 and S.st[L.ST_ROUNDS] >= rounds:
@@ -425,7 +596,17 @@ def preview(S, action, out):
     surfaces): ``out = [left, right, mappakuling, ends_round, kind, size]``
     after the play (``kind``/``size``: the round's end kind and award size
     if the tile is the seat's last, else -1).  ``PASS``: the current ends,
-    ``ends_round`` 1 if the pass blocks the round (D11)."""
+    ``ends_round`` 1 if the pass blocks the round (D11).  ``out``:
+    ``int64[6]``, overwritten; returns nothing.
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> _ = new_round(S)
+    >>> out = np.zeros(6, dtype=np.int64)
+    >>> preview(S, 54, out)  # [6|6] led: ends 6 and 6
+    >>> out.tolist()
+    [6, 6, 0, 0, -1, -1]
+    """
     s = S.ctl[C_SEAT]
     left = S.obs[K.OBS_LEFT]
     right = S.obs[K.OBS_RIGHT]

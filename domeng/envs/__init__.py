@@ -18,7 +18,14 @@ ENV_ID = "domeng/Domeng-v0"
 
 
 def register() -> bool:
-    """Register ``domeng/Domeng-v0`` with Gymnasium (once); False without Gymnasium."""
+    """Register ``domeng/Domeng-v0`` with Gymnasium (once); False without Gymnasium.
+
+    >>> register()  # importing domeng.envs already did
+    True
+    >>> import gymnasium
+    >>> ENV_ID in gymnasium.registry
+    True
+    """
     try:
         import gymnasium
     except ImportError:  # the rl extra is not installed

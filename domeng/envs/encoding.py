@@ -179,12 +179,23 @@ def encode(obs, hist, out):
 
 
 def describe(vec: np.ndarray) -> dict[str, np.ndarray]:
-    """The observation vector split into its named fields (for reading and tests)."""
+    """The observation vector split into its named fields (for reading and
+    tests): field name -> a view of ``vec``.
+
+    >>> import numpy as np
+    >>> fields = describe(np.zeros(OBS_SIZE, dtype=np.float32))
+    >>> fields["played_by"].shape
+    (140,)
+    """
     return {name: np.asarray(vec[off : off + size]) for name, off, size, _ in FIELDS}
 
 
 def fields_table() -> str:
-    """The fields as a Markdown table (``docs/environments.md`` shows it)."""
+    """The fields as a Markdown table (``docs/environments.md`` shows it).
+
+    >>> fields_table().splitlines()[0]
+    '| field | offset | size | meaning |'
+    """
     rows = ["| field | offset | size | meaning |", "| --- | --- | --- | --- |"]
     rows += [f"| `{n}` | {o} | {s} | {t} |" for n, o, s, t in FIELDS]
     return "\n".join(rows)

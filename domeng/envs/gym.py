@@ -62,7 +62,13 @@ def _start_tables(env, seed: int | None) -> None:
 class LegalActions(spaces.Discrete):
     """The 57 actions; :meth:`sample` without a mask draws a *legal* action
     (the mask of the state at hand), so ``env.action_space.sample()`` is
-    always playable."""
+    always playable.  ``mask_of``: a callable returning the current mask.
+
+    >>> import numpy as np
+    >>> space = LegalActions(lambda: np.eye(57, dtype=np.int8)[54])
+    >>> int(space.sample())  # the only legal action
+    54
+    """
 
     def __init__(self, mask_of) -> None:
         super().__init__(N_ACTIONS)
@@ -120,7 +126,38 @@ class DomengEnv(gymnasium.Env):
     An illegal action raises :class:`IllegalMoveError` and changes nothing;
     with ``illegal="penalize"`` it changes nothing either but returns
     ``illegal_penalty`` as the reward and ``info["illegal"] = True`` instead
-    (what Gymnasium's ``check_env``, which steps unmasked samples, needs)."""
+    (what Gymnasium's ``check_env``, which steps unmasked samples, needs).
+
+    Parameters
+    ----------
+    opponents:
+        One compiled player's name for the four other seats, or four names.
+    seat:
+        The learner's seat, 0..4.
+    rules, rounds, camats, camat_bonus:
+        The episode (:class:`~domeng.envs.options.EpisodeOptions`).
+    table_start:
+        The first episode's table index.
+    render_mode:
+        None or ``"ansi"``.
+    illegal, illegal_penalty:
+        ``"raise"`` or ``"penalize"`` (above), and the penalty's reward.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> env = DomengEnv(opponents="hunter", seat=0)
+    >>> obs, info = env.reset(seed=1)
+    >>> obs.shape == (OBS_SIZE,), info["action_mask"].shape
+    (True, (57,))
+    >>> done = False
+    >>> while not done:
+    ...     action = int(np.flatnonzero(env.action_masks())[0])
+    ...     obs, reward, terminated, truncated, info = env.step(action)
+    ...     done = terminated or truncated
+    >>> terminated, truncated
+    (True, False)
+    """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
@@ -217,7 +254,29 @@ class DomengVectorEnv(VectorEnv):
     episode, its last observation in ``info["final_obs"]`` (rows where
     ``info["_final_obs"]``).  ``info["action_mask"]`` holds the masks
     (``int8[num_envs, 57]``).  ``copy=False`` returns the internal buffers
-    (valid until the next step) for speed."""
+    (valid until the next step) for speed.
+
+    Parameters
+    ----------
+    num_envs:
+        The number of tables, >= 1.
+    opponents, seat, rules, rounds, camats, camat_bonus, table_start, render_mode:
+        As for :class:`DomengEnv`, for every table.
+    copy:
+        False: return the internal buffers (above).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> venv = DomengVectorEnv(2, opponents="hunter")
+    >>> obs, info = venv.reset(seed=1)
+    >>> obs.shape == (2, OBS_SIZE), info["action_mask"].shape
+    (True, (2, 57))
+    >>> actions = info["action_mask"].argmax(axis=1)  # a legal action at each table
+    >>> obs, rewards, terminated, truncated, info = venv.step(actions)
+    >>> rewards.shape, terminated.dtype
+    ((2,), dtype('bool'))
+    """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
 

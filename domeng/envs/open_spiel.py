@@ -118,7 +118,11 @@ _CARRY = ("stones", "table", "camat", "rules")  # what a seat sees between round
 
 
 def game_info(rounds: int, camat_bonus: float) -> pyspiel.GameInfo:
-    """The game's sizes and bounds for ``rounds`` rounds."""
+    """The game's sizes and bounds for ``rounds`` rounds (a ``pyspiel.GameInfo``).
+
+    >>> game_info(1, 0.0).num_distinct_actions
+    57
+    """
     bonus = abs(camat_bonus) * rounds
     return pyspiel.GameInfo(
         num_distinct_actions=E.N_ACTIONS,
@@ -169,7 +173,26 @@ def _fresh_engine(rules: Rules, seed: int) -> E.State:
 
 # ---------------------------------------------------------------- the game
 class DomengGame(pyspiel.Game):
-    """``python_domeng``: a game of ``rounds`` rounds of Domeng (default rules)."""
+    """``python_domeng``: a game of ``rounds`` rounds of Domeng (default rules).
+
+    ``params``: ``rounds`` (1..1000), ``camat_bonus`` (added to the reward of
+    a seat that becomes CAMAT) and ``seed`` (the seats' streams); a bad value
+    raises :class:`~domeng.core.errors.DomengError`.  The deals are OpenSpiel
+    chance nodes.
+
+    >>> import pyspiel
+    >>> game = pyspiel.load_game("python_domeng", {"rounds": 1})
+    >>> game.num_players(), game.num_distinct_actions()
+    (5, 57)
+    >>> state = game.new_initial_state()
+    >>> while not state.is_terminal():
+    ...     if state.is_chance_node():
+    ...         state.apply_action(state.chance_outcomes()[0][0])
+    ...     else:
+    ...         state.apply_action(state.legal_actions()[0])
+    >>> len(state.returns())
+    5
+    """
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})

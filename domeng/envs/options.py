@@ -25,7 +25,16 @@ class EpisodeOptions:
     rounds (if > 0) or at the ``camats``-th CAMAT (if > 0): ``rounds=1`` one
     round (the default), ``rounds=N`` a game of N rounds, ``rounds=0,
     camats=1`` until the first CAMAT.  ``camat_bonus`` is added to the reward
-    of a seat that becomes CAMAT."""
+    of a seat that becomes CAMAT.  Make one with :meth:`make`, which checks
+    the values (:class:`~domeng.core.errors.DomengError` otherwise).
+
+    >>> EpisodeOptions.make(rounds=0, camats=1).camats
+    1
+    >>> EpisodeOptions.make(rounds=0, camats=0)
+    Traceback (most recent call last):
+    ...
+    domeng.core.errors.DomengError: an episode needs an end: rounds > 0 or camats > 0
+    """
 
     rules: Rules
     rounds: int = 1

@@ -1,11 +1,13 @@
 """Domeng as a PettingZoo AEC game: the five seats ``seat_0 .. seat_4``.
 
     >>> from domeng.envs.pettingzoo import env
-    >>> e = env(rounds=1)                      # doctest: +SKIP
+    >>> e = env(rounds=1)
     >>> e.reset(seed=1)
     >>> for agent in e.agent_iter():
     ...     obs, reward, term, trunc, info = e.last()
     ...     e.step(None if term or trunc else int(obs["action_mask"].argmax()))
+    >>> e.agents  # the game is over: every seat has left
+    []
 
 Each observation is ``{"observation": float32[OBS_SIZE], "action_mask":
 int8[57]}``: the seat's D17 view (:mod:`domeng.envs.encoding`) and its legal
@@ -40,7 +42,24 @@ AGENTS = tuple(f"seat_{s}" for s in range(5))
 class raw_env(AECEnv):
     """The AEC environment (see the module).  Options: ``rules``, ``rounds``,
     ``camats``, ``camat_bonus``, ``table`` (the table index of the seed),
-    ``render_mode`` (``"ansi"``: the round so far as a spectator sees it)."""
+    ``render_mode`` (``"ansi"``: the round so far as a spectator sees it).
+
+    Parameters
+    ----------
+    rules, rounds, camats, camat_bonus:
+        The episode (:class:`~domeng.envs.options.EpisodeOptions`).
+    table:
+        The table index of the seed given to ``reset``.
+    render_mode:
+        None or ``"ansi"``.
+
+    Examples
+    --------
+    >>> e = raw_env(rounds=1)
+    >>> e.reset(seed=1)
+    >>> e.agent_selection, sorted(e.observe("seat_0"))
+    ('seat_0', ['action_mask', 'observation'])
+    """
 
     metadata = {
         "render_modes": ["ansi"],
@@ -156,7 +175,14 @@ class raw_env(AECEnv):
 
 def env(**options) -> AECEnv:
     """:class:`raw_env` with PettingZoo's standard checks (order enforcing,
-    out-of-bounds actions)."""
+    out-of-bounds actions).  ``options``: those of :class:`raw_env`; returns
+    the wrapped environment.
+
+    >>> e = env(rounds=1)
+    >>> e.reset(seed=1)
+    >>> e.possible_agents[:2]
+    ['seat_0', 'seat_1']
+    """
     e = raw_env(**options)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)

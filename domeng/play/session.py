@@ -20,6 +20,8 @@ the game to whoever reads it (see :mod:`domeng.play.savefile`).
     >>> events = s.deal()
     >>> while not s.round_over:
     ...     events = s.play(s.moves()[0].action) if s.human_to_move() else s.auto_step()
+    >>> s.game_over, s.seed  # the seed is shown once the game is over
+    (True, 5)
 """
 
 from __future__ import annotations
@@ -63,7 +65,15 @@ def check_seat(name: Any) -> str:
     """A seat's canonical name: ``human`` or a computer player that may sit
     at a table with people.  :class:`PlayerError` (one line) otherwise: a
     player that sees hidden tiles (D17), a name that would import code, an
-    unknown name, an oversized search budget."""
+    unknown name, an oversized search budget.
+
+    >>> check_seat("Hunter"), check_seat("you"), check_seat("esearch-0300")
+    ('hunter', 'human', 'esearch-300')
+    >>> check_seat("omniscient")
+    Traceback (most recent call last):
+    ...
+    domeng.core.errors.PlayerError: player 'omniscient' sees hidden tiles: ...
+    """
     if (
         not isinstance(name, str)
         or not name.strip()
@@ -106,7 +116,12 @@ def check_seat(name: Any) -> str:
 
 def parse_seats(text: str | Sequence[str]) -> list[str]:
     """Five seats from ``"human,hunter,heavy,keeper,random"`` (or a list),
-    seat 0 first."""
+    seat 0 first; returns their canonical names (:func:`check_seat`), or
+    raises :class:`PlayerError` for another number of seats.
+
+    >>> parse_seats("you,hunter,keeper,heavy,random")
+    ['human', 'hunter', 'keeper', 'heavy', 'random']
+    """
     items = [s.strip() for s in text.split(",")] if isinstance(text, str) else list(text)
     if len(items) != N_SEATS or not all(isinstance(s, str) and s for s in items):
         raise PlayerError(
@@ -123,7 +138,13 @@ def parse_seats(text: str | Sequence[str]) -> list[str]:
 
 class Move(NamedTuple):
     """A legal action of the seat to move and what it would do (the engine's
-    :class:`~domeng.engine.game.Preview`)."""
+    :class:`~domeng.engine.game.Preview`); :meth:`Session.moves` lists them.
+
+    >>> s = Session(["human", "hunter", "keeper", "heavy", "random"], seed=1, rounds=1)
+    >>> _ = s.deal()
+    >>> all(isinstance(m, Move) for m in s.moves())
+    True
+    """
 
     action: int
     tile: int
@@ -133,7 +154,13 @@ class Move(NamedTuple):
 
 class View(NamedTuple):
     """What one seat may see now (D17): public facts, and that seat's own
-    hand (``hand`` is None for a spectator)."""
+    hand (``hand`` is None for a spectator); :meth:`Session.view` makes one.
+
+    >>> s = Session(["human", "hunter", "keeper", "heavy", "random"], seed=5, rounds=1)
+    >>> _ = s.deal()
+    >>> s.view(1).hand, s.view(None).hand
+    ([6, 10, 15, 17, 25], None)
+    """
 
     round: int
     starter: int | None
@@ -173,7 +200,12 @@ def rank(standings: Sequence[dict[str, int]]) -> list[dict[str, int]]:
 def chain_of(events: Sequence[dict[str, Any]]) -> tuple[list[tuple[int, int]], int | None]:
     """The chain as the tiles lie, left to right, from the round's events
     (each play event carries the ends after it), and the index of the tile
-    played last."""
+    played last (None before the lead).
+
+    >>> chain_of([{"type": "lead", "left": 6, "right": 6},
+    ...           {"type": "play", "end": "right", "left": 6, "right": 3}])
+    ([(6, 6), (6, 3)], 1)
+    """
     chain: list[tuple[int, int]] = []
     last = None
     for ev in events:
@@ -196,7 +228,39 @@ def chain_of(events: Sequence[dict[str, Any]]) -> tuple[list[tuple[int, int]], i
 
 
 class Session:
-    """One game: five seats, a target, the engine and the record of actions."""
+    """One game: five seats, a target, the engine and the record of actions.
+
+    Parameters
+    ----------
+    seats:
+        Five seats, seat 0 first: ``human`` or a built-in player
+        (:func:`check_seat`).
+    rules:
+        The rules in force (None: the defaults).
+    seed:
+        The game's seed: table 0 of a study with that seed.
+    rounds, camats:
+        The target (D16): after ``rounds`` rounds, or at the ``camats``-th
+        CAMAT (neither given: the first CAMAT).
+
+    Raises
+    ------
+    PlayerError, DomengError
+        For a seat that may not sit at the table, or a bad target.
+
+    Examples
+    --------
+    >>> s = Session(["human", "hunter", "keeper", "heavy", "random"], seed=5, rounds=1)
+    >>> _ = s.deal()
+    >>> s.humans, s.to_move, s.human_to_move()
+    ([0], 2, False)
+    >>> while not s.round_over:
+    ...     _ = s.play(s.moves()[0].action) if s.human_to_move() else s.auto_step()
+    >>> s.ranking()[0]["seat"], sorted(s.to_save())[:3]
+    (4, ['actions', 'format', 'modified'])
+    >>> Session.from_save(s.to_save()).rounds_played
+    1
+    """
 
     def __init__(
         self,
@@ -227,9 +291,11 @@ class Session:
     # -- who is where ---------------------------------------------------------
     @property
     def humans(self) -> list[int]:
+        """The seats people sit at."""
         return [i for i, s in enumerate(self.seats) if s == HUMAN]
 
     def is_human(self, seat: int) -> bool:
+        """Whether a person sits at ``seat``."""
         return self.seats[seat] == HUMAN
 
     def is_builtin(self, seat: int) -> bool:
@@ -239,14 +305,17 @@ class Session:
 
     @property
     def to_move(self) -> int | None:
+        """The seat to move, or None between rounds."""
         return self.game.seat
 
     @property
     def round_over(self) -> bool:
+        """True before the first round and after a round has ended."""
         return self.game.round_over
 
     @property
     def rounds_played(self) -> int:
+        """Rounds finished so far."""
         return self.game.rounds_played
 
     @property

@@ -31,7 +31,22 @@ from domeng.players.scoring import STRATEGY_SIG
 
 @runtime_checkable
 class Player(Protocol):
-    """The player protocol of the reference engine."""
+    """The player protocol of the reference engine.
+
+    ``choose(obs, moves, rng)`` gets the seat's
+    :class:`~domeng.core.observation.Observation` (D17), the legal moves (never
+    empty) and the seat's own generator, and returns one of ``moves``.
+
+    >>> class Lowest:
+    ...     name = "lowest"
+    ...     def choose(self, obs, moves, rng):
+    ...         return moves[0]
+    >>> isinstance(Lowest(), Player)
+    True
+    >>> from domeng import Table
+    >>> Table(seed=7).play_round([Lowest()] * 5).kind
+    'MATTIKKENG'
+    """
 
     def choose(self, obs: Observation, moves: list[Move], rng: SplitMix64) -> Move: ...
 
@@ -41,7 +56,14 @@ class RandomPlayer:
     (no draw); otherwise ``moves[rng.randbelow(len(moves))]``, the moves in
     the engine's order (by tile, then end).  On a lead the moves are the
     tiles in hand, so it picks a tile uniformly (unless D3 forces the
-    double); otherwise [L|R] with L != R counts as two moves (D5)."""
+    double); otherwise [L|R] with L != R counts as two moves (D5).
+
+    >>> from domeng import Table
+    >>> from domeng.core.rng import SplitMix64
+    >>> rnd = Table(seed=7).new_round()
+    >>> RandomPlayer().choose(rnd.observation(3), rnd.legal_moves(), SplitMix64(1))
+    Move(tile=27, end=0)
+    """
 
     name = "random"
 
@@ -54,7 +76,20 @@ class RandomPlayer:
 class CompiledPlayer:
     """A strategy over the observation arrays (see :mod:`domeng.players.heuristics`)
     run from the reference engine.  ``fn(obs, hist, moves, n_moves, rng)``
-    returns an index into ``moves``."""
+    returns an index into ``moves``.
+
+    Parameters
+    ----------
+    name:
+        The player's name.
+    fn:
+        The strategy (compiled, or a plain function over the arrays).
+
+    Examples
+    --------
+    >>> make_player("hunter").name  # a built-in heuristic is one
+    'hunter'
+    """
 
     def __init__(self, name: str, fn: Callable) -> None:
         self.name = name
@@ -106,7 +141,12 @@ def _search_strategy(kind: str, samples: int | None) -> Callable:
 class PlayerSpec:
     """A resolved player: a built-in of the kernel, a compiled function
     (runs in both engines at full speed), or a Python object with ``choose``
-    (reference engine only: the slow path)."""
+    (reference engine only: the slow path).  :func:`resolve_player` makes one.
+
+    >>> spec = resolve_player("hunter")
+    >>> spec.name, spec.kind, spec.compiled
+    ('hunter', 'builtin', True)
+    """
 
     name: str
     kind: str  # "builtin" | "compiled" | "python"
@@ -116,6 +156,7 @@ class PlayerSpec:
 
     @property
     def compiled(self) -> bool:
+        """True when the batch engine can play it (a built-in or compiled player)."""
         return self.kind in ("builtin", "compiled")
 
     def make(self) -> Player:
@@ -134,7 +175,26 @@ def compile_strategy(fn: Callable, name: str | None = None) -> Any:
 
     ``fn`` may be a plain Python function over the observation arrays or an
     ``@numba.njit`` function; it is compiled for exactly the kernel's player
-    signature (a clear :class:`PlayerError` if it does not type-check)."""
+    signature (a clear :class:`PlayerError` if it does not type-check).
+
+    Parameters
+    ----------
+    fn:
+        ``fn(obs, hist, moves, n_moves, rng) -> int``: the index of the move.
+    name:
+        The player's name in the error message (None: ``fn``'s name).
+
+    Returns
+    -------
+    numba.core.registry.CPUDispatcher
+
+    Examples
+    --------
+    >>> def first(obs, hist, moves, n_moves, rng):
+    ...     return 0
+    >>> type(compile_strategy(first)).__name__
+    'CPUDispatcher'
+    """
     py = getattr(fn, "py_func", fn)
     disp = fn if _has_sig(fn) else None
     if disp is None:
@@ -162,7 +222,31 @@ def resolve_player(p: Any) -> PlayerSpec:
     ``hunter``, ``expert``, ``search``, ``esearch``, ``isearch``, ``nsearch``, ``ismcts``,
     each search player also as ``NAME-N`` for N samples per move (``ismcts``:
     N iterations per decision),
-    ``module:function``), a compiled function, or an object with ``choose``."""
+    ``module:function``), a compiled function, or an object with ``choose``.
+
+    Parameters
+    ----------
+    p:
+        A name, a :class:`PlayerSpec`, a function or an object.
+
+    Returns
+    -------
+    PlayerSpec
+
+    Raises
+    ------
+    PlayerError
+        For an unknown name, a bad budget, or something that is not a player.
+
+    Examples
+    --------
+    >>> resolve_player("Keeper").name
+    'keeper'
+    >>> resolve_player("nobody")
+    Traceback (most recent call last):
+    ...
+    domeng.core.errors.PlayerError: unknown player 'nobody'; built-in players: ...
+    """
     if isinstance(p, PlayerSpec):
         return p
     if isinstance(p, str):
@@ -235,7 +319,13 @@ def _resolve_object(obj: Any, name: str | None) -> PlayerSpec:
 
 
 def resolve_players(spec: Any) -> list[PlayerSpec]:
-    """Five resolved players from ``"a,b,c,d,e"``, a list, or one player for all seats."""
+    """Five resolved players from ``"a,b,c,d,e"``, a list, or one player for all
+    seats; returns a list of five :class:`PlayerSpec` (raises
+    :class:`PlayerError` for another number).
+
+    >>> [p.name for p in resolve_players("random,heavy,keeper,hunter,expert")]
+    ['random', 'heavy', 'keeper', 'hunter', 'expert']
+    """
     if isinstance(spec, str):
         items = [s for s in (x.strip() for x in spec.split(",")) if s]
     elif isinstance(spec, (list, tuple)):
@@ -250,10 +340,19 @@ def resolve_players(spec: Any) -> list[PlayerSpec]:
 
 
 def make_player(name: Any) -> Player:
-    """A reference-engine player from a name or object (see :func:`resolve_player`)."""
+    """A reference-engine player (an object with ``choose``) from a name or
+    object (see :func:`resolve_player`).
+
+    >>> type(make_player("random")).__name__
+    'RandomPlayer'
+    """
     return resolve_player(name).make()
 
 
 def parse_players(spec: Any) -> list[str]:
-    """The five players' names (validated); one name means all seats."""
+    """The five players' names (validated); one name means all seats.
+
+    >>> parse_players("hunter")
+    ['hunter', 'hunter', 'hunter', 'hunter', 'hunter']
+    """
     return [p.name for p in resolve_players(spec)]

@@ -60,8 +60,31 @@ def arm_label(
 class Comparison:
     """A baseline and variants on the same tables; see the module docstring.
 
-    ``arms``: arm name -> Results (the first is the baseline); ``meta``:
-    anything to keep with it (the command, the stopping record ...)."""
+    :func:`domeng.compare` makes one; :meth:`differences` returns the paired
+    differences, :meth:`summary` / :meth:`to_json` schema ``domeng.compare/1``.
+
+    Parameters
+    ----------
+    arms:
+        Arm name -> :class:`~domeng.results.results.Results` (the first is the
+        baseline), all played on the same tables with the same seed.
+    meta:
+        Anything to keep with it (the command, the stopping record ...).
+
+    Raises
+    ------
+    ValueError
+        If an arm was not played on the baseline's tables.
+
+    Examples
+    --------
+    >>> import domeng
+    >>> cmp = domeng.compare(["pollo=4"], tables=2, rounds=2, seed=1, progress=False)
+    >>> cmp.baseline_name, cmp.baseline.tables
+    ('baseline', 2)
+    >>> cmp.summary()["schema"]
+    'domeng.compare/1'
+    """
 
     def __init__(self, arms: dict[str, Results], meta: dict | None = None) -> None:
         if len(arms) < 2:

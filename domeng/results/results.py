@@ -113,7 +113,13 @@ class Results:
     :meth:`passes_by_seat`, :meth:`passes_by_player`, :meth:`stone_flows`,
     :meth:`flow_matrix`, :meth:`unpaid`, :meth:`camat_by_seat`,
     :meth:`camat_by_player`, :meth:`camat_gaps`, :meth:`round_length`,
-    :meth:`final_state`, :meth:`camats_per_table`.
+    :meth:`final_state`, :meth:`camats_per_table`.  Returns of :meth:`summary` and
+    :meth:`to_json`: schema ``domeng.summary/1``; :meth:`save` / :meth:`load`: a folder.
+
+    >>> import domeng
+    >>> res = domeng.simulate(tables=2, rounds=2, seed=1, progress=False)
+    >>> res.tables, res.rounds, list(res.win_by_player().columns[:3])
+    (2, 2, ['player', 'seats', 'n_seats'])
     """
 
     def __init__(

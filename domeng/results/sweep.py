@@ -27,7 +27,28 @@ PLOT_METRICS = [
 class Sweep:
     """``grid`` (option -> values), ``points`` (one dict per grid point, in
     order; the first is the reference of the paired differences) and the
-    underlying :class:`~domeng.results.comparison.Comparison` (arm = point)."""
+    underlying :class:`~domeng.results.comparison.Comparison` (arm = point).
+    :func:`domeng.sweep` makes one; :meth:`frame` is its tidy DataFrame,
+    :meth:`summary` / :meth:`to_json` schema ``domeng.sweep/1``.
+
+    Parameters
+    ----------
+    grid:
+        Option -> its values, as :func:`domeng.study.compare.parse_grid` returns.
+    points:
+        One dict (option -> value) per grid point, in the comparison's order.
+    comparison:
+        The arms played, one per point.
+
+    Examples
+    --------
+    >>> import domeng
+    >>> sw = domeng.sweep(["pollo=3,4"], tables=2, rounds=2, seed=1, progress=False)
+    >>> sw.grid, sw.points[0]
+    ({'pollo_award': [3, 4]}, {'pollo_award': 3})
+    >>> sw.summary()["schema"]
+    'domeng.sweep/1'
+    """
 
     def __init__(self, grid: dict[str, list], points: list[dict], comparison: Comparison) -> None:
         self.grid = grid

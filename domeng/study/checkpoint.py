@@ -579,7 +579,17 @@ def resume(
     (else :class:`CheckpointError`).  Players named ``module:function`` in the
     manifest are imported only if given again in ``players`` or their module
     is in ``allow_import`` (True: any; see ``docs/security.md``).
-    ``workers``: local engine threads; ``progress``: as for :func:`domeng.simulate`."""
+    ``workers``: local engine threads; ``progress``: as for :func:`domeng.simulate`.
+    ``client``, ``stall_seconds``: as for :func:`domeng.simulate`.  Returns the
+    :class:`~domeng.results.results.Results`.
+
+    >>> import domeng, tempfile, os
+    >>> folder = os.path.join(tempfile.mkdtemp(), "study")
+    >>> first = domeng.simulate(tables=2, rounds=2, seed=1, checkpoint=folder, progress=False)
+    >>> again = domeng.resume(folder, progress=False)  # nothing is missing: written again
+    >>> again.win_by_seat().equals(first.win_by_seat())
+    True
+    """
     if players is not None:  # named again by the user: their modules may be imported
         from domeng.study.names import modules_named, resolve_names_safely
 

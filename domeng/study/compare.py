@@ -175,8 +175,43 @@ def compare(
     with the same numbers.  A folder holding a comparison is refused unless
     ``overwrite``.
 
-    Raises :class:`~domeng.study.simulate.StudyError` (a ``DomengError``) for a
-    variant equal to the baseline, an unknown metric or an unreachable target."""
+    Parameters
+    ----------
+    variants:
+        One spec or a list of them (a string such as ``"pollo=4"`` or
+        ``"players=expert;pollo=4"``, or a dict; see the module docstring).
+    baseline:
+        A spec applied on top of ``players`` and ``rules``, or None.
+    tables, rounds, players, rules, seed, workers, progress:
+        As for :func:`~domeng.study.simulate.simulate`, for every arm.
+    target_ci, max_rounds:
+        Stop on the data (above) instead of playing ``tables`` tables.
+    command:
+        The command line to record in the comparison's metadata, or None.
+    out, fmt, dpi:
+        The folder to write (above), the plots' format and resolution.
+
+    Returns
+    -------
+    Comparison
+        Every arm's results and their paired differences.
+
+    Raises
+    ------
+    StudyError
+        For a variant equal to the baseline, an unknown metric or an
+        unreachable target (a :class:`~domeng.core.errors.DomengError`).
+
+    Examples
+    --------
+    >>> import domeng
+    >>> cmp = domeng.compare(["pollo=4"], tables=2, rounds=2, seed=1, progress=False)
+    >>> list(cmp.variants)
+    ['pollo_award=4']
+    >>> d = cmp.differences()  # one row per variant and metric
+    >>> list(d.columns[:3]), set(d["variant"])
+    (['variant', 'metric', 'unit'], {'pollo_award=4'})
+    """
     arms = _arms(variants, baseline, players, rules)
     rounds = _count("rounds", rounds)
     study: dict[str, Any] = {
@@ -462,7 +497,33 @@ def sweep(
     :func:`compare`; the reference is the first point) and return a
     :class:`~domeng.results.sweep.Sweep`.  ``out``: write the sweep's folder
     there, checkpointed as in :func:`compare` (``metrics``: those to plot;
-    a folder holding a sweep is refused unless ``overwrite``)."""
+    a folder holding a sweep is refused unless ``overwrite``).
+
+    Parameters
+    ----------
+    grid:
+        ``["pollo=3,4,5", "passebunge_every_pass=true,false"]`` or a dict of
+        lists: every combination of the values is one point.
+    tables, rounds, players, rules, seed, workers, progress:
+        As for :func:`~domeng.study.simulate.simulate`, for every point
+        (``rules``: the options the grid does not set).
+    command, out, fmt, dpi, overwrite:
+        As for :func:`compare`.
+    metrics:
+        The metrics to plot in ``out`` (None: a default set).
+
+    Returns
+    -------
+    Sweep
+        One tidy DataFrame (``frame()``) of every point and metric.
+
+    Examples
+    --------
+    >>> import domeng
+    >>> sw = domeng.sweep(["pollo=3,4"], tables=2, rounds=2, seed=1, progress=False)
+    >>> sorted(set(sw.frame()["pollo_award"]))
+    [3, 4]
+    """
     from domeng.results.sweep import Sweep
 
     g = parse_grid(grid)

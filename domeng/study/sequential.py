@@ -287,7 +287,34 @@ def simulate_until(
     chunk is saved and the results are written at the end; after a crash,
     :func:`resume_until` (``domeng simulate --resume DIR``) goes on to the
     same stopping point and the same numbers.  A study already in
-    ``checkpoint`` is refused unless ``overwrite``."""
+    ``checkpoint`` is refused unless ``overwrite``.
+
+    Parameters
+    ----------
+    target_ci:
+        ``{"METRIC": half_width}`` or ``["METRIC=HALF_WIDTH"]``.
+    rounds, players, rules, seed, workers, progress:
+        As for :func:`~domeng.study.simulate.simulate`.
+    max_rounds:
+        The most rounds to play (None: 100 million).
+    checkpoint, resume, allow_import, overwrite:
+        The study folder (above), whether to go on with one, the
+        ``module:function`` players a resumed folder may import, and
+        whether to replace a study already there.
+
+    Returns
+    -------
+    Results
+        With ``meta["stopping"]``: the reason, the tables played, the looks.
+
+    Examples
+    --------
+    >>> import domeng
+    >>> res = domeng.simulate_until({"passes_per_round": 1.0}, rounds=2, seed=1,
+    ...                             max_rounds=2000, progress=False)
+    >>> res.meta["stopping"]["reason"], res.tables
+    ('target reached', 60)
+    """
     from domeng.results.metrics import metric_parts
     from domeng.results.stats import ratio
     from domeng.study.names import resolve_names_safely

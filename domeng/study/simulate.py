@@ -135,8 +135,27 @@ def simulate(
         with :class:`~domeng.core.errors.ClusterFailure` (default 600 s; the
         checkpoint stays intact).
 
-    Raises :class:`StudyError`, :class:`~domeng.core.errors.RulesError` or
-    :class:`~domeng.core.errors.PlayerError` (all :class:`DomengError`) on bad input.
+    Returns
+    -------
+    Results
+        The study's estimates (tidy DataFrames, ``summary()``, ``save()``).
+
+    Raises
+    ------
+    StudyError, RulesError, PlayerError
+        On bad input (all :class:`~domeng.core.errors.DomengError`).
+
+    Examples
+    --------
+    >>> import domeng
+    >>> res = domeng.simulate(tables=2, rounds=2, seed=1, progress=False)
+    >>> res.total_rounds, res.players[:2]
+    (4, ['random', 'heavy'])
+    >>> res.summary()["schema"]
+    'domeng.summary/1'
+    >>> again = domeng.simulate(tables=2, rounds=2, seed=1, progress=False)  # the same seed
+    >>> res.win_by_seat().equals(again.win_by_seat())
+    True
     """
     tables = _count("tables", tables)
     rounds = _count("rounds", rounds)

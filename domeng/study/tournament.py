@@ -456,7 +456,20 @@ def tournament(
     orders: str = "all",
 ) -> TournamentResults:
     """Play a duplicate tournament of five players (see the module docstring;
-    ``orders``: the seating design, ``"all"``, ``"balanced"`` or ``"rotations"``)."""
+    ``orders``: the seating design, ``"all"``, ``"balanced"`` or ``"rotations"``).
+
+    ``players``: five players (names or player objects, as for
+    :func:`domeng.simulate`); each deal of ``rounds`` rounds is played in every
+    seating of the design.  ``seed``, ``rules``, ``workers``, ``progress``: as
+    for :func:`domeng.simulate`; ``chunk_deals``: deals per engine call.
+    Returns :class:`TournamentResults` (``ranking()``, ``margins()``, ``save()``).
+
+    >>> import domeng
+    >>> t = domeng.tournament("random,heavy,keeper,hunter,expert", deals=2, rounds=2,
+    ...                       orders="rotations", progress=False)
+    >>> t.deals, list(t.ranking().columns[:2])
+    (2, ['player', 'position'])
+    """
     if isinstance(rules, Rules) or rules is None:
         rules = rules or Rules()
     else:
