@@ -5,7 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from domeng.cli.args import UsageError, players_help, scheduler_address, seed, whole
+from domeng.cli.args import (
+    UsageError,
+    add_players_epilog,
+    players_help,
+    scheduler_address,
+    seed,
+    whole,
+)
 from domeng.cli.compare import add_plot_options, add_target_options
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
@@ -133,6 +140,7 @@ def add_parser(sub) -> None:
     add_target_options(s)
     add_plot_options(s)
     s.set_defaults(func=cmd_simulate)
+    add_players_epilog(s, "study")
 
 
 def cmd_simulate(args) -> int:

@@ -30,11 +30,11 @@ from domeng.core.events import END_NAMES, for_seat, render_events
 from domeng.core.rules import Rules
 from domeng.core.tiles import N_TILES, is_double, numbers
 from domeng.engine.game import PASS, Game, action_of
-from domeng.players.registry import BUILTIN_PLAYERS
+from domeng.players import catalogue
 
 HUMAN = "human"
 #: what a seat may be: a person, or a built-in computer player (never code named by a request)
-SEAT_KINDS = (HUMAN,) + tuple(BUILTIN_PLAYERS)
+SEAT_KINDS = (HUMAN,) + catalogue.builtin_names("browser")
 #: placeholder player for a person's seat (the Computers object never asks it)
 _UNASKED = "random"
 #: the largest game a request may ask for (D16: rounds / CAMATs)
@@ -93,10 +93,13 @@ class TableSpec:
             or not all(isinstance(s, str) for s in seats)
         ):
             raise WebError("seats must be a list of five names")
-        seats = [s.strip().lower() for s in seats]
-        bad = [s for s in seats if s not in SEAT_KINDS]
-        if bad:
-            raise WebError(f"unknown seat {bad[0][:40]!r}: choose one of {', '.join(SEAT_KINDS)}")
+        try:  # the one check of a seat's name (catalogue: budget range, places)
+            seats = [
+                HUMAN if s.strip().lower() == HUMAN else catalogue.seat_name(s, "browser")
+                for s in seats
+            ]
+        except DomengError as e:
+            raise WebError(str(e)) from None
         rules = data.get("rules") or {}
         if (
             not isinstance(rules, dict)
