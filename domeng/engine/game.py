@@ -29,7 +29,14 @@ import numpy as np
 
 from domeng.core import layout as L
 from domeng.core.errors import DomengError, IllegalMoveError
-from domeng.core.events import END_KINDS, END_NAMES, TR_ROWS_PER_ROUND, decode_rows, for_seat
+from domeng.core.events import (
+    END_KINDS,
+    END_NAMES,
+    EV_DEAL,
+    TR_ROWS_PER_ROUND,
+    decode_rows,
+    for_seat,
+)
 from domeng.core.numba_cache import prepare
 from domeng.core.observation import MAX_TURNS, OBS_LEN
 from domeng.core.rules import Rules
@@ -313,7 +320,7 @@ class Game:
         self._read = n
         if not len(rows):
             return []
-        if rows[0, 0] == K.EV_DEAL:
+        if rows[0, 0] == EV_DEAL:
             new = decode_rows(rows)[0]
         else:  # a continuation of the round: decode after a synthetic round start
             new = decode_rows(np.vstack([self._S.tr[:1], rows]))[0][1:]
