@@ -23,7 +23,10 @@ def one_line(capsys, argv, expect: str, code: int = 2) -> str:
     "argv, where",
     [
         (["tournament", "--players", "random,heavy,keeper,hunter,omniscient"], "a tournament"),
-        (["ladder", "--players", "random,heavy,keeper,hunter,expert,omniscient"], "a tournament or ladder"),
+        (
+            ["ladder", "--players", "random,heavy,keeper,hunter,expert,omniscient"],
+            "a tournament or ladder",
+        ),
         (["simulate", "-t", "2", "-r", "2", "--players", "omniscient"], "a study"),
         (
             [
