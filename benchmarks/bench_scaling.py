@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     counts = [int(x) for x in args.workers.split(",")]
     if args.chunk_tables is None:
-        from domeng.study.simulate import default_chunk_tables
+        from domeng.study.summary import default_chunk_tables
 
         args.chunk_tables = default_chunk_tables(args.tables, args.rounds)
 

@@ -6,7 +6,7 @@ per-round records, no trace) runs on the engine's aggregate-mode loop
 draw for draw (``tests/batch/test_kernel.py`` compares the two), about 1.7 times
 as fast.
 
-Players arrive as ids (:data:`domeng.players.heuristics.PLAYER_IDS`) plus a
+Players arrive as ids (:data:`domeng.core.defaults.PLAYER_IDS`) plus a
 tuple of five compiled functions for seats whose player is a compiled
 function (numba first-class functions: a new player needs no new kernel).
 Each seat's player sees only its D17 view and draws only from its own
@@ -24,10 +24,10 @@ import numpy as np
 from numba import njit, prange, types
 
 from domeng.core import layout as L
+from domeng.core.events import TR_WIDTH
 from domeng.core.nbrng import randbelow_at
 from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT, OBS_TURN
 from domeng.engine import fast as F
-from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.players.heuristics import N_BUILTIN, P_EXPERT, builtin_best_inline, builtin_choose
 
@@ -269,6 +269,6 @@ def trace_kernel(pids, fns, rules, st, rounds, agg, tr):
     _played, S = play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 0, tr.shape[0])
     n = min(S.tn[0], tr.shape[0])
     for k in range(n):
-        for c in range(K.TR_WIDTH):
+        for c in range(TR_WIDTH):
             tr[k, c] = S.tr[k, c]
     return S.tn[0]

@@ -28,7 +28,7 @@ from domeng.batch import loop
 from domeng.batch.reference import run_reference
 from domeng.core import layout as L
 from domeng.core.errors import DomengError, PlayerError
-from domeng.core.events import decode_rows
+from domeng.core.events import TR_ROWS_PER_ROUND, TR_WIDTH, decode_rows
 from domeng.core.numba_cache import prepare as prepare_engine
 from domeng.core.rules import Rules
 from domeng.engine import kernel as K
@@ -291,7 +291,7 @@ def trace_table(
     prepare_engine()
     st = initial_states(seed, table, 1, rules)[0] if state is None else np.array(state)
     agg = np.zeros(L.AGG_LEN, dtype=np.int64)
-    tr = np.zeros((rounds * K.TR_ROWS_PER_ROUND, K.TR_WIDTH), dtype=np.int64)
+    tr = np.zeros((rounds * TR_ROWS_PER_ROUND, TR_WIDTH), dtype=np.int64)
     with _quiet_compile():
         n = interruptible(loop.trace_kernel, pids, fns, rules.to_array(), st, rounds, agg, tr)
     _check_bad_moves(st[None, :], resolve_players(players))

@@ -5,19 +5,49 @@ from __future__ import annotations
 
 import argparse
 import re
+import textwrap
 
-from domeng.core.defaults import TABLE_PLAYERS
 from domeng.core.errors import UsageError
+from domeng.players import catalogue
 
 
-def players_help(what: str) -> str:
+def players_help(what: str, place: str = "study") -> str:
     """The ``--players`` help of a command: ``what`` (e.g. "five players"),
-    then every built-in player's name (from :mod:`domeng.core.defaults`, so
-    a new player is listed everywhere; the help is ``%``-formatted)."""
-    return (
-        f"{what}: {', '.join(TABLE_PLAYERS)} (NAME-N: N samples or iterations per move), "
-        "or module:function (your own compiled player)"
-    )
+    then every built-in player that may sit at ``place``, from the one
+    catalogue (:mod:`domeng.players.catalogue`, so a new player is listed
+    everywhere; argparse ``%``-formats the help)."""
+    return f"{what}: {catalogue.players_help(place)}".replace("%", "%%")
+
+
+def add_players_epilog(parser: argparse.ArgumentParser, place: str = "study") -> None:
+    """End ``parser``'s help with one line per player that may sit at
+    ``place``: the catalogue's own description, budget range and options."""
+    lines = "\n".join(f"  {s}" for s in catalogue.describe(place, plugins=False).values())
+    parser.epilog = f"players ({catalogue.PLACES[place]}; see docs/players.md):\n{lines}"
+    parser.formatter_class = _EpilogFormatter
+
+
+class _EpilogFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that text lines indented by two spaces
+    (the players of the epilog) stay one item each, wrapped under themselves."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n  " not in text:
+            return super()._fill_text(text, width, indent)
+        head, *items = text.split("\n  ")
+        out = [super()._fill_text(head, width, indent)]
+        for item in items:
+            out.append(
+                textwrap.fill(
+                    " ".join(item.split()),
+                    width,
+                    initial_indent=indent + "  ",
+                    subsequent_indent=indent + "      ",
+                    break_on_hyphens=False,
+                    break_long_words=False,
+                )
+            )
+        return "\n".join(out)
 
 
 class Parser(argparse.ArgumentParser):

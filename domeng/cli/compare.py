@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from domeng.cli.args import FORCE_HELP, UsageError, players_help, seed, whole
+from domeng.cli.args import FORCE_HELP, UsageError, add_players_epilog, players_help, seed, whole
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -139,6 +139,7 @@ def add_parser(sub) -> None:
         "step-down or Bonferroni (see docs/study.md)",
     )
     s.set_defaults(func=cmd_compare)
+    add_players_epilog(s, "study")
 
 
 def add_target_options(s) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import FORCE_HELP, players_help, seed, whole
+from domeng.cli.args import FORCE_HELP, add_players_epilog, players_help, seed, whole
 
 
 def add_parser(sub) -> None:
@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
         "-p",
         required=True,
         metavar="A,B,C,D,E,...",
-        help=players_help("five to ten players"),
+        help=players_help("five to ten players", "tournament"),
     )
     ld.add_argument(
         "--deals",
@@ -76,6 +76,7 @@ def add_parser(sub) -> None:
 
     add_plot_options(ld)
     ld.set_defaults(func=cmd_ladder)
+    add_players_epilog(ld, "tournament")
 
 
 def cmd_ladder(args) -> int:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import random
 
-from domeng.cli.args import UsageError, seed, whole
-from domeng.core.defaults import DEFAULT_DELAY, DEFAULT_SEATS, TABLE_PLAYERS
+from domeng.cli.args import UsageError, add_players_epilog, seed, whole
+from domeng.core.defaults import DEFAULT_DELAY, DEFAULT_SEATS
 from domeng.core.errors import DomengError
+from domeng.players import catalogue
 
 
 def _arg_seats(text: str) -> list[str]:
@@ -46,9 +47,9 @@ def add_parser(sub) -> None:
         metavar="S,S,S,S,S",
         help="who sits at seats 0..4: human (a person; several make hot-seat play "
         "on one terminal) or a computer player: "
-        f"{', '.join(TABLE_PLAYERS)} (search with N samples per move) "
-        f"(default {','.join(DEFAULT_SEATS)})",
+        f"{catalogue.players_help('terminal')} (default {','.join(DEFAULT_SEATS)})",
     )
+    add_players_epilog(p, "terminal")
     p.add_argument(
         "--rounds",
         "-r",

@@ -8,6 +8,7 @@ from pathlib import Path
 from domeng.cli.args import (
     FORCE_HELP,
     UsageError,
+    add_players_epilog,
     players_help,
     scheduler_address,
     seed,
@@ -141,6 +142,7 @@ def add_parser(sub) -> None:
     add_target_options(s)
     add_plot_options(s)
     s.set_defaults(func=cmd_simulate)
+    add_players_epilog(s, "study")
 
 
 def cmd_simulate(args) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import UsageError
+from domeng.cli.args import UsageError, add_players_epilog
 from domeng.cli.compare import (
     add_study_options,
     check_output,
@@ -46,6 +46,7 @@ def add_parser(sub) -> None:
     )
     add_study_options(s, "grid point")
     s.set_defaults(func=cmd_sweep)
+    add_players_epilog(s, "study")
 
 
 def _fixed_names(specs: list[str]) -> list[str]:

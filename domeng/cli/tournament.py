@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import FORCE_HELP, players_help, seed, whole
+from domeng.cli.args import FORCE_HELP, add_players_epilog, players_help, seed, whole
 
 
 def add_parser(sub) -> None:
@@ -15,7 +15,11 @@ def add_parser(sub) -> None:
         "players by net stones per round with 95% confidence intervals.",
     )
     tn.add_argument(
-        "--players", "-p", required=True, metavar="A,B,C,D,E", help=players_help("five players")
+        "--players",
+        "-p",
+        required=True,
+        metavar="A,B,C,D,E",
+        help=players_help("five players", "tournament"),
     )
     tn.add_argument(
         "--deals",
@@ -75,6 +79,7 @@ def add_parser(sub) -> None:
 
     add_plot_options(tn)
     tn.set_defaults(func=cmd_tournament)
+    add_players_epilog(tn, "tournament")
 
 
 def cmd_tournament(args) -> int:

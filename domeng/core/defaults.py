@@ -11,6 +11,7 @@ The modules that use these values re-export them under their old names
 from __future__ import annotations
 
 # ---------------------------------------------------------------- built-in players
+#: (what each player is, its budget and where it may sit: domeng.players.catalogue)
 #: kernel ids of the built-in compiled players (:mod:`domeng.players.heuristics`)
 P_RANDOM = 0
 P_HEAVY = 1
@@ -36,12 +37,5 @@ DEFAULT_PLAYERS = ("random", "heavy", "keeper", "hunter", "random")
 HUMAN = "human"
 #: the seats of ``domeng play`` when none are given (a person at seat 0)
 DEFAULT_SEATS = (HUMAN, "hunter", "keeper", "heavy", "random")
-#: the computer players that may sit at a table: each sees only its own D17 view
-#: the search players (determinized Monte Carlo ``search``, ``esearch``,
-#: inference-weighted ``isearch``, ``nsearch`` that also values who starts
-#: the next round, information-set MCTS ``ismcts``), each also as
-#: ``NAME-N`` with N samples or iterations per move
-SEARCH_FAMILY = ("search", "esearch", "isearch", "nsearch", "ismcts")
-TABLE_PLAYERS = tuple(PLAYER_IDS) + tuple(n for k in SEARCH_FAMILY for n in (k, k + "-N"))
 #: the terminal game's pause before each computer move, in seconds
 DEFAULT_DELAY = 0.6

@@ -20,7 +20,7 @@ State of one table while it plays (all ``int64`` unless noted):
 
 Rules arrive as the ``int64`` array of :meth:`domeng.core.rules.Rules.to_array`
 (and are copied into ``obs[OBS_RULES:]``), so changing an option never
-recompiles.  Players arrive as ids (:data:`domeng.players.heuristics.PLAYER_IDS`)
+recompiles.  Players arrive as ids (:data:`domeng.core.defaults.PLAYER_IDS`)
 plus a tuple of five compiled functions for seats whose player is a
 compiled function (numba first-class functions: a new player needs no new
 kernel).
@@ -40,10 +40,9 @@ from numba import njit
 
 from domeng.core import layout as L
 from domeng.core.bits import lowest_bit, popcount
-from domeng.core.events import (  # noqa: F401 (the row layout, re-exported)
+from domeng.core.events import (
     EV_BLOCK,
     EV_CAMAT,
-    EV_DEAL,
     EV_END,
     EV_LEAD,
     EV_PASS,
@@ -51,8 +50,6 @@ from domeng.core.events import (  # noqa: F401 (the row layout, re-exported)
     EV_TRANSFER,
     EV_UNPAID,
     TABLE,
-    TR_ROWS_PER_ROUND,
-    TR_WIDTH,
 )
 from domeng.core.nbrng import randbelow, seat_state, table_state
 from domeng.core.observation import (

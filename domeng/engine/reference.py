@@ -29,10 +29,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from domeng.core.errors import IllegalMoveError, PlayerError
-from domeng.core.events import (  # noqa: F401 (the one vocabulary, re-exported)
+from domeng.core.events import (
     CAPPU,
     CEKI,
-    END_KINDS,
     END_NAMES,
     LEFT,
     MANGUNO,

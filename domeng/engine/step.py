@@ -61,6 +61,7 @@ import numpy as np
 from numba import njit
 
 from domeng.core import layout as L
+from domeng.core.events import EV_DEAL, TR_WIDTH
 from domeng.core.observation import (
     MAX_TURNS,
     OBS_HAND,
@@ -122,7 +123,7 @@ def new_state(rules, st, full, trace_rows):
     """A table's state record, continuing the table state ``st`` (a row of
     :func:`domeng.engine.kernel.init_states`, copied).  ``full``: keep the
     observation fields players read; ``trace_rows > 0``: room for that many
-    event rows per round (``kernel.TR_ROWS_PER_ROUND`` always suffices).
+    event rows per round (``core.events.TR_ROWS_PER_ROUND`` always suffices).
 
     Parameters
     ----------
@@ -150,7 +151,7 @@ def new_state(rules, st, full, trace_rows):
     >>> bool(round_over(S)), new_round(S)
     (True, 3)
     """
-    tr = np.zeros((max(trace_rows, 1), K.TR_WIDTH), dtype=np.int64)
+    tr = np.zeros((max(trace_rows, 1), TR_WIDTH), dtype=np.int64)
     ctl = np.zeros(CTL_LEN, dtype=np.int64)
     ctl[C_SEAT] = -1
     ctl[C_OVER] = 1
@@ -215,7 +216,7 @@ def _start(S, must, starter, rnd):
     if S.ctl[C_TRACE]:
         k = S.tn[0]
         if k < S.tr.shape[0]:
-            S.tr[k, 0] = K.EV_DEAL
+            S.tr[k, 0] = EV_DEAL
             S.tr[k, 1] = rnd
             S.tr[k, 2] = starter
             S.tr[k, 3] = must

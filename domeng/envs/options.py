@@ -11,6 +11,7 @@ import numpy as np
 
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
+from domeng.players import catalogue
 
 
 def _whole(name: str, v: Any, lo: int, hi: int) -> int:
@@ -72,7 +73,9 @@ def check_seat(seat: Any) -> int:
 def seat_players(opponents: str | Sequence[str], seat: int) -> list[str]:
     """Five player names: ``opponents`` (one name for all four, or four names
     for the other seats in seat order) around the learner's ``seat`` (whose
-    entry is a placeholder the engine never asks)."""
+    entry is a placeholder the engine never asks).  Each name is checked by
+    the one catalogue (:func:`domeng.players.catalogue.check`: its budget
+    range, and that it may sit in an environment)."""
     if isinstance(opponents, str):
         names = [opponents] * 4
     else:
@@ -82,6 +85,6 @@ def seat_players(opponents: str | Sequence[str], seat: int) -> list[str]:
                 "opponents must be one player name or four names (the other "
                 f"seats in seat order), got {opponents!r}"
             )
-    out = list(names)
-    out.insert(seat, names[0])
+    out = [catalogue.seat_name(n, "environment") for n in names]
+    out.insert(seat, out[0])
     return out

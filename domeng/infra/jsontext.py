@@ -15,6 +15,10 @@ import json
 import math
 from typing import Any
 
+#: a study's or comparison's manifest larger than this is not one: the one
+#: limit of every manifest reader (a sweep's arms are the largest, well under it)
+MAX_MANIFEST_BYTES = 1 << 22
+
 
 def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
@@ -34,4 +38,4 @@ def loads(text: str | bytes) -> Any:
     return json.loads(text, parse_constant=_constant, parse_float=_finite_float)
 
 
-__all__ = ["loads"]
+__all__ = ["MAX_MANIFEST_BYTES", "loads"]

@@ -30,25 +30,15 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from domeng.batch.computer import Computers
-from domeng.core.defaults import (
-    DEFAULT_SEATS,
-    HUMAN,
-    N_BUILTIN,
-    PLAYER_IDS,
-    SEARCH_FAMILY,
-    TABLE_PLAYERS,
-)
+from domeng.core.defaults import DEFAULT_SEATS, HUMAN, N_BUILTIN
 from domeng.core.errors import DomengError, IllegalMoveError, PlayerError, SaveFileError
 from domeng.core.events import END_NAMES, for_seat
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
 from domeng.infra.interrupt import interruptible
+from domeng.players import catalogue
 
-#: the largest search budget at a table (a move must come back within seconds)
-MAX_SEARCH_SAMPLES = 20_000
-#: players that see hidden tiles: never at a table with people (D17)
-SEEING_PLAYERS = ("omniscient", "cheat", "oracle")
 SAVE_FORMAT = "domeng-play-save"
 SAVE_VERSION = 3
 #: a round has at most 25 plays and, in practice, far fewer than 200 passes
@@ -61,60 +51,22 @@ MAX_SAVED_ROUNDS = 100_000
 # ---------------------------------------------------------------------------
 
 
-def check_seat(name: Any) -> str:
+def check_seat(name: Any, place: str = "terminal") -> str:
     """A seat's canonical name: ``human`` or a computer player that may sit
-    at a table with people.  :class:`PlayerError` (one line) otherwise: a
-    player that sees hidden tiles (D17), a name that would import code, an
-    unknown name, an oversized search budget.
+    at a table with people (the catalogue's check, :mod:`domeng.players.catalogue`:
+    one budget limit and one refusal everywhere).  :class:`PlayerError` (one
+    line) otherwise: a player that sees hidden tiles (D17), a name that would
+    import code, an unknown name, a budget out of range.
 
     >>> check_seat("Hunter"), check_seat("you"), check_seat("esearch-0300")
     ('hunter', 'human', 'esearch-300')
-    >>> check_seat("omniscient")
-    Traceback (most recent call last):
-    ...
-    domeng.core.errors.PlayerError: player 'omniscient' sees hidden tiles: ...
     """
-    if (
-        not isinstance(name, str)
-        or not name.strip()
-        or len(name) > 40
-        or not name.strip().isascii()
-        or not name.strip().isprintable()
-    ):
-        raise PlayerError(
-            f"a seat is human or a computer player ({', '.join(TABLE_PLAYERS)}); "
-            f"got {str(name)[:40]!r}"
-        )
-    low = name.strip().lower()
-    if low in (HUMAN, "you", "person"):
+    if isinstance(name, str) and name.strip().lower() in (HUMAN, "you", "person"):
         return HUMAN
-    if low in SEEING_PLAYERS or "omniscient" in low:
-        raise PlayerError(
-            f"player {low!r} sees hidden tiles: it cannot sit at a table with people (D17)"
-        )
-    if low in PLAYER_IDS or low in SEARCH_FAMILY:
-        return low
-    kind, dash, n = low.partition("-")
-    if dash and kind in SEARCH_FAMILY:
-        if not (
-            n.isascii() and n.isdigit() and 1 <= len(n) <= 6 and 1 <= int(n) <= MAX_SEARCH_SAMPLES
-        ):
-            raise PlayerError(
-                f"bad search budget in {name.strip()!r}: write {kind}-N with "
-                f"1 <= N <= {MAX_SEARCH_SAMPLES} samples per move"
-            )
-        return f"{kind}-{int(n)}"
-    if ":" in low:
-        raise PlayerError(
-            f"only built-in players sit at a table ({', '.join(TABLE_PLAYERS)}); "
-            f"{name.strip()!r} would import code"
-        )
-    raise PlayerError(
-        f"unknown player {name.strip()!r}; at a table: human, {', '.join(TABLE_PLAYERS)}"
-    )
+    return catalogue.seat_name(name, place)
 
 
-def parse_seats(text: str | Sequence[str]) -> list[str]:
+def parse_seats(text: str | Sequence[str], place: str = "terminal") -> list[str]:
     """Five seats from ``"human,hunter,heavy,keeper,random"`` (or a list),
     seat 0 first; returns their canonical names (:func:`check_seat`), or
     raises :class:`PlayerError` for another number of seats.
@@ -128,7 +80,7 @@ def parse_seats(text: str | Sequence[str]) -> list[str]:
             f"--seats needs 5 comma-separated seats, seat 0 first, e.g. "
             f"{','.join(DEFAULT_SEATS)}; got {len(items)}"
         )
-    return [check_seat(s) for s in items]
+    return [check_seat(s, place) for s in items]
 
 
 # ---------------------------------------------------------------------------

@@ -43,15 +43,7 @@ import numpy as np
 from numba import njit
 
 from domeng.core.bits import lowest_bit, popcount
-from domeng.core.defaults import (  # noqa: F401  (the ids live where --help reads them)
-    N_BUILTIN,
-    P_EXPERT,
-    P_HEAVY,
-    P_HUNTER,
-    P_KEEPER,
-    P_RANDOM,
-    PLAYER_IDS,
-)
+from domeng.core.defaults import N_BUILTIN, P_EXPERT, P_HEAVY, P_KEEPER, P_RANDOM
 from domeng.core.nbrng import randbelow
 from domeng.core.observation import (
     OBS_CHAIN,

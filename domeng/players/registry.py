@@ -21,11 +21,13 @@ from typing import Any, Protocol, runtime_checkable
 import numba
 import numpy as np
 
+from domeng.core.defaults import PLAYER_IDS
 from domeng.core.errors import PlayerError
 from domeng.core.observation import Observation
 from domeng.core.rng import SplitMix64
 from domeng.engine.reference import Move
-from domeng.players.heuristics import P_CUSTOM, PLAYER_IDS, builtin_choose
+from domeng.players import catalogue
+from domeng.players.heuristics import P_CUSTOM, builtin_choose
 from domeng.players.scoring import STRATEGY_SIG
 
 
@@ -113,28 +115,17 @@ def _builtin(pid: int) -> Callable:
     return fn
 
 
-#: the search players, each with an optional budget ``NAME-N`` (samples per decision;
-#: for ``ismcts``, iterations per decision)
-SEARCH_PLAYERS = ("search", "esearch", "isearch", "nsearch", "ismcts")
-BUILTIN_PLAYERS = tuple(PLAYER_IDS) + SEARCH_PLAYERS
-#: the largest ``ismcts-N`` budget (its tree holds one node per iteration;
-#: the twin of ``domeng.players.ismcts.MAX_ITERATIONS``, kept here so that
-#: resolving a name does not import the search)
-MAX_ISMCTS = 200_000
+#: the built-in players by name (the catalogue's, which says what each is)
+BUILTIN_PLAYERS = catalogue.builtin_names()
 
 
-def _search_strategy(kind: str, samples: int | None) -> Callable:
-    if kind == "search":
-        from domeng.players.search import make_search_strategy
-
-        return make_search_strategy(samples)
-    if kind == "ismcts":  # N: iterations per decision
-        from domeng.players.ismcts import make_ismcts_strategy
-
-        return make_ismcts_strategy(samples)
-    from domeng.players.isearch import make_isearch_strategy
-
-    return make_isearch_strategy(kind, samples)
+def _load(target: str) -> Any:
+    """The object ``module:attribute`` names."""
+    mod_name, _, attr = target.partition(":")
+    obj = importlib.import_module(mod_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 @dataclass(frozen=True)
@@ -217,17 +208,19 @@ def _has_sig(fn) -> bool:
 _SPEC_CACHE: dict[str, PlayerSpec] = {}
 
 
-def resolve_player(p: Any) -> PlayerSpec:
-    """Resolve a player given by name (``random``, ``heavy``, ``keeper``,
-    ``hunter``, ``expert``, ``search``, ``esearch``, ``isearch``, ``nsearch``, ``ismcts``,
-    each search player also as ``NAME-N`` for N samples per move (``ismcts``:
-    N iterations per decision),
-    ``module:function``), a compiled function, or an object with ``choose``.
+def resolve_player(p: Any, place: str | None = None) -> PlayerSpec:
+    """Resolve a player given by name (the grammar of
+    :mod:`domeng.players.catalogue`: ``hunter``, ``search-1000``,
+    ``esearch-1000:eps0.1``, ``module:function``, a plugin's name), a compiled
+    function, or an object with ``choose``.
 
     Parameters
     ----------
     p:
         A name, a :class:`PlayerSpec`, a function or an object.
+    place:
+        One of :data:`domeng.players.catalogue.PLACES`: a name that may not
+        sit there is refused (None: anywhere).
 
     Returns
     -------
@@ -236,66 +229,73 @@ def resolve_player(p: Any) -> PlayerSpec:
     Raises
     ------
     PlayerError
-        For an unknown name, a bad budget, or something that is not a player.
+        For an unknown name, a bad budget, a place it may not sit, or
+        something that is not a player.
 
     Examples
     --------
     >>> resolve_player("Keeper").name
     'keeper'
-    >>> resolve_player("nobody")
-    Traceback (most recent call last):
-    ...
-    domeng.core.errors.PlayerError: unknown player 'nobody'; built-in players: ...
     """
     if isinstance(p, PlayerSpec):
         return p
-    if isinstance(p, str):
-        key = p.strip()
-        low = key.lower()
-        if low in PLAYER_IDS:
-            return PlayerSpec(low, "builtin", PLAYER_IDS[low])
-        if low in _SPEC_CACHE:
-            return _SPEC_CACHE[low]
-        if low == "omniscient":  # research only: it refuses every ordinary game
-            from domeng.players.omniscient import OmniscientPlayer
+    if not isinstance(p, str):
+        return _resolve_object(p, None)
+    pn = catalogue.parse(p) if place is None else catalogue.check(p, place)
+    key = pn.text
+    if key in _SPEC_CACHE:
+        return _SPEC_CACHE[key]
+    entry = pn.entry
+    if entry is not None and entry.kind == "builtin":
+        return PlayerSpec(key, "builtin", entry.pid)
+    if entry is None or entry.kind == "plugin":
+        try:
+            if entry is None:
+                what = f"player module {pn.target.partition(':')[0]!r}"
+                spec = _from_code(key, pn.target, what)
+            else:
+                what = f"the plugin {key} ({entry.make}, {entry.source})"
+                spec = _from_code(key, entry.make, what, call=True)
+        except PlayerError as e:  # the one wording of a refused name
+            raise catalogue.refusal(p, place, str(e)) from None
+    elif entry.kind == "python":
+        return PlayerSpec(key, "python", obj=_load(entry.make)())
+    else:
+        try:
+            fn = _load(entry.make)(*entry.make_args, pn.budget, **pn.kwargs())
+        except ValueError as e:
+            raise catalogue.refusal(p, place, f"{e}") from None
+        spec = PlayerSpec(key, "compiled", P_CUSTOM, fn=fn)
+    _SPEC_CACHE[key] = spec
+    return spec
 
-            return PlayerSpec("omniscient", "python", obj=OmniscientPlayer())
-        kind = low.split("-", 1)[0]
-        if kind in SEARCH_PLAYERS and (low == kind or low.startswith(kind + "-")):
-            samples = None
-            if low != kind:
-                try:
-                    samples = int(low.split("-", 1)[1])
-                    if samples < 1 or (kind == "ismcts" and samples > MAX_ISMCTS):
-                        raise ValueError
-                except ValueError:
-                    if kind == "ismcts":
-                        raise PlayerError(
-                            f"bad search budget in {p!r}: write ismcts-N with N "
-                            f"from 1 to {MAX_ISMCTS:,} iterations per decision"
-                        ) from None
-                    raise PlayerError(
-                        f"bad search budget in {p!r}: write {kind}-N with N >= 1 samples per move"
-                    ) from None
-            spec = PlayerSpec(low, "compiled", P_CUSTOM, fn=_search_strategy(kind, samples))
-            _SPEC_CACHE[low] = spec
-            return spec
-        if ":" in key:
-            mod_name, _, attr = key.partition(":")
-            try:
-                mod = importlib.import_module(mod_name)
-            except Exception as e:
-                raise PlayerError(f"cannot import player module {mod_name!r}: {e}") from None
-            if not hasattr(mod, attr):
-                raise PlayerError(f"module {mod_name!r} has no player {attr!r}")
-            spec = _resolve_object(getattr(mod, attr), key)
-            _SPEC_CACHE[low] = spec
-            return spec
-        raise PlayerError(
-            f"unknown player {p!r}; built-in players: {', '.join(BUILTIN_PLAYERS)}"
-            " (or module:function for your own)"
-        )
-    return _resolve_object(p, None)
+
+def _from_code(name: str, target: str, what: str, call: bool = False) -> PlayerSpec:
+    """The player that ``target`` (``module:attribute``) names; a plugin's
+    is called first (it returns the player, or a class of players).  Any
+    failure of that code is one :class:`PlayerError` line."""
+    try:
+        obj = _load(target)
+    except ModuleNotFoundError as e:
+        raise PlayerError(f"cannot import {what}: {e}") from None
+    except AttributeError:
+        raise PlayerError(f"{what} has no player {target.partition(':')[2]!r}") from None
+    except Exception as e:  # the module's own error on import
+        raise PlayerError(f"cannot import {what}: {type(e).__name__}: {_short(e)}") from None
+    if call:
+        try:
+            obj = obj()
+        except Exception as e:
+            raise PlayerError(f"{what} is broken: {type(e).__name__}: {_short(e)}") from None
+        try:
+            return _resolve_object(obj, name)
+        except PlayerError as e:
+            raise PlayerError(f"{what} is refused: {e}") from None
+    return _resolve_object(obj, name)
+
+
+def _short(e: BaseException) -> str:
+    return " ".join(str(e).split())[:200] or type(e).__name__
 
 
 def _resolve_object(obj: Any, name: str | None) -> PlayerSpec:
@@ -318,10 +318,10 @@ def _resolve_object(obj: Any, name: str | None) -> PlayerSpec:
     )
 
 
-def resolve_players(spec: Any) -> list[PlayerSpec]:
+def resolve_players(spec: Any, place: str | None = None) -> list[PlayerSpec]:
     """Five resolved players from ``"a,b,c,d,e"``, a list, or one player for all
-    seats; returns a list of five :class:`PlayerSpec` (raises
-    :class:`PlayerError` for another number).
+    seats (``place``: as for :func:`resolve_player`); returns a list of five
+    :class:`PlayerSpec` (raises :class:`PlayerError` for another number).
 
     >>> [p.name for p in resolve_players("random,heavy,keeper,hunter,expert")]
     ['random', 'heavy', 'keeper', 'hunter', 'expert']
@@ -336,7 +336,7 @@ def resolve_players(spec: Any) -> list[PlayerSpec]:
         items = items * 5
     if len(items) != 5:
         raise PlayerError(f"give one player for all seats or five, one per seat; got {len(items)}")
-    return [resolve_player(x) for x in items]
+    return [resolve_player(x, place) for x in items]
 
 
 def make_player(name: Any) -> Player:

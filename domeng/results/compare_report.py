@@ -41,8 +41,6 @@ KINDS = {
 }
 MANIFEST_FORMAT = "domeng.arms/1"
 ARMS = "arms"
-#: a manifest larger than this is not one
-MAX_MANIFEST_BYTES = 1 << 22
 
 FORMATS = ("png", "svg", "pdf")
 
@@ -246,7 +244,7 @@ def read_manifest(folder, kind: str) -> dict:
         )
         raise CheckpointError(f"{where} (no {kind} study to resume)")
     try:
-        if path.is_symlink() or path.stat().st_size > MAX_MANIFEST_BYTES:
+        if path.is_symlink() or path.stat().st_size > jsontext.MAX_MANIFEST_BYTES:
             raise ValueError("not a manifest")
         m = jsontext.loads(path.read_text(encoding="utf-8"))
         if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT or m.get("kind") != kind:

@@ -51,7 +51,7 @@ dl.glossary dt { font-weight: bold; margin-top: 0.3em; } dl.glossary dd { margin
 
 def versions() -> dict[str, str]:
     """Versions of domeng, Python, numba, numpy and pandas."""
-    from domeng.results.results import package_version
+    from domeng.results.meta import package_version
 
     out = {"domeng": package_version(), "Python": platform.python_version()}
     for mod in ("numba", "numpy", "pandas"):

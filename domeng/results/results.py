@@ -51,7 +51,6 @@ from domeng.infra.fs import atomic_directory, atomic_write
 from domeng.results.meta import (
     _json_default,
     _layout_meta,
-    package_version,  # noqa: F401
     read_results_file,
     study_digest,
 )

@@ -47,7 +47,6 @@ import numpy as np
 from domeng.core.errors import (
     CheckpointError,
     DomengError,
-    PlayerError,  # noqa: F401
     ResultsWriteError,
     UnsafePathError,
 )
@@ -69,8 +68,6 @@ RECORDS_MERGED = "records.merged"
 #: in ``chunks/`` of a finished study: the chunk files were removed (results.npz holds their sums)
 PRUNED = "pruned"
 _CHUNK_RE = re.compile(r"^chunk-(\d{7})\.npz$")
-#: a manifest larger than this is not a manifest
-MAX_MANIFEST_BYTES = 1 << 20
 
 
 def durable_write(path: str | os.PathLike, write: Callable[[Any], None] | bytes | str) -> None:
@@ -323,7 +320,7 @@ class Checkpoint:
                 "(only studies run with --out DIR can be)"
             )
         try:
-            if path.stat().st_size > MAX_MANIFEST_BYTES:
+            if path.stat().st_size > jsontext.MAX_MANIFEST_BYTES:
                 raise ValueError("too large")
             m = jsontext.loads(path.read_text(encoding="utf-8"))
             if not isinstance(m, dict):

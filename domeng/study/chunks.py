@@ -48,9 +48,10 @@ from domeng.batch.tables import (
 )
 from domeng.core import layout as L
 from domeng.core.errors import ClusterError, ClusterFailure, DomengError, PlayerError
-from domeng.results.results import Results, package_version
+from domeng.results.meta import package_version
+from domeng.results.results import Results
 from domeng.study.cluster import fingerprint
-from domeng.study.plan import ChunkResult, Plan, Sums, Todo, study_digest  # noqa: F401
+from domeng.study.plan import ChunkResult, Plan, Sums, Todo
 from domeng.study.records import OrderedRecords as _OrderedRecords
 from domeng.study.records import RecordWriter
 from domeng.study.summary import CHUNK_ROUNDS_RECORDS, check_chunk, group_of, summarize_state

@@ -138,8 +138,8 @@ def ladder(
             f"{len(items)} players make {n_lineups} lineups of five; a ladder "
             f"plays at most {MAX_LINEUPS} (10 players)"
         )
-    specs = [resolve_player(p) for p in items]
-    refuse_research_players(specs, "a ladder")
+    specs = [resolve_player(p, "tournament") for p in items]
+    refuse_research_players(specs, "tournament")
     names = [p.name for p in specs]
     names = [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
     design = len(seatings(orders))

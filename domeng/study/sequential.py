@@ -27,17 +27,13 @@ import numpy as np
 from domeng.core.errors import CheckpointError, DomengError
 from domeng.core.wording import counted
 from domeng.infra.progress import Progress
+from domeng.results.meta import package_version
 from domeng.results.metrics import metric_parts
-from domeng.results.results import Results, package_version
+from domeng.results.results import Results
 from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.study.chunks import Plan, Sums, chunk_task, compile_first
-from domeng.study.simulate import (
-    DEFAULT_PLAYERS,
-    DEFAULT_ROUNDS,
-    MAX_GROUPS,
-    StudyError,
-    default_chunk_tables,
-)
+from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, StudyError
+from domeng.study.summary import MAX_GROUPS, default_chunk_tables
 
 #: the cap of a study that stops on the data, when --max-rounds is not given (rounds per arm)
 DEFAULT_MAX_ROUNDS = 100_000_000
@@ -241,7 +237,7 @@ def known_metrics(arms: dict[str, tuple]) -> list[str]:
 
     from domeng.core import layout as L
     from domeng.results.results import Results
-    from domeng.study.simulate import S_LEN
+    from domeng.study.summary import S_LEN
 
     names = None
     for rules, players in arms.values():

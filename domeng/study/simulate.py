@@ -42,29 +42,7 @@ from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 from domeng.core.errors import StudyError
 from domeng.core.rules import Rules
 from domeng.study.names import resolve_names_safely
-from domeng.study.records import RECORD_ROW_GROUP, RecordWriter, records_table  # noqa: F401
-from domeng.study.summary import (  # noqa: F401  (the names this module had)
-    CAMATS_BINS,
-    CHUNK_ROUNDS,
-    CHUNK_ROUNDS_RECORDS,
-    MAX_CHUNK_TABLES,
-    MAX_GROUPS,
-    S_CAMAT_HOLDER,
-    S_CAMATS,
-    S_CAMATS_HIST,
-    S_LEN,
-    S_ROUNDS,
-    S_SINCE_CAMAT,
-    S_STONES,
-    S_TABLE,
-    check_budget,
-    coerce_rules,
-    count,
-    default_chunk_tables,
-    group_of,
-    make_progress,
-    summarize_state,
-)
+from domeng.study.summary import check_budget, coerce_rules, count, make_progress
 
 _count = count
 

@@ -477,19 +477,10 @@ def tournament(
     for name, v in (("deals", deals), ("rounds", rounds)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise DomengError(f"{name} must be a whole number >= 1, got {v!r}")
-    from domeng.study.names import check_search_budget, refuse_research_players
+    from domeng.study.names import refuse_research_players
 
-    for p in (
-        players.split(",")
-        if isinstance(players, str)
-        else players
-        if isinstance(players, (list, tuple))
-        else []
-    ):
-        if isinstance(p, str):
-            check_search_budget(p)  # a budget that cannot finish is refused at once
-    specs = resolve_players(players)
-    refuse_research_players(specs, "a tournament")
+    specs = resolve_players(players, "tournament")
+    refuse_research_players(specs, "tournament")
     kernel_players(specs)  # compiled players only: a tournament runs on the batch engine
     names = [p.name for p in specs]
     if len(set(names)) != 5:

@@ -46,6 +46,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
 from domeng.infra import jsontext
+from domeng.players import catalogue
 from domeng.web.guard import DEFAULT_PER_ADDRESS, Hosts, refusal
 from domeng.web.table import SEAT_KINDS, Table, TableSpec, WebError, token_hash
 
@@ -577,7 +578,8 @@ def create_app(
             return JSONResponse({"error": str(e)}, 400)
 
     async def players(request: Request) -> Response:
-        return JSONResponse({"seats": list(SEAT_KINDS), "rules": Rules().to_dict()})
+        about = catalogue.describe("browser", plugins=False)
+        return JSONResponse({"seats": list(SEAT_KINDS), "about": about, "rules": Rules().to_dict()})
 
     async def reaper() -> None:
         while True:

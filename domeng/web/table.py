@@ -33,11 +33,11 @@ from domeng.core.rules import Rules
 from domeng.core.tiles import N_TILES, is_double, numbers, tile_id
 from domeng.engine.game import PASS, Game, action_of
 from domeng.play.session import HUMAN, Session, chain_of, parse_seats
-from domeng.players.registry import BUILTIN_PLAYERS
+from domeng.players import catalogue
 
 #: what the page offers for a seat: a person, or a built-in computer player
 #: (never code named by a request); the session checks every seat
-SEAT_KINDS = (HUMAN,) + tuple(BUILTIN_PLAYERS)
+SEAT_KINDS = (HUMAN,) + catalogue.builtin_names("browser")
 #: the largest game a request may ask for (D16: rounds / CAMATs)
 MAX_ROUNDS = 1000
 MAX_CAMATS = 20
@@ -95,7 +95,7 @@ class TableSpec:
         ):
             raise WebError("seats must be a list of five names")
         try:  # the session's one check of who may sit at a table with people (D17)
-            seats = parse_seats(seats)
+            seats = parse_seats(seats, "browser")
         except PlayerError as e:
             raise WebError(str(e)) from None
         rules = data.get("rules") or {}

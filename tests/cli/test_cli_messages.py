@@ -4,8 +4,6 @@ simulate`` and points at its own ``--help``."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from domeng.cli.main import main
@@ -124,10 +122,16 @@ def test_help_shows_no_doubled_percent(command):
     "command", ["simulate", "compare", "sweep", "tournament", "ladder", "play"]
 )
 def test_players_help_lists_every_built_in_player(command):
-    from domeng.core.defaults import TABLE_PLAYERS
+    """Every player that may sit where the command seats players is in its
+    --help with the catalogue's own line (description, budget range, options)."""
+    from domeng.players import catalogue
 
-    text = _help(command)
-    missing = [
-        n for n in TABLE_PLAYERS if not re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text)
-    ]
+    place = {"tournament": "tournament", "ladder": "tournament", "play": "terminal"}.get(
+        command, "study"
+    )
+    text = " ".join(_help(command).split())
+    lines = catalogue.describe(place, plugins=False)
+    assert set(lines) == set(catalogue.builtin_names(place)) and lines
+    missing = [n for n, line in lines.items() if " ".join(line.split()) not in text]
     assert not missing, missing
+    assert ("omniscient:" in text) == (place in catalogue.lookup("omniscient").places)

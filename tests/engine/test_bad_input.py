@@ -238,7 +238,9 @@ def test_invalid_rule_option(spec, match):
 
 
 def test_players_bad_input():
-    with pytest.raises(PlayerError, match="unknown player 'nobody'; built-in players: random"):
+    with pytest.raises(
+        PlayerError, match="player 'nobody' refused: unknown player; players here: random"
+    ):
         make_player("nobody")
     with pytest.raises(PlayerError, match="five"):
         parse_players("random,heavy")

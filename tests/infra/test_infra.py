@@ -49,7 +49,7 @@ def test_the_version_is_in_one_place():
     text = (ROOT / "pyproject.toml").read_text()
     assert 'dynamic = ["version"]' in text and 'attr = "domeng.__version__"' in text
     assert "\nversion =" not in text.split("[tool.setuptools.dynamic]")[0]
-    from domeng.results.results import package_version
+    from domeng.results.meta import package_version
     from domeng.study.cluster import fingerprint
 
     assert package_version() == fingerprint()[0] == domeng.__version__

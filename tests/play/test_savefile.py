@@ -246,8 +246,11 @@ def test_cli_usage_errors(tmp_path, capsys):
     foreign = tmp_path / "f.json"
     foreign.write_text('{"hello": 1}')
     for argv, msg in [
-        (["play", "--seats", "human,wizard,heavy,keeper,random"], "unknown player 'wizard'"),
-        (["play", "--seats", "human,omniscient,heavy,keeper,random"], "sees hidden tiles"),
+        (
+            ["play", "--seats", "human,wizard,heavy,keeper,random"],
+            "player 'wizard' refused at a terminal table",
+        ),
+        (["play", "--seats", "human,omniscient,heavy,keeper,random"], "sees every hand"),
         (["play", "--seats", "human,heavy"], "--seats needs 5 comma-separated seats"),
         (["play", "--delay", "-1"], "must be a number of seconds"),
         (["play", "--delay", "²"], "must be a number of seconds"),

@@ -10,6 +10,7 @@ from _positions import T, after, position
 from domeng.batch.reference import run_reference
 from domeng.batch.tables import run_tables, trace_table
 from domeng.core import layout as L
+from domeng.core.defaults import PLAYER_IDS
 from domeng.core.rules import Rules
 from domeng.engine.reference import Table
 from domeng.players.expert import (
@@ -19,7 +20,7 @@ from domeng.players.expert import (
     features_of,
     make_expert_strategy,
 )
-from domeng.players.heuristics import PLAYER_IDS, builtin_choose
+from domeng.players.heuristics import builtin_choose
 from domeng.players.registry import make_player, resolve_player
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 from _positions import T, after, position
 
+from domeng.core.defaults import PLAYER_IDS
 from domeng.core.observation import OBS_HAND, OBS_LEFT, OBS_RIGHT
 from domeng.core.tiles import TILE_PIPS, mask_of, tiles_of
 from domeng.engine import kernel as K
 from domeng.engine.kernel import ends_after
-from domeng.players.heuristics import PLAYER_IDS, builtin_choose
+from domeng.players.heuristics import builtin_choose
 
 
 def choose(name, obs, hist, moves, n, seed=1):

@@ -45,8 +45,8 @@ def test_a_manifest_naming_a_module_imports_nothing(tmp_path, capsys, monkeypatc
     for players in (["this:x", "random", "random", "random", "random"], ["evilmod:x"] * 5):
         # a consistent folder: the digest is recomputed as an attacker would
         m = edit_manifest(d, players=players)
-        from domeng.study.chunks import study_digest
         from domeng.study.cluster import fingerprint
+        from domeng.study.plan import study_digest
 
         edit_manifest(
             d,

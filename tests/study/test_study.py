@@ -20,8 +20,9 @@ from domeng.results.results import ratio
 from domeng.results.stats import critical
 from domeng.study import chunks as chunks_mod
 from domeng.study import records as records_mod
-from domeng.study import simulate as study
-from domeng.study.simulate import DEFAULT_PLAYERS, StudyError, simulate, summarize_state
+from domeng.study import summary
+from domeng.study.simulate import DEFAULT_PLAYERS, StudyError, simulate
+from domeng.study.summary import summarize_state
 
 MIXED = "random,heavy,keeper,hunter,random"
 
@@ -318,7 +319,7 @@ def test_failed_study_leaves_no_records(tmp_path, monkeypatch):
 
 
 def test_default_chunk_bounds_memory():
-    assert study.default_chunk_tables(2000, 500) == 400  # 200,000 rounds a chunk
-    assert study.default_chunk_tables(10**7, 1) == study.MAX_CHUNK_TABLES
-    assert study.default_chunk_tables(10, 10**6) == 1
-    assert study.default_chunk_tables(2000, 500, records=True) == 200
+    assert summary.default_chunk_tables(2000, 500) == 400  # 200,000 rounds a chunk
+    assert summary.default_chunk_tables(10**7, 1) == summary.MAX_CHUNK_TABLES
+    assert summary.default_chunk_tables(10, 10**6) == 1
+    assert summary.default_chunk_tables(2000, 500, records=True) == 200

@@ -1,4 +1,4 @@
-"""Every built-in player of ``domeng.core.defaults`` runs in a study written to
+"""Every built-in player of the catalogue runs in a study written to
 a folder, and resumes from it; the research player ``omniscient`` (it sees
 every hand, D17) is refused before anything runs; a study that cannot
 start leaves no folder behind (walk4 findings, fixes4a item 1)."""
@@ -11,32 +11,29 @@ import pytest
 
 import domeng
 from domeng.cli.main import main
-from domeng.core.defaults import PLAYER_IDS, SEARCH_FAMILY, TABLE_PLAYERS
 from domeng.core.errors import PlayerError, ResultsWriteError
+from domeng.players.catalogue import BUILTINS, MAX_SAMPLES, builtin_names
 from domeng.study import checkpoint as ck_mod
-from domeng.study.names import BUILTIN_NAMES, MAX_SEARCH_SAMPLES, check_player_names
+from domeng.study.names import check_player_names
+
+#: every name a study takes: each player, and each with a budget
+STUDY_NAMES = [e.name for e in BUILTINS if "study" in e.places] + [
+    f"{e.name}-3" for e in BUILTINS if e.budget and "study" in e.places
+]
 
 
-def _as_named(name: str) -> str:
-    return name.replace("-N", "-3")
-
-
-@pytest.mark.parametrize("name", TABLE_PLAYERS)
+@pytest.mark.parametrize("name", STUDY_NAMES)
 def test_every_built_in_player_is_accepted_from_a_manifest(name):
-    names = [_as_named(name)] + ["random"] * 4
+    names = [name] + ["random"] * 4
     assert check_player_names(names, source="manifest.json") == names
-
-
-def test_the_built_in_names_are_those_of_core_defaults():
-    assert set(BUILTIN_NAMES) == set(PLAYER_IDS) | set(SEARCH_FAMILY)
 
 
 def test_an_unknown_player_in_a_manifest_lists_every_built_in_player():
     with pytest.raises(PlayerError) as e:
         check_player_names(["nobody"] + ["random"] * 4, source="manifest.json")
     text = str(e.value)
-    assert "unknown player 'nobody' in manifest.json" in text
-    assert all(n in text for n in TABLE_PLAYERS)
+    assert "player 'nobody' refused in a study (read from manifest.json): unknown player" in text
+    assert all(n in text for n in builtin_names("study"))
 
 
 @pytest.mark.parametrize("name", ["omniscient", "OMNISCIENT"])
@@ -48,9 +45,9 @@ def test_the_omniscient_player_stays_refused_in_a_manifest(name):
 @pytest.mark.parametrize(
     "name, cap",
     [
-        ("search", MAX_SEARCH_SAMPLES),
-        ("esearch", MAX_SEARCH_SAMPLES),
-        ("isearch", MAX_SEARCH_SAMPLES),
+        ("search", MAX_SAMPLES),
+        ("esearch", MAX_SAMPLES),
+        ("isearch", MAX_SAMPLES),
         ("ismcts", 200_000),
     ],
 )
@@ -58,7 +55,7 @@ def test_search_budgets_have_their_caps(name, cap):
     ok = [f"{name}-{cap}"] + ["random"] * 4
     assert check_player_names(ok, source="manifest.json") == ok
     for bad in (f"{name}-{cap + 1}", f"{name}-0", f"{name}-x"):
-        with pytest.raises(PlayerError, match=f"{name}-N with N from 1 to {cap:,}"):
+        with pytest.raises(PlayerError, match=f"{name} takes N from 1 to {cap:,}"):
             check_player_names([bad] + ["random"] * 4, source="manifest.json")
 
 

@@ -327,7 +327,8 @@
     for (let s = 0; s < 5; s++) {
       const lab = el("label", {}, `Seat ${s} `);
       const sel = el("select", {name: `seat${s}`, "data-seat": s});
-      for (const k of opts.seats) sel.appendChild(el("option", {value: k}, k === "human" ? "person" : k));
+      const about = opts.about || {};  // the player catalogue's one-line descriptions
+      for (const k of opts.seats) sel.appendChild(el("option", {value: k, title: about[k] || "a person at this seat"}, k === "human" ? "person" : k));
       sel.value = defaults[s];
       lab.appendChild(sel);
       seats.appendChild(lab);
