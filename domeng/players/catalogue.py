@@ -354,12 +354,13 @@ def _parse_options(entry: Entry, items: list[str], name, place, where) -> tuple:
     for item in items:
         m = _OPTION.fullmatch(item.lower())
         opt = by_key.get(m[1]) if m else None
-        if opt is None or m[1] in got or opt.flag != (m[2] is None):
+        if m is None or opt is None or m[1] in got or opt.flag != (m[2] is None):
             raise refusal(name, place, f"bad option {item[:20]!r}; {offered}", where)
         if opt.flag:
             got[opt.key] = True
             continue
         value = float(m[2])
+        assert opt.lo is not None and opt.hi is not None  # a valued option has a range
         if not opt.lo <= value <= opt.hi:
             raise refusal(name, place, f"option {item[:20]!r} out of range; {offered}", where)
         got[opt.key] = value

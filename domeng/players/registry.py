@@ -25,7 +25,7 @@ from domeng.core.defaults import PLAYER_IDS
 from domeng.core.errors import PlayerError
 from domeng.core.observation import Observation
 from domeng.core.rng import SplitMix64
-from domeng.engine.reference import Move
+from domeng.engine.records import Move
 from domeng.players import catalogue
 from domeng.players.heuristics import P_CUSTOM, builtin_choose
 from domeng.players.scoring import STRATEGY_SIG
@@ -201,7 +201,7 @@ def compile_strategy(fn: Callable, name: str | None = None) -> Any:
 
 
 def _has_sig(fn) -> bool:
-    sigs = getattr(fn, "signatures", None)
+    sigs: Any = getattr(fn, "signatures", None)
     return bool(sigs) and len(sigs) == 1 and tuple(sigs[0]) == tuple(STRATEGY_SIG.args)
 
 
@@ -247,6 +247,7 @@ def resolve_player(p: Any, place: str | None = None) -> PlayerSpec:
         return _SPEC_CACHE[key]
     entry = pn.entry
     if entry is not None and entry.kind == "builtin":
+        assert entry.pid is not None  # every built-in has its kernel id
         return PlayerSpec(key, "builtin", entry.pid)
     if entry is None or entry.kind == "plugin":
         try:
@@ -298,7 +299,7 @@ def _short(e: BaseException) -> str:
     return " ".join(str(e).split())[:200] or type(e).__name__
 
 
-def _resolve_object(obj: Any, name: str | None) -> PlayerSpec:
+def _resolve_object(obj: Any, name: Any) -> PlayerSpec:
     if isinstance(obj, type):
         try:
             obj = obj()

@@ -43,7 +43,9 @@ def refuse_research_players(specs: Iterable[Any], place: str = "study") -> None:
     for p in specs:
         obj = getattr(p, "obj", p)
         if getattr(obj, "omniscient", False):
-            why = catalogue.lookup("omniscient").why
+            entry = catalogue.lookup("omniscient")
+            assert entry is not None  # a built-in
+            why = entry.why
             name = getattr(p, "name", "omniscient")
             raise catalogue.refusal(
                 name, place, f"{why}: it sits only {catalogue.PLACES['research']}"
