@@ -7,8 +7,8 @@
 Five players of ``--field`` play ``--games`` games of 3 rounds (the
 duplicate match's format).  At every decision of seat 0 with two or more
 legal moves, ``--samples`` deals of the tiles it cannot see are drawn by
-``esearch``'s D17-exact determinizer (:func:`domeng.players.isearch.determinize`:
-hand sizes and known voids honoured), and each is weighted by the
+the search players' one determinizer (:mod:`domeng.players.determinize`:
+uniform among the deals consistent with hand sizes, known voids and D3), and each is weighted by the
 likelihood of the others' plays this round under ``isearch``'s model (a
 softmax of ``expert``'s move scores at inverse temperature ``beta``,
 :func:`domeng.players.isearch.log_likelihood`).  For each ``beta`` it prints
@@ -38,8 +38,9 @@ import numpy as np
 from domeng.core.defaults import PLAYER_IDS
 from domeng.core.observation import OBS_CHAIN, OBS_HAND, OBS_LEN
 from domeng.engine.game import PASS, Game
+from domeng.players.determinize import draw, new_dealer, prepare
 from domeng.players.heuristics import builtin_choose
-from domeng.players.isearch import determinize, log_likelihood
+from domeng.players.isearch import log_likelihood
 
 ALL = (1 << 28) - 1
 
@@ -56,9 +57,7 @@ def probe(field: str, games: int, samples: int, betas: list[float], seed: int) -
     pid = PLAYER_IDS[field]
     rng = np.array([seed * 7919 + 1], dtype=np.uint64)
     hands = np.zeros(5, np.int64)
-    tiles = np.zeros(28, np.int64)
-    cap = np.zeros(6, np.int64)
-    choice = np.zeros(28, np.int64)
+    dealer = new_dealer()
     r_obs = np.zeros(OBS_LEN, np.int64)
     scratch = np.zeros(64, np.int64)
     moves = np.zeros(64, np.int64)
@@ -83,8 +82,9 @@ def probe(field: str, games: int, samples: int, betas: list[float], seed: int) -
                     out_true = hidden & ~(true[1] | true[2] | true[3] | true[4])
                     right = np.zeros(samples)
                     ll = {b: np.zeros(samples) for b in betas}
+                    assert prepare(obs, dealer)
                     for d in range(samples):
-                        determinize(obs, rng, hands, tiles, cap, choice)
+                        draw(obs, dealer, rng, hands)
                         held = [int(h) for h in hands]
                         out_d = hidden & ~(held[1] | held[2] | held[3] | held[4])
                         right[d] = (

@@ -29,6 +29,11 @@ Slots (``OBS_*`` below; ``[5]`` marks five slots, one per seat):
 ``OBS_TURN``           turns taken this round (= rows of history in use)
 ``OBS_PASSES``         passes since the LAST DOMINO
 ``OBS_MUST_LEAD``      the double the opener must lead (D3), or -1
+``OBS_D3_OPENER``      1 if this round's starter is the holder of the highest
+                       of [6|6], [5|5], [4|4], [3|3] dealt (D3: the first
+                       round of a game), else 0
+``OBS_D3_DOUBLE``      the double the opener must lead or has led (D3 with
+                       ``opener_leads_double``), for the whole round, or -1
 ``OBS_RULES`` [12]     the rules in force (:meth:`domeng.core.rules.Rules.to_array`)
 =====================  ======================================================
 
@@ -64,6 +69,8 @@ OBS_LAST_MAPPANO = 34
 OBS_TURN = 35
 OBS_PASSES = 36
 OBS_MUST_LEAD = 37
+OBS_D3_OPENER = 38
+OBS_D3_DOUBLE = 39
 OBS_RULES = 40
 OBS_LEN = 56
 
@@ -98,6 +105,8 @@ class Observation:
     must_lead: int | None = None
     has_played: tuple[bool, ...] = field(default=(False,) * N_SEATS)
     rules: tuple[int, ...] = ()  # Rules.to_array(), public knowledge
+    d3_opener: bool = False  # the starter holds the highest double dealt (D3)
+    d3_double: int | None = None  # the double the opener must lead / led (D3)
 
     @property
     def chain(self) -> tuple[int, ...]:
@@ -146,6 +155,8 @@ class Observation:
         obs[OBS_TURN] = len(self.history)
         obs[OBS_PASSES] = self.passes_since_play
         obs[OBS_MUST_LEAD] = -1 if self.must_lead is None else self.must_lead
+        obs[OBS_D3_OPENER] = int(self.d3_opener)
+        obs[OBS_D3_DOUBLE] = -1 if self.d3_double is None else self.d3_double
         obs[OBS_RULES : OBS_RULES + len(self.rules)] = self.rules
         for i, (s, t, e, _, _) in enumerate(self.history):
             hist[i, H_SEAT] = s

@@ -55,6 +55,8 @@ from domeng.core.nbrng import randbelow, seat_state, table_state
 from domeng.core.observation import (
     OBS_CAMAT,
     OBS_CHAIN,
+    OBS_D3_DOUBLE,
+    OBS_D3_OPENER,
     OBS_HAND_SIZE,
     OBS_HAS_PLAYED,
     OBS_LAST_MAPPANO,
@@ -342,8 +344,9 @@ def counters_from_history(obs, hist, w):
 
 
 @njit(cache=True, _nrt=False)
-def begin_round(obs, hands, w, st, must, starter, rnd):
-    """Reset the public state and round counters for a new round."""
+def begin_round(obs, hands, w, st, must, starter, rnd, d3):
+    """Reset the public state and round counters for a new round; ``d3``:
+    the starter was chosen as the holder of the highest double (D3)."""
     reset_counters(w)
     obs[OBS_ROUND] = rnd
     obs[OBS_STARTER] = starter
@@ -355,6 +358,8 @@ def begin_round(obs, hands, w, st, must, starter, rnd):
     obs[OBS_TURN] = 0
     obs[OBS_PASSES] = 0
     obs[OBS_MUST_LEAD] = must
+    obs[OBS_D3_OPENER] = d3
+    obs[OBS_D3_DOUBLE] = must  # kept for the whole round (OBS_MUST_LEAD ends at the lead)
     for s in range(5):
         obs[OBS_HAND_SIZE + s] = popcount(hands[s])
         obs[OBS_PLAYED_BY + s] = 0

@@ -197,7 +197,9 @@ class Table:
                 must_lead = double
         else:
             starter = self.next_starter  # D4
-        self.round = Round(self, dealt, starter, must_lead=must_lead)
+        self.round = Round(
+            self, dealt, starter, must_lead=must_lead, d3_opener=self.next_starter is None
+        )
         return self.round
 
     def play_round(
@@ -317,6 +319,7 @@ class Round:
         must_lead: int | None = None,
         *,
         log_deal: bool = True,
+        d3_opener: bool = False,
     ) -> None:
         self.table = table
         self.rules = table.rules
@@ -326,6 +329,10 @@ class Round:
         self.starter = starter
         self.number = table.rounds_played + 1
         self.must_lead = must_lead
+        # D3, public for the whole round: the starter holds the highest double
+        # dealt; with opener_leads_double, which one (it is led first)
+        self.d3_opener = d3_opener
+        self.d3_double = must_lead
         self.to_move = starter
         self.left: int | None = None
         self.right: int | None = None
@@ -456,6 +463,8 @@ class Round:
             must_lead=self.must_lead if self.left is None else None,
             has_played=tuple(self.has_played),
             rules=tuple(int(x) for x in self.rules.to_array()),
+            d3_opener=self.d3_opener,
+            d3_double=self.d3_double,
         )
 
     # -- actions ----------------------------------------------------------

@@ -212,7 +212,9 @@ def store_table(S):
 # ---------------------------------------------------------------- a new round
 @njit(cache=True, inline="always")
 def _start(S, must, starter, rnd):
-    K.begin_round(S.obs, S.hands, S.w, S.st, must, starter, rnd)
+    # D3 chose the starter when no round came before (no next starter yet)
+    d3 = 1 if S.st[L.ST_NEXT_STARTER] < 0 else 0
+    K.begin_round(S.obs, S.hands, S.w, S.st, must, starter, rnd, d3)
     if S.ctl[C_TRACE]:
         k = S.tn[0]
         if k < S.tr.shape[0]:

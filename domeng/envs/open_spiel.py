@@ -37,9 +37,9 @@ round's public outcome.  Neither shows another seat's tiles or the tiles out
 of play.
 
 :meth:`DomengState.resample_from_infostate` draws a state the seat cannot
-tell from this one with the engine's determinizer
-(:func:`domeng.players.isearch.determinize`: exact hand sizes and known
-voids): the unseen tiles of the current round are dealt anew and the round is
+tell from this one with the one determinizer of the search players
+(:func:`domeng.players.determinize.determinize`: exact hand sizes, known
+voids and what D3 shows in the first round): the unseen tiles of the current round are dealt anew and the round is
 replayed; earlier rounds are redealt the same way and kept only when the
 replay shows the seat the same outcome (rejection).
 """
@@ -62,21 +62,15 @@ from domeng.core.observation import (
     OBS_HAND_SIZE,
     OBS_LEFT,
     OBS_LEN,
-    OBS_MUST_LEAD,
     OBS_PLAYED_BY,
     OBS_RIGHT,
-    OBS_ROUND,
-    OBS_STARTER,
     OBS_STONES,
     OBS_TABLE,
     OBS_VOID,
 )
-from domeng.core.rules import R_OPENER_LEADS_DOUBLE, Rules
+from domeng.core.rules import Rules
 from domeng.core.tiles import (
-    DOUBLE_OF,
     N_TILES,
-    TILE_HIGH,
-    TILE_IS_DOUBLE,
     hand_str,
     tile_str,
     tiles_of,
@@ -86,7 +80,7 @@ from domeng.engine import step as E
 from domeng.engine.game import action_str
 from domeng.envs.encoding import FIELDS, OBS_SIZE, encode
 from domeng.envs.tables import step_rewards
-from domeng.players.isearch import determinize
+from domeng.players.determinize import determinize
 
 N_PLAYERS = 5
 HAND = 5
@@ -427,12 +421,11 @@ class DomengState(pyspiel.State):
     # ------------------------------------------------------------- resampling
     def resample_from_infostate(self, player_id: int, probability_sampler) -> DomengState:
         """A state that ``player_id`` cannot tell from this one: the tiles it
-        cannot see are dealt anew by the engine's determinizer
-        (:func:`domeng.players.isearch.determinize`: exact hand sizes and
-        known voids, D17) and the game is replayed through the step API with
-        the same actions; a redeal is kept only if the replay shows the seat
-        exactly what it saw (same information-state string; this also
-        enforces what the first round's opener reveals, D3).  Earlier rounds
+        cannot see are dealt anew by the one determinizer
+        (:func:`domeng.players.determinize.determinize`: exact hand sizes,
+        known voids and D3, D17) and the game is replayed through the step
+        API with the same actions; a redeal is kept only if the replay shows
+        the seat exactly what it saw (same information-state string).  Earlier rounds
         are redealt the same way.  ``probability_sampler()`` (a float in
         [0, 1)) seeds the draws."""
         seat = int(player_id)
@@ -491,33 +484,15 @@ class DomengState(pyspiel.State):
 def _redeal(seat: int, S: E.State, deal: list[int], rng: np.ndarray) -> list[int]:
     """A deal (25 tiles in deal order) for the round ``S`` is playing (or has
     just ended) as ``seat`` sees it: its own tiles where they were; the
-    others' unplayed tiles drawn by the engine's determinizer (exact hand
-    sizes, known voids) and joined to the tiles they have played.
-
-    A proposal only (the replay checks it): in the first round, when the
-    opener must lead its highest double (D3), that double's seat is known
-    and every higher double is out of play, so they are dealt that way."""
+    others' unplayed tiles drawn by the one determinizer
+    (:func:`domeng.players.determinize.determinize`: uniform among the deals
+    consistent with the seat's view: hand sizes, known voids, D3) and joined
+    to the tiles they have played."""
     view = np.zeros(OBS_LEN, dtype=np.int64)
     E.observe(S, seat, view)
-    pin, pin_to = -1, -1
-    if view[OBS_ROUND] == 1 and S.rules[R_OPENER_LEADS_DOUBLE]:
-        d = int(view[OBS_MUST_LEAD]) if view[OBS_LEFT] < 0 else int(S.hist[0, 1])
-        if d >= 0 and TILE_IS_DOUBLE[d]:
-            for n in range(int(TILE_HIGH[d]) + 1, 7):  # the higher doubles: out of play
-                view[OBS_CHAIN] |= np.int64(1) << int(DOUBLE_OF[n])
-            starter = int(view[OBS_STARTER])
-            if view[OBS_LEFT] < 0 and starter != seat:  # not led yet: the opener holds it
-                pin, pin_to = d, starter
-                view[OBS_CHAIN] |= np.int64(1) << d
-                view[OBS_HAND_SIZE + starter] -= 1
     hands = np.zeros(N_PLAYERS, dtype=np.int64)
-    tiles = np.zeros(N_TILES, dtype=np.int64)
-    cap = np.zeros(6, dtype=np.int64)
-    choice = np.zeros(N_TILES, dtype=np.int64)
-    if not determinize(view, rng, hands, tiles, cap, choice):
+    if not determinize(view, rng, hands):
         raise DomengError("no deal is consistent with this view (a corrupt state)")
-    if pin >= 0:
-        hands[pin_to] |= np.int64(1) << pin
     out: list[int] = []
     for s in range(N_PLAYERS):
         if s == seat:

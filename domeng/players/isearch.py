@@ -8,18 +8,18 @@ played (value: minus the stones the seat gains by the round's end, plus
 ``CAMAT_BONUS`` if it becomes CAMAT, D15).
 
 ``esearch-N`` (N determinizations per decision)
-    1. **Determinizations exactly consistent with D17** (:func:`determinize`):
-       every other seat gets exactly its hand size and never a tile showing a
-       number it has shown it lacks by passing; the 3 tiles out of play take
-       the rest.  Random capacity-weighted deals are tried first; if they keep
-       failing, a depth-first search finds a consistent deal (one always
-       exists: the true one), so the void constraints are never dropped.
+    1. **Determinizations exactly consistent with D17**, uniform among the
+       consistent deals (:mod:`domeng.players.determinize`, the one
+       determinizer of every search player): every other seat gets exactly
+       its hand size and never a tile showing a number it has shown it lacks
+       by passing; the 3 tiles out of play take the rest; in the first round
+       what D3 shows (the higher doubles than the opener's are out of play).
     2. **Better rollouts**: every seat plays the rest of the round as the
        tuned ``expert`` (:mod:`domeng.players.expert`), with the public
        fields it reads (hand sizes, voids) kept up to date.
 ``isearch-N``
     ``esearch`` plus **inference**: it draws ``CANDIDATES * N``
-    determinizations, weights each by how likely the other seats' actual
+    determinizations from the same determinizer, weights each by how likely the other seats' actual
     plays this round were under a softmax model of the expert's scores
     (temperature ``1 / BETA``), replayed from the round's public history with
     the determinized hands, and rolls out ``N`` deals *resampled* by those
@@ -51,7 +51,7 @@ import math
 import numpy as np
 from numba import njit
 
-from domeng.core.bits import lowest_bit, popcount
+from domeng.core.bits import popcount
 from domeng.core.nbrng import next64, randbelow
 from domeng.core.observation import (
     H_END,
@@ -72,10 +72,10 @@ from domeng.core.observation import (
     OBS_VOID,
 )
 from domeng.core.rules import R_LEN
-from domeng.core.tiles import TILE_HIGH, TILE_LOW
 from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.engine.kernel import ends_after
+from domeng.players.determinize import draw, new_dealer, prepare
 from domeng.players.expert import _W as EXPERT_W
 from domeng.players.expert import decision_context, move_score
 from domeng.players.heuristics import P_EXPERT, builtin_choose
@@ -84,10 +84,6 @@ from domeng.players.search import CAMAT_BONUS
 
 DEFAULT_SAMPLES = 100
 BETA = 0.5
-_HI = TILE_HIGH.copy()
-_LO = TILE_LOW.copy()
-_ALL = np.int64((1 << 28) - 1)
-RANDOM_TRIES = 64
 #: ``isearch`` draws this many candidate deals per rolled-out deal
 CANDIDATES = 4
 #: five experts before the first CAMAT, by a seat's distance after the
@@ -118,96 +114,6 @@ def carry_forward(net, win, rounds: int = 5) -> np.ndarray:
 NEXT_START = carry_forward(EXPERT_NET_BY_DISTANCE, EXPERT_WIN_BY_DISTANCE)
 _NO_NEXT = np.zeros(5)
 _UNIT = 1.0 / 9007199254740992.0  # 2**-53: a uniform draw from the top 53 bits
-
-
-@njit(cache=True, inline="always")
-def _allowed(obs, me, p, t):
-    """May seat ``p`` (5: out of play) hold tile ``t``, by what ``me`` knows?"""
-    if p == 5:
-        return True
-    if p == me:
-        return False
-    v = obs[OBS_VOID + p]
-    return ((v >> _HI[t]) & 1) == 0 and ((v >> _LO[t]) & 1) == 0
-
-
-@njit(cache=True)
-def determinize(obs, rng, hands, tiles, cap, choice, tries=RANDOM_TRIES):
-    """Deal the tiles seat ``obs[OBS_SEAT]`` cannot see to the other seats
-    and the out-of-play pool, exactly consistent with D17: hand sizes and
-    known voids.  ``hands`` gets all five masks; returns False only if no
-    consistent deal exists (never, for an observation of a real game).
-    ``tries`` random deals are tried before the depth-first search."""
-    me = obs[OBS_SEAT]
-    unseen = _ALL & ~obs[OBS_HAND] & ~obs[OBS_CHAIN]
-    n = 0
-    m = unseen
-    while m:
-        tiles[n] = lowest_bit(m)
-        m &= m - 1
-        n += 1
-    for _attempt in range(tries):
-        for p in range(5):
-            hands[p] = 0
-            cap[p] = obs[OBS_HAND_SIZE + p] if p != me else 0
-        cap[5] = n - (cap[0] + cap[1] + cap[2] + cap[3] + cap[4])
-        hands[me] = obs[OBS_HAND]
-        for i in range(n - 1, 0, -1):
-            j = randbelow(rng, i + 1)
-            tmp = tiles[i]
-            tiles[i] = tiles[j]
-            tiles[j] = tmp
-        ok = True
-        for i in range(n):
-            t = tiles[i]
-            total = 0
-            for p in range(6):
-                if cap[p] > 0 and _allowed(obs, me, p, t):
-                    total += cap[p]
-            if total == 0:
-                ok = False
-                break
-            r = randbelow(rng, total)
-            for p in range(6):
-                if cap[p] > 0 and _allowed(obs, me, p, t):
-                    if r < cap[p]:
-                        cap[p] -= 1
-                        if p < 5:
-                            hands[p] |= np.int64(1) << t
-                        break
-                    r -= cap[p]
-        if ok:
-            return True
-    # depth-first search over the (last shuffled) tile order: always finds a
-    # consistent deal when one exists
-    for p in range(5):
-        hands[p] = 0
-        cap[p] = obs[OBS_HAND_SIZE + p] if p != me else 0
-    cap[5] = n - (cap[0] + cap[1] + cap[2] + cap[3] + cap[4])
-    hands[me] = obs[OBS_HAND]
-    for i in range(n):
-        choice[i] = -1
-    i = 0
-    while 0 <= i < n:
-        t = tiles[i]
-        p = choice[i]
-        if p >= 0:  # undo the previous choice for this tile
-            cap[p] += 1
-            if p < 5:
-                hands[p] &= ~(np.int64(1) << t)
-        p += 1
-        while p < 6 and not (cap[p] > 0 and _allowed(obs, me, p, t)):
-            p += 1
-        if p == 6:
-            choice[i] = -1
-            i -= 1
-            continue
-        choice[i] = p
-        cap[p] -= 1
-        if p < 5:
-            hands[p] |= np.int64(1) << t
-        i += 1
-    return i == n
 
 
 @njit(cache=True)
@@ -343,9 +249,9 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta, later, e
         return 0
     me = obs[OBS_SEAT]
     hands = np.zeros(5, dtype=np.int64)
-    tiles = np.zeros(28, dtype=np.int64)
-    cap = np.zeros(6, dtype=np.int64)
-    choice = np.zeros(28, dtype=np.int64)
+    dealer = new_dealer()
+    if not prepare(obs, dealer):
+        raise ValueError("no deal of the unseen tiles is consistent with the observation")
     r_obs = np.zeros(OBS_LEN, dtype=np.int64)
     s_moves = np.zeros(64, dtype=np.int64)
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
@@ -358,7 +264,7 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta, later, e
         deals = np.zeros((k, 5), dtype=np.int64)
         ll = np.zeros(k)
         for j in range(k):
-            determinize(obs, rng, hands, tiles, cap, choice)
+            draw(obs, dealer, rng, hands)
             deals[j, :] = hands
             ll[j] = log_likelihood(obs, hist, hands, beta, r_obs, s_moves)
         picks = np.zeros(samples, dtype=np.int64)
@@ -367,7 +273,7 @@ def isearch_core(obs, hist, moves, n_moves, rng, samples, policy, beta, later, e
         if beta > 0:
             hands[:] = deals[picks[d], :]
         else:
-            determinize(obs, rng, hands, tiles, cap, choice)
+            draw(obs, dealer, rng, hands)
         seed = next64(rng)
         for i in range(n_moves):
             totals[i] += rollout(

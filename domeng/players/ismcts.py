@@ -9,11 +9,12 @@ the tree of the seat's information sets, for every seat's moves.
 
 Each of the ``N`` iterations of ``ismcts-N``:
 
-1. **Determinize.** Deal the tiles the seat cannot see, exactly consistent
-   with what it knows (D17): every other seat gets its hand size and never a
-   tile showing a number it has shown it lacks by passing
-   (:func:`domeng.players.isearch.determinize`, the exact determinizer of
-   ``esearch``).  A fresh deal every iteration.
+1. **Determinize.** Deal the tiles the seat cannot see, uniformly among the
+   deals consistent with what it knows (D17): every other seat gets its hand
+   size and never a tile showing a number it has shown it lacks by passing,
+   and in the first round what D3 shows (:mod:`domeng.players.determinize`,
+   the one determinizer of every search player).  A fresh deal every
+   iteration.
 2. **Select** down the tree with the determinized hands: at a node, only the
    actions legal in this determinization are candidates (a pass when no
    play is); each legal child's *availability* count goes up, and UCB1 picks
@@ -48,8 +49,8 @@ from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_RULES, OBS_SEAT, OB
 from domeng.core.rules import R_LEN
 from domeng.engine import kernel as K
 from domeng.engine import step as E
+from domeng.players.determinize import draw, new_dealer, prepare
 from domeng.players.heuristics import P_EXPERT, P_HEAVY, builtin_choose
-from domeng.players.isearch import determinize
 from domeng.players.scoring import compile_player, runtime_ints
 from domeng.players.search import CAMAT_BONUS, rollout_choice
 
@@ -120,9 +121,9 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
     kids = np.zeros(64, dtype=np.int64)
     reward = np.zeros(5, dtype=np.float64)
     hands = np.zeros(5, dtype=np.int64)
-    tiles = np.zeros(28, dtype=np.int64)
-    cap = np.zeros(6, dtype=np.int64)
-    choice = np.zeros(28, dtype=np.int64)
+    dealer = new_dealer()
+    if not prepare(obs, dealer):
+        raise ValueError("no deal of the unseen tiles is consistent with the observation")
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
     S = E.new_rollout_state(obs[OBS_RULES : OBS_RULES + R_LEN].copy())
@@ -133,7 +134,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
     r_sum = 0.0
     r_sq = 0.0
     for _it in range(iterations):
-        determinize(obs, rng, hands, tiles, cap, choice)
+        draw(obs, dealer, rng, hands)
         E.set_position(S, obs, w0, hands)
         S.ctl[E.C_FULL] = full
         s_rng[0] = next64(rng)

@@ -3,11 +3,11 @@
 At each decision with two or more legal moves it repeats, ``samples`` times:
 
 1. **Determinize.** Deal the tiles it cannot see (other hands and the 3 out of
-   play) at random, consistently with everything it knows (D17): each seat
-   gets exactly its number of tiles, and a seat that passed holds neither
-   number that was open at its pass (``OBS_VOID``).  Deals are drawn by a
-   shuffle and a capacity-weighted assignment, retried when a constraint
-   cannot be met (after 32 failures the void constraints are dropped).
+   play) uniformly among the deals consistent with everything it knows
+   (D17): each seat gets exactly its number of tiles, a seat that passed
+   holds neither number that was open at its pass (``OBS_VOID``), and in
+   the first round what D3 shows (:mod:`domeng.players.determinize`, the
+   one determinizer of every search player).
 2. **Roll out.** For every legal move, play it and then the rest of the
    round with fast ``heavy``-style rollout players for every seat (shed the
    heaviest playable tile, ties at random), through the step API
@@ -29,93 +29,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from domeng.core.bits import lowest_bit, popcount
+from domeng.core.bits import popcount
 from domeng.core.nbrng import next64, randbelow
-from domeng.core.observation import (
-    OBS_CHAIN,
-    OBS_HAND,
-    OBS_HAND_SIZE,
-    OBS_RULES,
-    OBS_SEAT,
-    OBS_STONES,
-    OBS_VOID,
-)
+from domeng.core.observation import OBS_RULES, OBS_SEAT, OBS_STONES
 from domeng.core.rules import R_LEN
-from domeng.core.tiles import NUMBER_MASK, TILE_HIGH, TILE_LOW, TILE_PIPS
+from domeng.core.tiles import TILE_PIPS
 from domeng.engine import kernel as K
 from domeng.engine import step as E
+from domeng.players.determinize import draw, new_dealer, prepare
 from domeng.players.scoring import compile_player, runtime_ints
 
 DEFAULT_SAMPLES = 400
 CAMAT_BONUS = 10.0
-_NUM = NUMBER_MASK.copy()
-_HI = TILE_HIGH.copy()
-_LO = TILE_LOW.copy()
 _PIPS = TILE_PIPS.copy()
-_ALL = np.int64((1 << 28) - 1)
-
-
-@njit(cache=True)
-def sample_hands(obs, rng, hands, tiles):
-    """Deal the unseen tiles to the other seats, consistently with their
-    hand sizes and known voids; ``hands`` gets all five masks."""
-    me = obs[OBS_SEAT]
-    unseen = _ALL & ~obs[OBS_HAND] & ~obs[OBS_CHAIN]
-    n = 0
-    m = unseen
-    while m:
-        tiles[n] = lowest_bit(m)
-        m &= m - 1
-        n += 1
-    cap = np.zeros(6, dtype=np.int64)
-    for attempt in range(33):
-        use_voids = attempt < 32
-        for p in range(5):
-            hands[p] = 0
-            cap[p] = obs[OBS_HAND_SIZE + p] if p != me else 0
-        cap[5] = n - (cap[0] + cap[1] + cap[2] + cap[3] + cap[4])  # out of play
-        hands[me] = obs[OBS_HAND]
-        for i in range(n - 1, 0, -1):
-            j = randbelow(rng, i + 1)
-            tmp = tiles[i]
-            tiles[i] = tiles[j]
-            tiles[j] = tmp
-        ok = True
-        for i in range(n):
-            t = tiles[i]
-            total = 0
-            for p in range(6):
-                if cap[p] > 0 and (
-                    p == 5
-                    or not use_voids
-                    or (
-                        ((obs[OBS_VOID + p] >> _HI[t]) & 1) == 0
-                        and ((obs[OBS_VOID + p] >> _LO[t]) & 1) == 0
-                    )
-                ):
-                    total += cap[p]
-            if total == 0:
-                ok = False
-                break
-            r = randbelow(rng, total)
-            for p in range(6):
-                if cap[p] > 0 and (
-                    p == 5
-                    or not use_voids
-                    or (
-                        ((obs[OBS_VOID + p] >> _HI[t]) & 1) == 0
-                        and ((obs[OBS_VOID + p] >> _LO[t]) & 1) == 0
-                    )
-                ):
-                    if r < cap[p]:
-                        cap[p] -= 1
-                        if p < 5:
-                            hands[p] |= np.int64(1) << t
-                        break
-                    r -= cap[p]
-        if ok:
-            return True
-    return False
 
 
 @njit(cache=True, inline="always")
@@ -147,7 +73,9 @@ def search_core(obs, hist, moves, n_moves, rng, samples):
         return 0
     me = obs[OBS_SEAT]
     hands = np.zeros(5, dtype=np.int64)
-    tiles = np.zeros(28, dtype=np.int64)
+    dealer = new_dealer()
+    if not prepare(obs, dealer):
+        raise ValueError("no deal of the unseen tiles is consistent with the observation")
     w0 = np.zeros(K.W_LEN, dtype=np.int64)
     s_rng = np.zeros(1, dtype=np.uint64)
     totals = np.zeros(n_moves, dtype=np.float64)
@@ -156,7 +84,7 @@ def search_core(obs, hist, moves, n_moves, rng, samples):
     K.counters_from_history(obs, hist, w0)
     my_stones = obs[OBS_STONES + me]
     for _d in range(samples):
-        sample_hands(obs, rng, hands, tiles)
+        draw(obs, dealer, rng, hands)
         seed = next64(rng)
         for i in range(n_moves):
             E.set_position(S, obs, w0, hands)
@@ -200,4 +128,4 @@ def make_search_strategy(samples: int | None = None):
     return _STRATEGIES[n]
 
 
-__all__ = ["DEFAULT_SAMPLES", "make_search_strategy", "popcount", "sample_hands", "search_core"]
+__all__ = ["DEFAULT_SAMPLES", "make_search_strategy", "popcount", "search_core"]

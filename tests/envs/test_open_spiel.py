@@ -170,6 +170,26 @@ def test_resample_honours_hand_sizes_and_known_voids():
     assert checked > 0  # some seats had known voids
 
 
+def test_resample_knows_that_a_led_four_double_puts_the_higher_ones_out_of_play():
+    """D3 (issue 21): the first round's opener had to lead [4|4], so [6|6]
+    and [5|5] were not dealt: no resampled state deals them to a seat."""
+    from domeng.core.tiles import tile_id
+
+    d66, d55, d44 = tile_id(6, 6), tile_id(5, 5), tile_id(4, 4)
+    rest = [t for t in range(28) if t not in (d66, d55, d44)]
+    deal = rest[:10] + [d44] + rest[10:14] + rest[14:24]  # seat 2 holds [4|4]
+    state = pyspiel.load_game("python_domeng").new_initial_state()
+    for t in deal:
+        state.apply_action(int(t))
+    assert state.current_player() == 2 and state.legal_actions() == [d44 * 2]
+    state.apply_action(d44 * 2)
+    for k in range(40):
+        r = state.resample_from_infostate(0, np.random.RandomState(k).uniform)
+        for q in range(5):
+            assert not (int(r._S.hands[q]) >> d66) & 1
+            assert not (int(r._S.hands[q]) >> d55) & 1
+
+
 def test_resample_in_a_game_of_rounds():
     game = pyspiel.load_game("python_domeng", {"rounds": 3})
     state = game.new_initial_state()

@@ -4,8 +4,9 @@ public action histories, fresh D17-exact determinizations every iteration.
 What is checked: it decides from its observation only (the hidden tiles
 scrambled, the decision unchanged), plays legal moves only, is reproducible
 from the seed and agrees in both engines, its determinizations honour hand
-sizes and known voids (the shared determinizer of ``esearch``: its property
-test is in ``test_isearch.py``; here, the deals the tree search draws), its
+sizes and known voids (the one determinizer, :mod:`domeng.players.determinize`:
+its property tests are in ``test_determinize.py``; here, the deals the tree
+search draws), its
 name carries its budget, and it plays clearly better than random players.
 """
 
@@ -22,7 +23,7 @@ from domeng.core.errors import PlayerError
 from domeng.core.nbrng import next64
 from domeng.core.rules import Rules
 from domeng.players import ismcts as M
-from domeng.players.isearch import determinize
+from domeng.players.determinize import draw, new_dealer, prepare
 from domeng.players.registry import BUILTIN_PLAYERS, make_player, resolve_player
 from domeng.study.tournament import tournament
 
@@ -84,11 +85,10 @@ def test_the_tree_search_draws_deals_consistent_with_what_the_seat_knows():
         o, _h = obs.to_array()
         rng = np.array([77], dtype=np.uint64)
         hands = np.zeros(5, dtype=np.int64)
-        tiles = np.zeros(28, dtype=np.int64)
-        cap = np.zeros(6, dtype=np.int64)
-        choice = np.zeros(28, dtype=np.int64)
+        dealer = new_dealer()
+        assert prepare(o, dealer)
         for _ in range(25):
-            assert determinize(o, rng, hands, tiles, cap, choice)
+            draw(o, dealer, rng, hands)
             _check_deal(o, hands)
             next64(rng)  # the iteration's rollout seed
 
