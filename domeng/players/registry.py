@@ -25,7 +25,8 @@ from domeng.core.errors import PlayerError
 from domeng.core.observation import Observation
 from domeng.core.rng import SplitMix64
 from domeng.engine.reference import Move
-from domeng.players.heuristics import P_CUSTOM, PLAYER_IDS, STRATEGY_SIG, builtin_choose
+from domeng.players.heuristics import P_CUSTOM, PLAYER_IDS, builtin_choose
+from domeng.players.scoring import STRATEGY_SIG
 
 
 @runtime_checkable
