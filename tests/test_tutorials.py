@@ -20,6 +20,7 @@ TUTORIALS = Path(__file__).resolve().parents[1] / "docs" / "tutorials"
 #: (their numba compiles: the environments', the ladder's custom players)
 CASES = [
     pytest.param("rule_study.py", id="rule_study"),
+    pytest.param("your_own_player.py", id="your_own_player", marks=pytest.mark.slow),
 ]
 
 
