@@ -21,6 +21,7 @@ TUTORIALS = Path(__file__).resolve().parents[1] / "docs" / "tutorials"
 CASES = [
     pytest.param("rule_study.py", id="rule_study"),
     pytest.param("your_own_player.py", id="your_own_player", marks=pytest.mark.slow),
+    pytest.param("train_an_agent.py", id="train_an_agent", marks=pytest.mark.slow),
 ]
 
 
