@@ -50,6 +50,7 @@ gates: install-test
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/codespell
 	$(VENV)/bin/mypy
+	$(VENV)/bin/repo-review --show err .
 
 # the documentation site (mkdocs.yml) into site/; open site/index.html
 docs: $(VENV)/.installed-docs
