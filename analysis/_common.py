@@ -23,6 +23,7 @@ import pandas as pd
 
 from domeng.results import stats
 from domeng.results.stats import Z95, mean_se  # noqa: F401  (the one copy)
+from domeng.results.stats import ratio as ratio_se  # noqa: F401  (the studies' name for it)
 
 
 def est(value, se) -> dict:

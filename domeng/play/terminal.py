@@ -489,7 +489,7 @@ class Terminal:
         if path is not None:
             try:
                 write_save(path, self.s)
-                saved = f"; the game is saved in {path}\nResume it with:\n  {resume_command(path)}"
+                saved = f"; the game is saved in {path} (resume it with: {resume_command(path)})"
             except (DomengError, OSError):
                 saved = "; the game could not be saved"
         why = " ".join(str(err).split())[:200] or type(err).__name__

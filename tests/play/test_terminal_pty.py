@@ -122,7 +122,7 @@ def test_pty_whole_game_with_bad_input(full_game):
 
 
 def test_pty_quit_no_means_no(tmp_path):
-    for word in ("n", "no", "NO", ""):
+    for word in ("n", "no", "NO"):  # Enter saves (tests/play/test_terminal_evening.py)
         child = spawn(tmp_path / "h", *GAME, cwd=tmp_path)
         child.expect(MOVE)
         child.sendline("quit")
@@ -260,5 +260,5 @@ def test_pty_hot_seat_gate_help_rules_and_leak_warning(tmp_path):
 def test_help_lists_every_table_player(capsys):
     assert main(["play", "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    for name in ("random", "heavy", "keeper", "hunter", "search", "search-N", "--allow-modified"):
+    for name in ("random", "heavy", "keeper", "hunter", "search", "search[-N]", "--allow-modified"):
         assert name in out
