@@ -56,7 +56,8 @@ def drive(child: pexpect.spawn, answer=None) -> str:
             break
         a = answer(i, child) if answer else None
         if a is None:
-            a = "1" if i == 0 and "Enter:" not in child.after else ""
+            # at "File name" Enter would save into the repository: "no" leaves without saving
+            a = "1" if i == 0 and "Enter:" not in child.after else ("no" if i == 2 else "")
         child.sendline(a)
     child.close()
     return plain("".join(seen))
