@@ -33,7 +33,8 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 run: install
-	$(VENV)/bin/domeng simulate --out $(OUT)
+	@# the default study replaces its own earlier output (a study given --out elsewhere never is)
+	$(VENV)/bin/domeng simulate --out $(OUT) --force
 
 # the browser table on http://127.0.0.1:8000 (docs/web.md)
 serve: $(VENV)/.installed-web
