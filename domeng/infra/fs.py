@@ -349,7 +349,7 @@ def prepare_output(
 def drop_previous(folder: str | os.PathLike) -> None:
     """The run writing ``folder`` has finished: delete the results it replaced
     (only a ``DIR.previous*`` sibling, whatever ``DIR/PREVIOUS`` says) and the marker."""
-    folder = Path(folder)
+    folder = Path(folder).absolute()  # a relative DIR/SUB: its sibling is DIR/SUB.previous
     marker = folder / PREVIOUS
     try:
         if marker.is_symlink():

@@ -174,3 +174,18 @@ def test_an_open_ended_bar_counts_one_table_in_the_singular():
     bar(2, 10)
     bar.close()
     assert "2 tables" in out.getvalue()
+
+
+def test_the_replaced_results_are_deleted_for_a_relative_nested_folder(tmp_path, monkeypatch):
+    """``--force`` onto ``results/x`` (relative, nested: ``make run``) leaves no
+    ``results/x.previous`` once the new run has finished."""
+    from domeng.infra import fs
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "results" / "x"
+    folder.mkdir(parents=True)
+    (tmp_path / "results" / "x.previous").mkdir()
+    (folder / fs.PREVIOUS).write_text("x.previous\n")
+    fs.drop_previous("results/x")
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["x"]
+    assert not (folder / fs.PREVIOUS).exists()
