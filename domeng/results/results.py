@@ -98,6 +98,11 @@ def _cols(name: str, est, prefixed: bool = False) -> dict:
 
 
 # ---------------------------------------------------------------- Results
+#: metadata that differs between two runs of the same study: how long it took
+#: (:meth:`Results.equals` leaves them out) and the command line that ran it
+TIMING_KEYS = frozenset({"elapsed_seconds", "compile_seconds", "compute_seconds", "command"})
+
+
 class Results:
     """The outcome of :func:`domeng.simulate`.
 
@@ -206,14 +211,31 @@ class Results:
             f"players={','.join(self.players)}, rules={self.rules})"
         )
 
-    def equals(self, other: Results) -> bool:
-        """Same arrays and the same metadata."""
+    def equals(self, other: Results, *, timings: bool = False) -> bool:
+        """Same arrays and the same metadata: two runs of one study (same
+        seed, any core count or chunking) are equal.  The metadata's timings
+        (:data:`TIMING_KEYS`: how long the run took, how long it compiled)
+        and the command line that ran it are left out unless ``timings=True``.
+
+        Example
+        -------
+        >>> import domeng
+        >>> a = domeng.simulate(tables=4, rounds=2, players="random", progress=False)
+        >>> b = domeng.simulate(tables=4, rounds=2, players="random", progress=False)
+        >>> a.equals(b), a.equals(b, timings=True)
+        (True, False)
+        """
+
+        def meta(r: Results) -> str:
+            m = r.meta if timings else {k: v for k, v in r.meta.items() if k not in TIMING_KEYS}
+            return json.dumps(m, sort_keys=True, default=_json_default)
+
         return (
             isinstance(other, Results)
             and np.array_equal(self.group_agg, other.group_agg)
             and np.array_equal(self.group_state, other.group_state)
             and np.array_equal(self.group_tables, other.group_tables)
-            and json.dumps(self.meta, sort_keys=True) == json.dumps(other.meta, sort_keys=True)
+            and meta(self) == meta(other)
         )
 
     # ------------------------------------------------------------ DataFrames

@@ -372,3 +372,21 @@ def test_report_plots_and_html(res, tmp_path):
     assert len(imgs) == len(report.PLOTS)
     assert not re.search(r"src=['\"](?!data:)", html)  # self-contained: no external files
     assert "<table" in html and "MATTIKKENG" in html and "hunter" in html
+
+
+def test_two_runs_of_one_study_are_equal_timings_aside(res):
+    """Same seed, another chunking: the same study, though it took another
+    time (``equals`` leaves the timings out unless asked)."""
+    again = simulate(
+        tables=12,
+        rounds=15,
+        players=MIXED,
+        seed=7,
+        rules="pollo=4",
+        progress=False,
+        chunk_tables=5,
+    )
+    assert again.equals(res)
+    assert not again.equals(res, timings=True)  # the elapsed seconds differ
+    other = simulate(tables=12, rounds=15, players=MIXED, seed=8, rules="pollo=4", progress=False)
+    assert not other.equals(res)
