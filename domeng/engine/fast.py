@@ -9,7 +9,9 @@ and gives bit-identical aggregates and table states, draw for draw; the
 tests compare it with the step API's loop (and so with the reference
 engine) for every option and built-in player.
 
-How it is fast (``shared/limit/README.md`` measured each idea):
+How it is fast (each idea was measured on the hand-written C yardstick of the
+full rules, which lives outside this repository in the workplace's
+``shared/limit/`` folder; ``benchmarks/bench_engine.py`` builds and runs it):
 
 * a hand is a 56-bit mask in which tile ``t`` owns bits ``2t`` (left end)
   and ``2t+1`` (right end): the bit index *is* the action ``tile*2+end``.
