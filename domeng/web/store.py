@@ -69,7 +69,6 @@ _SCHEMA = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE tables (id TEXT PRIMARY KEY, game TEXT NOT NULL, "
     "version INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL)",
-    "CREATE INDEX tables_touched ON tables (touched)",
     "CREATE TABLE tokens (hash TEXT PRIMARY KEY, table_id TEXT NOT NULL, seat INTEGER)",
     "CREATE INDEX tokens_table ON tokens (table_id)",
     "CREATE TABLE log (table_id TEXT NOT NULL, seq INTEGER NOT NULL, action INTEGER, "
@@ -102,6 +101,33 @@ def log_items(actions: list[list[int]]) -> list[int | None]:
         out.append(None)
         out.extend(int(a) for a in r)
     return out
+
+
+def new_items(actions: list[list[int]], done: tuple[int, int]) -> list[int | None]:
+    """The log items of ``actions`` after the first ``done`` = (rounds
+    dealt, actions of the last of them) stored: only the new ones are
+    walked, so a long game costs no more per move than a short one.
+
+    >>> new_items([[3, 8], [5]], (1, 1))
+    [8, None, 5]
+    """
+    rounds, k = done
+    out: list[int | None] = []
+    if rounds:
+        out.extend(int(a) for a in actions[rounds - 1][k:])
+    for r in actions[rounds:]:
+        out.append(None)
+        out.extend(int(a) for a in r)
+    return out
+
+
+def position(actions: list[list[int]]) -> tuple[int, int]:
+    """Where the log of ``actions`` ends: (rounds dealt, actions of the last).
+
+    >>> position([[3, 8], [5]])
+    (2, 1)
+    """
+    return len(actions), len(actions[-1]) if actions else 0
 
 
 def actions_of(items: list[int | None]) -> list[list[int]]:
@@ -172,7 +198,9 @@ class TableStore:
         self.keep_days = float(keep_days)
         self.clock = clock
         self._mutex = threading.Lock()  # one transaction at a time, whatever thread asks
-        self._counts: dict[str, int] = {}  # table -> log rows stored (tables served now)
+        #: table -> (log rows stored, where they end: see :func:`position`), for
+        #: the tables served now (the next write adds only what is new)
+        self._stored: dict[str, tuple[int, tuple[int, int]]] = {}
         self._make_folder()
         self._lock = FolderLock(self.folder)
         try:
@@ -307,30 +335,28 @@ class TableStore:
                 ),
             ]
         )
-        self._counts[table.id] = len(items)
+        self._stored[table.id] = (len(items), position(table.session.actions))
 
     def save(self, table: Table) -> None:
         """Store what changed at ``table`` since the last write: the new
-        steps of its log and its version (one transaction)."""
-        items = log_items(table.session.actions)
-        done = self._counts.get(table.id)
-        if done is None:
-            with self._mutex:
-                row = self.db.execute(
-                    "SELECT COUNT(*) FROM log WHERE table_id = ?", (table.id,)
-                ).fetchone()
-            done = int(row[0])
-        new = [(table.id, i, items[i]) for i in range(done, len(items))]
+        steps of its log and its version (one transaction).  The table must
+        have been stored by :meth:`add` or read by :meth:`load`."""
+        actions = table.session.actions
+        n, done = self._stored[table.id]
+        new = new_items(actions, done)
         self._write(
             [
-                ("INSERT INTO log VALUES (?, ?, ?)", new),
+                (
+                    "INSERT INTO log VALUES (?, ?, ?)",
+                    [(table.id, n + i, a) for i, a in enumerate(new)],
+                ),
                 (
                     "UPDATE tables SET version = ?, touched = ? WHERE id = ?",
                     (table.version, self.clock(), table.id),
                 ),
             ]
         )
-        self._counts[table.id] = len(items)
+        self._stored[table.id] = (n + len(new), position(actions))
 
     def touch(self, table_id: str) -> None:
         """A link of the table was opened: it is kept ``keep_days`` from now."""
@@ -338,7 +364,7 @@ class TableStore:
 
     def forget(self, table_id: str) -> None:
         """The table left memory (its rows stay)."""
-        self._counts.pop(table_id, None)
+        self._stored.pop(table_id, None)
 
     def purge(self, now: float | None = None) -> list[str]:
         """Delete the tables nobody played at or opened for ``keep_days``
@@ -361,7 +387,7 @@ class TableStore:
                 ]
             )
             for t in old:
-                self._counts.pop(t, None)
+                self._stored.pop(t, None)
         return old
 
     # ------------------------------------------------------------ reading
@@ -399,8 +425,9 @@ class TableStore:
                 raise ValueError("its game is not an object")
             if [s for s, _ in log] != list(range(len(log))):
                 raise ValueError("its log has gaps")
-            game["actions"] = actions_of([a for _, a in log])
+            actions = actions_of([a for _, a in log])
+            game["actions"] = actions
         except (ValueError, TypeError, RecursionError) as e:
             raise StoreError(f"the saved table {table_id} is damaged: {e}") from None
-        self._counts[table_id] = len(log)
+        self._stored[table_id] = (len(log), position(actions))
         return Saved(table_id, game, links, int(row[1]))
