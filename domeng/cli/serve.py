@@ -61,6 +61,41 @@ def _bind(host: str, port: int, shown: str) -> socket.socket:
     return s
 
 
+def _tls(certfile: str | None, keyfile: str | None) -> tuple[str, str] | None:
+    """The TLS certificate and key to serve with (None: plain HTTP), checked
+    now: both given, readable, PEM, the key not encrypted (it would be asked
+    for on the terminal) and the certificate's own.  One line otherwise."""
+    if certfile is None and keyfile is None:
+        return None
+    if not certfile or not keyfile:
+        raise UsageError("domeng serve: error: --certfile and --keyfile go together (give both)")
+    import ssl
+
+    try:
+        with open(keyfile, "rb") as f:
+            encrypted = b"ENCRYPTED" in f.read(1 << 20)
+    except OSError as e:
+        raise UsageError(
+            f"domeng serve: error: cannot read --keyfile {keyfile!r}: {e.strerror or e}"
+        ) from None
+    if encrypted:
+        raise UsageError(
+            f"domeng serve: error: --keyfile {keyfile!r} is encrypted; give a key "
+            "without a passphrase (readable by you only)"
+        )
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        ctx.load_cert_chain(certfile, keyfile, password=lambda: b"")
+    except (OSError, ssl.SSLError) as e:
+        why = getattr(e, "strerror", None) or getattr(e, "reason", None) or str(e)
+        raise UsageError(
+            f"domeng serve: error: cannot serve TLS with --certfile {certfile!r} and "
+            f"--keyfile {keyfile!r}: {' '.join(str(why).split())[:160]} (PEM files, "
+            "the key the certificate's own)"
+        ) from None
+    return certfile, keyfile
+
+
 def _host_name(text: str) -> bool:
     """A DNS name (letters, digits, ``-`` and ``.``), at most 253 characters."""
     t = text.strip()
@@ -134,6 +169,17 @@ def add_parser(sub) -> None:
         "a page elsewhere using DNS rebinding is refused",
     )
     p.add_argument(
+        "--certfile",
+        metavar="FILE",
+        help="serve HTTPS (and wss:) with this TLS certificate (PEM, with its chain); "
+        "needs --keyfile.  See docs/web.md: hosting for friends elsewhere",
+    )
+    p.add_argument(
+        "--keyfile",
+        metavar="FILE",
+        help="the private key of --certfile (PEM, without a passphrase)",
+    )
+    p.add_argument(
         "--max-tables",
         type=int,
         default=200,
@@ -160,13 +206,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"domeng serve: error: --allow-host {bad[0][:60]!r} is not a host name")
     from domeng.web.store import TableStore, default_folder
 
+    tls = _tls(args.certfile, args.keyfile)
+    scheme = "https" if tls else "http"
     shown = f"[{args.host}]" if ":" in args.host else args.host
     # the saved tables first: a database that cannot be used is refused in one line
     store = TableStore(args.data or default_folder(), keep_days=args.keep_days)
     try:
         with _bind(args.host, args.port, shown) as sock:
             port = sock.getsockname()[1]
-            print(f"domeng: the table is at http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
+            print(
+                f"domeng: the table is at {scheme}://{shown}:{port}/  (Ctrl-C stops it)", flush=True
+            )
             print(f"domeng: tables are saved in {store.folder} ({store.count()} kept)", flush=True)
             serve(
                 args.host,
@@ -178,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
                 per_address=args.max_per_address,
                 allow_hosts=args.allow_host,
                 store=store,
+                tls=tls,
             )
     finally:
         store.close()

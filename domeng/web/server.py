@@ -246,17 +246,21 @@ def serve(
     per_address: int = DEFAULT_PER_ADDRESS,
     allow_hosts: Sequence[str] = (),
     store: TableStore | None = None,
+    tls: tuple[str, str] | None = None,
 ) -> None:
     """Run the server until interrupted.  ``sock``: a socket already bound
     to ``host``:``port`` (``domeng serve`` binds first, so it can say the
     real port of ``--port 0``); it is then served instead of binding again.
     ``allow_hosts``: more ``Host`` names it answers to (a reverse proxy's).
     ``store``: the saved tables (:class:`~domeng.web.store.TableStore`,
-    opened by the caller, who closes it)."""
+    opened by the caller, who closes it).  ``tls``: (certificate file, key
+    file) to serve HTTPS and ``wss:`` (uvicorn's ``ssl_certfile`` and
+    ``ssl_keyfile``); None: plain HTTP."""
     import uvicorn
 
     app = create_app(delay, idle, max_tables, hosts=Hosts.of(host, port, allow_hosts), store=store)
-    server = uvicorn.Server(server_config(app, host, port, per_address))
+    kw = {} if tls is None else {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]}
+    server = uvicorn.Server(server_config(app, host, port, per_address, **kw))
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=None if sock is None else [sock])
     if not server.started:
