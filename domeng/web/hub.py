@@ -300,6 +300,9 @@ class Hub:
             raise WebError(
                 "this table could not be brought back: its game does not replay"
             ) from None
+        except Exception:  # a bug, never the link's fault: logged, one line to the page
+            log.exception("domeng serve: table %s could not be brought back", tid)
+            raise WebError("this table could not be brought back (internal error)") from None
         if tid in self.tables:  # pragma: no cover - one replay at a time (find)
             return self.tables[tid]
         self.room()

@@ -344,6 +344,31 @@ def test_a_damaged_table_is_refused_in_one_line_and_the_server_goes_on(tmp_path)
     store.close()
 
 
+def test_a_replay_that_breaks_is_one_line_and_the_next_link_tries_again(tmp_path, monkeypatch):
+    """A bug while a table is brought back (not the link's fault): logged,
+    one line to the page, and the next opening of a link replays it again."""
+    store = TableStore(tmp_path)
+    app = create_app(delay=0, idle=60, store=store)
+    with TestClient(app) as client:
+        hub = app.state.hub
+        links = _create(client, seats=["human"] * 5, seed=8)
+        hub.reap(now=time.monotonic() + 61)
+        real = Table.restore
+
+        def broken(*a, **k):
+            raise RuntimeError("a bug")
+
+        monkeypatch.setattr(Table, "restore", broken)
+        with client.websocket_connect("/ws") as ws:
+            m = _hello(ws, _tok(links["you"]))
+            assert m["fatal"] and "internal error" in m["message"] and "a bug" not in m["message"]
+        assert hub.loading == {} and hub.tables == {}
+        monkeypatch.setattr(Table, "restore", real)
+        with client.websocket_connect("/ws") as ws:
+            assert _hello(ws, _tok(links["you"]))["type"] == "state"
+    store.close()
+
+
 # ---------------------------------------------------------------- refusals
 def _sqlite_with(path: Path, *sql: str) -> None:
     db = sqlite3.connect(path)
