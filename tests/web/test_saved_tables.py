@@ -155,6 +155,8 @@ def test_kill_9_and_restart_every_link_goes_on_with_the_same_game(tmp_path):
             proc.wait(BOUND)
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
     assert stat.S_IMODE((data / FILE).stat().st_mode) == 0o600
+    side = list(data.glob(f"{FILE}-*"))  # the WAL a kill -9 leaves behind, and its index
+    assert side and all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in side)
     with _server(data) as (proc, port):
         url = f"ws://127.0.0.1:{port}/ws"
         after = {}
