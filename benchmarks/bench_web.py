@@ -13,6 +13,14 @@ round trip of a person's move (send -> the state that shows it).
 and then never read (issue 22, H1): the server cuts each off once it is
 ``SEND_QUEUE`` messages behind; the other tables' round trips must not change.
     python benchmarks/bench_web.py --code both   # the code before issue 14's speed-up, then now
+    python benchmarks/bench_web.py --store none,sqlite   # tables in memory only, then saved
+
+``--store sqlite`` saves every table as ``domeng serve`` does (issue 22:
+:mod:`domeng.web.store`, a temporary ``--data`` folder; each change stored
+on the event loop before any page is told) and reports the time of each
+write (median, 99th percentile, max, in microseconds: wall-clock, and the
+loop thread's CPU time, which leaves out the waits for the GIL and the CPU
+that a busy machine adds).
 
 ``--code before`` puts back the two costs removed in session 3: the computer
 players' old per-move call (the tuple of player functions typed on every
@@ -39,8 +47,8 @@ from domeng.web.server import create_app, server_config
 PLAYERS = ["human", "hunter", "keeper", "heavy", "random"]
 
 
-def start_server(tables: int, delay: float):
-    app = create_app(delay=delay, idle=3600, max_tables=tables + 10)
+def start_server(tables: int, delay: float, store=None):
+    app = create_app(delay=delay, idle=3600, max_tables=tables + 10, store=store)
     # domeng serve's own configuration (its guard), room for every table's client
     srv = uvicorn.Server(server_config(app, "127.0.0.1", 0, per_address=2 * tables + 20))
     th = threading.Thread(target=srv.run, daemon=True)
@@ -181,6 +189,13 @@ def main() -> None:
         "put back (before), or both, one after the other",
     )
     ap.add_argument(
+        "--store",
+        default="none",
+        metavar="none|sqlite[,...]",
+        help="tables in memory only (none) or saved as domeng serve does (sqlite); "
+        "one run for each (default none)",
+    )
+    ap.add_argument(
         "--slow-readers",
         default="0",
         metavar="K[,K...]",
@@ -189,8 +204,9 @@ def main() -> None:
     a = ap.parse_args()
     for code in ("before", "now") if a.code == "both" else (a.code,):
         for k in (int(x) for x in a.slow_readers.split(",")):
-            a.slow = k
-            print(json.dumps(run(a, code), indent=1), flush=True)
+            for store in a.store.split(","):
+                a.slow, a.saved = k, store == "sqlite"
+                print(json.dumps(run(a, code), indent=1), flush=True)
 
 
 def run(a, code: str) -> dict:
@@ -203,7 +219,23 @@ def run(a, code: str) -> dict:
 
         Computers.action = old_computers_action
         Table.view_text = lambda self, seat: json.dumps(self.view(seat))
-    srv, th, app, port = start_server(a.tables, a.delay)
+    store, writes, cpus = None, [], []
+    if a.saved:
+        import tempfile
+
+        from domeng.web.store import TableStore
+
+        store = TableStore(tempfile.mkdtemp(prefix="bench-web-"))
+        save = store.save
+
+        def timed(table) -> None:
+            t, c = time.perf_counter(), time.thread_time()
+            save(table)
+            writes.append(time.perf_counter() - t)
+            cpus.append(time.thread_time() - c)
+
+        store.save = timed  # type: ignore[method-assign]
+    srv, th, app, port = start_server(a.tables, a.delay, store)
     try:
         # warm up: compile the engine and the players before timing
         from domeng.engine.game import Game
@@ -217,7 +249,18 @@ def run(a, code: str) -> dict:
         srv.should_exit = True
         th.join(30)
         Computers.action, Table.view_text = now
-    return {"code": code, **res}
+        if store is not None:
+            store.close()
+    if writes:
+        writes.sort()
+        res["store_writes"] = len(writes)
+        for name, p in (("p50", 0.5), ("p99", 0.99)):
+            res[f"store_write_us_{name}"] = round(writes[int(p * (len(writes) - 1))] * 1e6, 1)
+        res["store_write_us_max"] = round(writes[-1] * 1e6, 1)
+        cpus.sort()  # the loop thread's CPU time of a write (without the waits for the GIL)
+        for name, p in (("p50", 0.5), ("p99", 0.99)):
+            res[f"store_write_cpu_us_{name}"] = round(cpus[int(p * (len(cpus) - 1))] * 1e6, 1)
+    return {"code": code, "store": "sqlite" if a.saved else "none", **res}
 
 
 if __name__ == "__main__":

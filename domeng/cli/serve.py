@@ -23,6 +23,16 @@ def _seconds(lo: float, hi: float):
     return conv
 
 
+def _days(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0 < v <= 3650:
+        raise argparse.ArgumentTypeError(f"must be a number of days 0..3650 (not 0), got {text!r}")
+    return v
+
+
 def _port(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"must be a port number 0..65535, got {text!r}")
@@ -49,6 +59,41 @@ def _bind(host: str, port: int, shown: str) -> socket.socket:
             f"domeng serve: error: cannot listen on {shown}:{port}: {why} (see --host and --port)"
         ) from None
     return s
+
+
+def _tls(certfile: str | None, keyfile: str | None) -> tuple[str, str] | None:
+    """The TLS certificate and key to serve with (None: plain HTTP), checked
+    now: both given, readable, PEM, the key not encrypted (it would be asked
+    for on the terminal) and the certificate's own.  One line otherwise."""
+    if certfile is None and keyfile is None:
+        return None
+    if not certfile or not keyfile:
+        raise UsageError("domeng serve: error: --certfile and --keyfile go together (give both)")
+    import ssl
+
+    try:
+        with open(keyfile, "rb") as f:
+            encrypted = b"ENCRYPTED" in f.read(1 << 20)
+    except OSError as e:
+        raise UsageError(
+            f"domeng serve: error: cannot read --keyfile {keyfile!r}: {e.strerror or e}"
+        ) from None
+    if encrypted:
+        raise UsageError(
+            f"domeng serve: error: --keyfile {keyfile!r} is encrypted; give a key "
+            "without a passphrase (readable by you only)"
+        )
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        ctx.load_cert_chain(certfile, keyfile, password=lambda: b"")
+    except (OSError, ssl.SSLError) as e:
+        why = getattr(e, "strerror", None) or getattr(e, "reason", None) or str(e)
+        raise UsageError(
+            f"domeng serve: error: cannot serve TLS with --certfile {certfile!r} and "
+            f"--keyfile {keyfile!r}: {' '.join(str(why).split())[:160]} (PEM files, "
+            "the key the certificate's own)"
+        ) from None
+    return certfile, keyfile
 
 
 def _host_name(text: str) -> bool:
@@ -87,7 +132,24 @@ def add_parser(sub) -> None:
         type=_seconds(1, 7 * 24 * 3600),
         default=900,
         metavar="SECONDS",
-        help="close a table no person has been at for this long (default 900)",
+        help="a table no person has been at for this long leaves memory "
+        "(default 900); it is saved, and comes back when one of its links is opened",
+    )
+    p.add_argument(
+        "--data",
+        metavar="DIR",
+        default=None,
+        help="the folder of the saved tables (default $XDG_DATA_HOME/domeng/tables, "
+        "else ~/.local/share/domeng/tables; created mode 0700).  Every table is "
+        "saved there after every move and comes back after a restart",
+    )
+    p.add_argument(
+        "--keep-days",
+        type=_days,
+        default=7.0,
+        metavar="DAYS",
+        help="delete a saved table nobody has played at or opened for this many "
+        "days, finished or not (default 7)",
     )
     p.add_argument(
         "--max-per-address",
@@ -105,6 +167,17 @@ def add_parser(sub) -> None:
         help="a further host name the server answers to (the name a reverse "
         "proxy forwards; may be repeated).  Otherwise only its own address: "
         "a page elsewhere using DNS rebinding is refused",
+    )
+    p.add_argument(
+        "--certfile",
+        metavar="FILE",
+        help="serve HTTPS (and wss:) with this TLS certificate (PEM, with its chain); "
+        "needs --keyfile.  See docs/web.md: hosting for friends elsewhere",
+    )
+    p.add_argument(
+        "--keyfile",
+        metavar="FILE",
+        help="the private key of --certfile (PEM, without a passphrase)",
     )
     p.add_argument(
         "--max-tables",
@@ -131,18 +204,32 @@ def run(args: argparse.Namespace) -> int:
     bad = [h for h in args.allow_host if not _host_name(h)]
     if bad:
         raise UsageError(f"domeng serve: error: --allow-host {bad[0][:60]!r} is not a host name")
+    from domeng.web.store import TableStore, default_folder
+
+    tls = _tls(args.certfile, args.keyfile)
+    scheme = "https" if tls else "http"
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    with _bind(args.host, args.port, shown) as sock:
-        port = sock.getsockname()[1]
-        print(f"domeng: the table is at http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
-        serve(
-            args.host,
-            port,
-            delay=args.delay,
-            idle=args.idle,
-            max_tables=args.max_tables,
-            sock=sock,
-            per_address=args.max_per_address,
-            allow_hosts=args.allow_host,
-        )
+    # the saved tables first: a database that cannot be used is refused in one line
+    store = TableStore(args.data or default_folder(), keep_days=args.keep_days)
+    try:
+        with _bind(args.host, args.port, shown) as sock:
+            port = sock.getsockname()[1]
+            print(
+                f"domeng: the table is at {scheme}://{shown}:{port}/  (Ctrl-C stops it)", flush=True
+            )
+            print(f"domeng: tables are saved in {store.folder} ({store.count()} kept)", flush=True)
+            serve(
+                args.host,
+                port,
+                delay=args.delay,
+                idle=args.idle,
+                max_tables=args.max_tables,
+                sock=sock,
+                per_address=args.max_per_address,
+                allow_hosts=args.allow_host,
+                store=store,
+                tls=tls,
+            )
+    finally:
+        store.close()
     return 0

@@ -24,6 +24,8 @@
   ``--resume`` where the command can continue it.
 * :class:`FolderLock` -- one writer per folder; a second is refused with one line.
 * :func:`resolve_inside` -- a path read from a file must stay inside its folder.
+* :func:`data_home` -- where domeng keeps the user's own data (the save key,
+  the browser tables): ``$XDG_DATA_HOME/domeng``, else ``~/.local/share/domeng``.
 """
 
 from __future__ import annotations
@@ -56,6 +58,19 @@ PREVIOUS = "previous-results.txt"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
+
+
+def data_home() -> Path:
+    """The folder of the user's own domeng data: ``$XDG_DATA_HOME/domeng``
+    (an absolute ``XDG_DATA_HOME`` only, as the XDG spec says), else
+    ``~/.local/share/domeng``.  Not created here.
+
+    >>> data_home().name
+    'domeng'
+    """
+    base = os.environ.get("XDG_DATA_HOME") or ""
+    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "share"
+    return root / "domeng"
 
 
 def write_failure(target: str | os.PathLike, e: OSError, what: str = "results") -> Exception:

@@ -33,7 +33,7 @@ from typing import Any
 
 from domeng.core.errors import DomengError
 from domeng.infra import jsontext
-from domeng.infra.fs import atomic_write
+from domeng.infra.fs import atomic_write, data_home
 from domeng.play.session import SaveFileError, Session
 
 KEY_BYTES = 32
@@ -43,9 +43,7 @@ MAX_SAVE_BYTES = 8 * 1024 * 1024
 
 def key_path() -> Path:
     """Where the save key lives (``$XDG_DATA_HOME/domeng/save-key``)."""
-    base = os.environ.get("XDG_DATA_HOME") or ""
-    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "share"
-    return root / "domeng" / "save-key"
+    return data_home() / "save-key"
 
 
 def _read_key(path: Path) -> bytes | None:

@@ -208,7 +208,7 @@ class Hosts:
         name, port = hp
         if name in self.extra:
             return True
-        if port != self.port and not (port is None and self.port == 80):
+        if port != self.port and not (port is None and self.port in (80, 443)):
             return False
         return name in self.names or (self.any_ip and _is_ip(name))
 

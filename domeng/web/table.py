@@ -193,6 +193,37 @@ class Table:
         )
         return cls(spec, table_id, session)
 
+    @classmethod
+    def restore(
+        cls, data: Any, table_id: str, tokens: dict[str, int | None], version: int
+    ) -> Table:
+        """A saved table brought back (:mod:`domeng.web.store`): the session
+        replayed from ``data`` (:meth:`from_save`: every action checked by the
+        engine), its links the stored ``tokens`` (hash -> seat, None for the
+        spectators), its version past ``version`` (a page's message from
+        before is out of date).  Runs off the server's loop (a replay may
+        compile and ask computer players).  :class:`WebError` (one line) if
+        the links do not fit the seats.
+
+        Examples
+        --------
+        >>> t = Table(TableSpec(["human", "random", "random", "random", "random"], seed=3))
+        >>> back = Table.restore(t.to_save(), t.id, t.tokens, t.version)
+        >>> back.seats[0].token_hash == t.seats[0].token_hash, back.version > t.version
+        (True, True)
+        """
+        table = cls.from_save(data, table_id)
+        seats = sorted(s for s in tokens.values() if s is not None)
+        if seats != table.humans or None not in tokens.values():
+            raise WebError(f"the saved table {table_id} has links that do not fit its seats")
+        table.tokens = dict(tokens)
+        table.links = {}  # given once, at the creation: never again
+        for h, s in tokens.items():
+            if s is not None:
+                table.seats[s].token_hash = h
+        table.version = int(version) + 1
+        return table
+
     def to_save(self) -> dict[str, Any]:
         """The game as the session saves it (:meth:`Session.to_save`: rules,
         seats, seed, target, every action).  It reveals every deal: it is

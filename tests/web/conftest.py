@@ -1,0 +1,14 @@
+"""Every web test keeps its saved tables (``$XDG_DATA_HOME/domeng/tables``,
+``domeng serve``'s default ``--data``) in a temporary folder, never in the
+user's data folder."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _data_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("data-home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home
