@@ -316,7 +316,7 @@ def _read_arms_index(folder: Path) -> list[tuple[str, str | None]]:
         if path.is_symlink() or path.stat().st_size > jsontext.MAX_MANIFEST_BYTES:
             raise ValueError("not an index of arms")
         index = jsontext.loads(path.read_text(encoding="utf-8"))
-        out = []
+        out: list[tuple[str, str | None]] = []
         for a in index if isinstance(index, list) else [None]:
             if isinstance(a, str):
                 out.append((a, None))
