@@ -348,7 +348,30 @@ class Checkpoint:
             raise CheckpointError(
                 f"{str(self.folder)!r}: results.npz does not match {MANIFEST}; run the study again"
             )
+        self.check_records()
         return res
+
+    def check_records(self) -> None:
+        """Refuse (one line naming it) a finished study's records file written
+        for another study (its ``domeng.digest`` metadata differs from the
+        manifest's); a missing one is left to the reader of the records."""
+        path = self.records_path
+        if path is None or not self._records_merged() or not path.is_file():
+            return
+        import pyarrow.parquet as pq
+
+        try:
+            meta = pq.ParquetFile(path).schema_arrow.metadata or {}
+            digest = json.loads(meta.get(b"domeng.digest", b"null"))
+        except Exception as e:  # not Parquet, bad metadata ...
+            raise CheckpointError(
+                f"corrupt records file {str(path)!r}: {type(e).__name__}: {load_error_text(e)}"
+            ) from None
+        if digest != self.manifest.get("digest"):
+            raise CheckpointError(
+                f"{str(path)!r} holds the records of another study than {MANIFEST} describes "
+                "(its digest differs): refusing to mix them; run the study again"
+            )
 
     @classmethod
     def open(
