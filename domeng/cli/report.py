@@ -58,7 +58,7 @@ def cmd_report(args) -> int:
         raise
     except OSError as e:
         raise ResultsWriteError(
-            f"cannot write the report into {args.dir!r}: {e.strerror or e}"
+            f"cannot write the report into {e.filename or args.dir!r}: {e.strerror or e}"
         ) from None
     if args.json:
         print(obj.to_json())

@@ -623,7 +623,7 @@ class Results:
             raise
         except OSError as e:
             raise ResultsWriteError(
-                f"cannot write results to {str(folder)!r}: {e.strerror or e}"
+                f"cannot write results to {str(e.filename or folder)!r}: {e.strerror or e}"
             ) from None
 
     def save(self, folder: str | os.PathLike, overwrite: bool = False) -> Path:

@@ -305,7 +305,7 @@ class Checkpoint:
                 _remove_if_empty(folder)
             if isinstance(e, OSError):
                 raise ResultsWriteError(
-                    f"cannot write the study to {str(folder)!r}: {e.strerror or e}"
+                    f"cannot write the study to {str(e.filename or folder)!r}: {e.strerror or e}"
                 ) from None
             raise
         fsync_dir(folder.parent)
