@@ -99,7 +99,27 @@ def _end_process(status: int) -> None:
     os._exit(status if isinstance(status, int) else EXIT_USAGE)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning during a command: one line each on stderr (``domeng:
+    warning: ...``), never Python's file:line; a warning with ``details``
+    (:class:`~domeng.study.checkpoint.DamagedChunksWarning`) prints them
+    first, one line each."""
+    try:
+        for text in [*getattr(message, "details", ()), message]:
+            print(f"domeng: warning: {' '.join(str(text).split())}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass  # a closed stderr never stops the work
+
+
 def _main(argv: list[str] | None) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     # `domeng COMMAND ...` needs only that command's parser (its --help and errors are the same)
     parser = build_parser(words[0] if words and words[0] in COMMANDS else None)

@@ -32,28 +32,33 @@ def cmd_report(args) -> int:
     kind = C.folder_kind(args.dir)
     if kind is None or kind == "tournament":
         raise ResultsError(_not_rendered(args.dir, kind))
-    # reads only; runs nothing named in the folder
+    # reads only (every part checked against the folder's manifest); runs nothing named in it
     if kind == "results":
         from domeng.results.results import Results
 
         obj: Any = Results.load(args.dir)
     else:
         obj = C.load_comparison(args.dir) if kind == "compare" else C.load_sweep(args.dir)
+    from domeng.study.checkpoint import finish_prune
+
     try:
         with FolderLock(args.dir):  # files it does not replace are kept; links are not followed
             if kind == "results":
                 from domeng.results.report import render
 
+                finish_prune(args.dir)  # a study killed while it removed its chunk files
                 obj.write_files(args.dir)
                 report = render(obj, args.dir, args.format, args.dpi)["report"]
             else:
+                for k in range(len(obj.arms if kind == "compare" else obj.comparison.arms)):
+                    finish_prune(C.arm_folder(args.dir, k))
                 write = C.write_comparison if kind == "compare" else C.write_sweep
                 report = write(obj, args.dir, args.format, args.dpi) / "report.html"
     except DomengError:
         raise
     except OSError as e:
         raise ResultsWriteError(
-            f"cannot write the report into {args.dir!r}: {e.strerror or e}"
+            f"cannot write the report into {e.filename or args.dir!r}: {e.strerror or e}"
         ) from None
     if args.json:
         print(obj.to_json())

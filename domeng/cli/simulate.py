@@ -240,13 +240,15 @@ def cmd_simulate(args) -> int:
 def _render(res, out, args, command: bool = False) -> None:
     """Write the reports of ``res`` into ``out`` (their libraries load only
     here: a study printed with --json needs none of them)."""
+    from domeng.infra.fs import FolderLock
     from domeng.results.report import render
 
     if command:
         from domeng.results.html import command_line
 
         res.meta["command"] = command_line(args.argv)
-    render(res, out, args.format, args.dpi)
+    with FolderLock(out):  # one writer at a time (issue 23)
+        render(res, out, args.format, args.dpi)
 
 
 def _print(res, args, out) -> int:

@@ -30,6 +30,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import shutil
@@ -132,14 +133,21 @@ def atomic_write(
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)  # rename never follows a link at ``path``: it replaces it
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        _name_the_file(e, path)
         raise
     fsync_dir(path.parent)
     return path
+
+
+def _name_the_file(e: BaseException, path: Path) -> None:
+    """A failed write (a full disk: ``os.write`` knows no file name) names ``path``."""
+    if isinstance(e, OSError) and not e.filename:
+        e.filename = str(path)
 
 
 def temporary_beside(path: str | os.PathLike) -> Path:
@@ -154,13 +162,17 @@ def temporary_beside(path: str | os.PathLike) -> Path:
 def commit(tmp: str | os.PathLike, path: str | os.PathLike, mode: int = 0o644) -> Path:
     """``fsync`` a finished temporary, rename it to ``path``, ``fsync`` the folder."""
     tmp, path = Path(tmp), Path(path)
-    fd = os.open(tmp, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+        fd = os.open(tmp, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as e:
+        _name_the_file(e, path)
+        raise
     fsync_dir(path.parent)
     return path
 
@@ -430,23 +442,48 @@ def atomic_directory(
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=parent))
     except OSError as e:
         raise write_failure(target, e) from None
+    # the lock file goes with the folder: the target is locked from the moment it appears
+    lock = FolderLock(tmp)
     try:
+        lock.acquire()
         yield tmp
         os.chmod(tmp, 0o755)
-        if target.exists():
-            old = Path(
-                tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old" + TEMP_SUFFIX, dir=parent)
-            )
-            os.rmdir(old)
-            os.rename(target, old)
-            os.rename(tmp, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, target)
+        _install(tmp, target, finished, what, overwrite)
         fsync_dir(parent)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        lock.release()
+
+
+def _install(tmp: Path, target: Path, finished: str, what: str, overwrite: bool) -> None:
+    """Rename the written folder ``tmp`` to ``target``: in one step where
+    ``target`` is absent; else under ``target``'s lock, after checking again
+    what it holds (another writer may have finished there meanwhile: it is
+    refused unless ``overwrite``, never mixed)."""
+    import tempfile
+
+    try:
+        os.rename(tmp, target)  # target absent (or an empty folder): replaced in one step
+        return
+    except OSError as e:
+        if e.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+            raise
+    inspect_output(target, finished, what=what)  # refuses a link or a file before locking
+    with FolderLock(target):
+        _refuse(target, inspect_output(target, finished, what=what), what, None, overwrite)
+        old = Path(
+            tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old" + TEMP_SUFFIX, dir=tmp.parent)
+        )
+        os.rmdir(old)
+        os.rename(target, old)
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            os.rename(old, target)  # the previous results stay where they were
+            raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- paths from files

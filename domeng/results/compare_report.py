@@ -4,7 +4,8 @@ dpi, every axis labelled) and an HTML report (:mod:`domeng.results.html`).
 A comparison folder holds ``compare-manifest.json`` (what the study is:
 its arms and parameters, written first), ``arms/K/`` (each arm's results,
 :meth:`domeng.Results.load`; while the study runs, its checkpoint),
-``arms/arms.json`` (the arms' names), ``tables/differences.{csv,parquet}``,
+``arms/arms.json`` (the arms' names and the digests of their
+``results.npz``: every reader checks them, :func:`check_arms`), ``tables/differences.{csv,parquet}``,
 ``tables/values.{csv,parquet}``, ``plots/forest.{FORMAT}``, ``report.html``
 and, written last, ``compare.json`` (schema ``domeng.compare/1``): a folder
 without it is an unfinished study (``domeng compare --resume DIR``).  A
@@ -31,6 +32,7 @@ from domeng.infra import fs, jsontext
 from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results import html as H
 from domeng.results.comparison import COMPARE_SCHEMA, KEY_METRICS, Comparison, stopping_text
+from domeng.results.meta import file_digest
 from domeng.results.results import Results
 from domeng.results.sweep import PLOT_METRICS, SWEEP_SCHEMA, Sweep
 
@@ -41,6 +43,8 @@ KINDS = {
 }
 MANIFEST_FORMAT = "domeng.arms/1"
 ARMS = "arms"
+#: in ``arms/``: each arm's name and the digest of its results.npz (:func:`write_arms_index`)
+ARMS_INDEX = "arms.json"
 
 FORMATS = ("png", "svg", "pdf")
 
@@ -293,6 +297,97 @@ def arm_folder(folder, k: int) -> Path:
     return fixed_subfolder(fixed_subfolder(folder, ARMS), str(k), create=False)
 
 
+def write_arms_index(folder, names: list[str]) -> None:
+    """``arms/arms.json``: each arm's name, in the order of ``arms/K``, and the
+    SHA-256 of its ``results.npz`` (already written), so that a reader can
+    tell an arm's results from another's (:func:`check_arms`)."""
+    index = [
+        {"name": n, "sha256": file_digest(arm_folder(folder, k) / "results.npz")}
+        for k, n in enumerate(names)
+    ]
+    atomic_write(fixed_subfolder(folder, ARMS) / ARMS_INDEX, json.dumps(index, indent=2) + "\n")
+
+
+def _read_arms_index(folder: Path) -> list[tuple[str, str | None]]:
+    """``(name, sha256 or None)`` of each arm in ``arms/arms.json`` (a list of
+    names: a folder written before the digests were)."""
+    path = folder / ARMS / ARMS_INDEX
+    try:
+        if path.is_symlink() or path.stat().st_size > jsontext.MAX_MANIFEST_BYTES:
+            raise ValueError("not an index of arms")
+        index = jsontext.loads(path.read_text(encoding="utf-8"))
+        out: list[tuple[str, str | None]] = []
+        for a in index if isinstance(index, list) else [None]:
+            if isinstance(a, str):
+                out.append((a, None))
+            elif isinstance(a, dict) and isinstance(a.get("name"), str):
+                digest = a.get("sha256")
+                if not isinstance(digest, str):
+                    raise ValueError(f"arm {a['name']!r} has no digest")
+                out.append((a["name"], digest))
+            else:
+                raise ValueError("not a list of arms")
+    except (OSError, ValueError, RecursionError) as e:
+        raise ResultsError(
+            f"corrupt index of arms {str(path)!r}: {' '.join(str(e).split())[:200]}"
+        ) from None
+    return out
+
+
+def check_arms(folder, kind: str) -> tuple[dict, list[str]]:
+    """Check every part of a finished comparison (or sweep) folder against
+    its manifest before anything reads it: ``arms/arms.json`` names the
+    manifest's arms in its order, each ``arms/K/results.npz`` has the digest
+    written beside the names and is the study of arm K (rules, players,
+    rounds, seed, tables).  A mismatch is one :class:`ResultsError` line
+    naming the file.  Returns ``(manifest, names)``."""
+    folder = Path(folder)
+    m = read_manifest(folder, kind)
+    index = _read_arms_index(folder)
+    names, want = [n for n, _ in index], [a["name"] for a in m["arms"]]
+    shown = str(folder / ARMS / ARMS_INDEX)
+    if names != want:
+        raise ResultsError(
+            f"{shown!r} does not match {str(folder / KINDS[kind][1])!r}: it lists the arms "
+            f"{', '.join(names)[:200]}, the manifest {', '.join(want)[:200]}; refusing to mix "
+            f"them (`domeng {kind} --resume {folder}` writes the folder again)"
+        )
+    for k, (name, digest) in enumerate(index):
+        path = arm_folder(folder, k) / "results.npz"
+        if digest is not None and path.is_file() and file_digest(path) != digest:
+            raise ResultsError(
+                f"{str(path)!r} is not the results file written for arm {name!r} (its digest "
+                f"differs from the one in {shown!r}); refusing to mix them"
+            )
+    return m, names
+
+
+def _check_arm(path: Path, res: Results, arm: dict, m: dict) -> None:
+    """Refuse an arm's results that are not the study the manifest ``m`` says (``arm``)."""
+    from domeng.core.rules import Rules
+
+    try:
+        rules = Rules.from_mapping(arm["rules"])
+    except Exception as e:
+        raise ResultsError(f"corrupt rules of arm {arm['name']!r} in the manifest: {e}") from None
+    want = {
+        "rules": rules,
+        "players": list(arm["players"]),
+        "rounds": m["rounds"],
+        "seed": m["seed"],
+    }
+    if m.get("target_ci") is None:
+        want["tables"] = m["tables"]
+    have = {"rules": res.rules, "players": res.players, "rounds": res.rounds, "seed": res.seed}
+    have["tables"] = res.tables
+    for key, value in want.items():
+        if have[key] != value:
+            raise ResultsError(
+                f"{str(path)!r} holds another study than arm {arm['name']!r} of the "
+                f"manifest ({key} differs); refusing to mix them"
+            )
+
+
 def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) -> Path:
     """Write a comparison's tables, plots, report and, last, ``compare.json``
     into ``folder`` (an existing folder, locked by the caller; each file
@@ -300,9 +395,7 @@ def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) 
     folder = Path(folder)
     _write_table(folder, "differences", cmp.differences())
     _write_table(folder, "values", cmp.values())
-    atomic_write(
-        fixed_subfolder(folder, ARMS) / "arms.json", json.dumps(list(cmp.arms), indent=2) + "\n"
-    )
+    write_arms_index(folder, list(cmp.arms))
     pngs = _plots(folder, {"forest": forest_plot(cmp)}, fmt, dpi)
     atomic_write(folder / "report.html", comparison_html(cmp, pngs))
     atomic_write(folder / "compare.json", cmp.to_json() + "\n")
@@ -316,10 +409,7 @@ def write_sweep(
     :func:`write_comparison`)."""
     folder = Path(folder)
     _write_table(folder, "sweep", sw.frame())
-    atomic_write(
-        fixed_subfolder(folder, ARMS) / "arms.json",
-        json.dumps(list(sw.comparison.arms), indent=2) + "\n",
-    )
+    write_arms_index(folder, list(sw.comparison.arms))
     pngs = _plots(folder, sweep_plots(sw, metrics), fmt, dpi)
     atomic_write(folder / "report.html", sweep_html(sw, pngs, metrics))
     atomic_write(folder / "sweep.json", sw.to_json() + "\n")
@@ -404,18 +494,17 @@ def _load_arms(folder, kind: str) -> Comparison:
     finished = folder / KINDS[kind][0]
     try:
         done = jsontext.loads(finished.read_text(encoding="utf-8"))
-        names = jsontext.loads((folder / ARMS / "arms.json").read_text(encoding="utf-8"))
-        if not (
-            isinstance(done, dict)
-            and isinstance(names, list)
-            and all(isinstance(n, str) for n in names)
-        ):
-            raise ValueError("not a list of arm names")
+        if not isinstance(done, dict):
+            raise ValueError(f"{finished.name} is not an object")
     except (OSError, ValueError, RecursionError) as e:
         raise ResultsError(
             f"{str(folder)!r} is not a finished {kind} folder: {' '.join(str(e).split())[:200]}"
         ) from None
-    arms = {n: Results.load(arm_folder(folder, k)) for k, n in enumerate(names)}
+    m, names = check_arms(folder, kind)
+    arms = {}
+    for k, (n, arm) in enumerate(zip(names, m["arms"])):
+        arms[n] = Results.load(arm_folder(folder, k))
+        _check_arm(arm_folder(folder, k) / "results.npz", arms[n], arm, m)
     try:
         return Comparison(arms, {k: done.get(k) for k in ("command", "stopping")})
     except ValueError as e:

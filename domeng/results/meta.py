@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import zipfile
+from pathlib import Path
 
 import numpy as np
 
@@ -42,6 +43,72 @@ def study_digest(
         default=str,
     )
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+#: a study folder's manifest (written by :mod:`domeng.study.checkpoint` before the study runs)
+MANIFEST = "manifest.json"
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's bytes (hex), e.g. of an arm's ``results.npz``."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def manifest_mismatch(folder: str | os.PathLike, meta: dict) -> str | None:
+    """How results with metadata ``meta`` differ from the study that
+    ``folder``'s ``manifest.json`` describes (tables, rounds, seed, players,
+    rules; the tables only where it was not a study that stops on the data),
+    as a few words, or None when they agree or there is no manifest.  A
+    manifest that cannot be read is one :class:`ResultsError` line."""
+    path = Path(folder) / MANIFEST
+    if not (path.is_file() or path.is_symlink()):
+        return None
+    try:
+        if path.is_symlink() or path.stat().st_size > jsontext.MAX_MANIFEST_BYTES:
+            raise ValueError("not a study manifest")
+        m = jsontext.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(m, dict):
+            raise ValueError("not an object")
+    except (OSError, ValueError, RecursionError) as e:
+        raise ResultsError(
+            f"corrupt manifest {str(path)!r}: {' '.join(str(e).split())[:200]}"
+        ) from None
+    keys = ("rounds", "seed", "players", "rules") + (() if m.get("sequential") else ("tables",))
+    for key in keys:
+        if m.get(key) != meta.get(key):
+            if key == "rules" and isinstance(m.get(key), dict) and isinstance(meta.get(key), dict):
+                diff = sorted(
+                    k for k in {**m[key], **meta[key]} if m[key].get(k) != meta[key].get(k)
+                )
+                return f"rules ({', '.join(diff)[:120]}) differ from those of {str(path)!r}"
+            return (
+                f"{key}={str(meta.get(key))[:80]}, and {str(path)!r} says "
+                f"{key}={str(m.get(key))[:80]}"
+            )
+    return None
+
+
+def check_manifest(folder: str | os.PathLike, meta: dict, saving: bool = False) -> None:
+    """Refuse (one :class:`ResultsError` line naming both files) the results
+    ``folder/results.npz`` when they are not of the study its manifest
+    describes (:func:`manifest_mismatch`): a part copied in from another
+    study; ``saving``: results about to be saved there."""
+    why = manifest_mismatch(folder, meta)
+    if why is None:
+        return
+    if saving:
+        raise ResultsError(
+            f"refusing to save into {str(folder)!r}: these results are not of the study "
+            f"its manifest describes (they have {why}); save them elsewhere"
+        )
+    raise ResultsError(
+        f"{str(Path(folder) / 'results.npz')!r} holds another study than the folder's "
+        f"manifest: it has {why}; refusing to mix them (run the study again)"
+    )
 
 
 def _layout_meta() -> dict:

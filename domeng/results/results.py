@@ -51,6 +51,7 @@ from domeng.infra.fs import atomic_directory, atomic_write
 from domeng.results.meta import (
     _json_default,
     _layout_meta,
+    check_manifest,
     read_results_file,
     study_digest,
 )
@@ -644,7 +645,7 @@ class Results:
             raise
         except OSError as e:
             raise ResultsWriteError(
-                f"cannot write results to {str(folder)!r}: {e.strerror or e}"
+                f"cannot write results to {str(e.filename or folder)!r}: {e.strerror or e}"
             ) from None
 
     def save(self, folder: str | os.PathLike, overwrite: bool = False) -> Path:
@@ -658,13 +659,18 @@ class Results:
         simulate --out``, with its records, manifest, chunks, plots and
         report), only ``summary.json``, ``results.npz`` and ``tables/`` are
         replaced, each file atomically; every other file is kept.  A folder
-        holding anything else is refused (:class:`ResultsError`)."""
+        holding anything else is refused (:class:`ResultsError`), and so are
+        results of another study than a study folder's ``manifest.json`` says.
+        The folder is locked while it is written (:class:`~domeng.infra.fs.FolderLock`:
+        a second writer is refused with one line, never mixed in)."""
         target = Path(folder)
         if target.is_dir() and (target / "results.npz").is_file():
             if not overwrite:
                 fs.inspect_output(target, "results.npz")
                 raise fs.refusal(target, "results", None)
-            self.write_files(target)
+            with fs.FolderLock(target):
+                check_manifest(target, self.meta, saving=True)  # never another study's results
+                self.write_files(target)
             return target
         with atomic_directory(folder) as tmp:
             self.write_files(tmp)
@@ -758,6 +764,7 @@ class Results:
                 f"corrupt results file {str(path)!r}: "
                 f"{' '.join(str(e).split()) or type(e).__name__}"
             ) from None
+        check_manifest(folder, meta)  # a results.npz copied in from another study is refused
         return res
 
 

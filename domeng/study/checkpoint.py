@@ -122,6 +122,32 @@ def _plan_of(m: dict) -> Plan:
     )
 
 
+def _remove_chunk_files(chunks: Path) -> int:
+    """Remove the chunk files of a pruned study (never following a link); returns how many."""
+    n = 0
+    for p in chunks.glob("chunk-*.npz"):
+        p.unlink(missing_ok=True)
+        n += 1
+    return n
+
+
+def finish_prune(folder: str | os.PathLike) -> bool:
+    """Finish what a finished study's end left undone when it was killed
+    after ``chunks/pruned`` was written: remove the chunk files left, and
+    the results it replaced (``DIR.previous`` and ``previous-results.txt``,
+    :func:`domeng.infra.fs.drop_previous`).  The caller holds the folder's
+    lock.  Returns whether ``folder`` is such a finished study."""
+    folder = Path(folder)
+    chunks = folder / CHUNKS
+    if chunks.is_symlink() or not (chunks / PRUNED).is_file():
+        return False
+    if not (folder / "results.npz").is_file():
+        return False
+    _remove_chunk_files(chunks)
+    fs.drop_previous(folder)
+    return True
+
+
 PREVIOUS = fs.PREVIOUS  #: names the finished study this one replaces, until it ends
 #: what the folder policy calls a study folder (:func:`domeng.infra.fs.prepare_output`)
 _WHAT = "study"
@@ -160,6 +186,28 @@ def _remove_if_empty(folder: Path) -> None:
 def check_new_output(folder: str | os.PathLike, overwrite: bool = False) -> None:
     """Refuse, before anything runs, an output folder a new study may not use."""
     fs.check_output(folder, "results.npz", MANIFEST, _WHAT, _resume_hint(folder), overwrite)
+
+
+class DamagedChunksWarning(RuntimeWarning):
+    """Damaged chunk files were ignored: their chunks are computed again.
+
+    The message is one line summing them up (``"3 damaged chunks replayed:
+    chunk-0000003, ..."``); ``details`` has one line per chunk (its file
+    and what is wrong with it), which ``domeng`` prints, one line each."""
+
+    #: at most this many chunks are named in the message and the details
+    SHOWN = 10
+
+    def __init__(self, chunks: Path, damaged: list[tuple[str, str]]) -> None:
+        n, names = len(damaged), [name for name, _ in damaged[: self.SHOWN]]
+        more = f" and {n - len(names)} more" if n > len(names) else ""
+        super().__init__(
+            f"{n} damaged chunk{'s' if n != 1 else ''} replayed: {', '.join(names)}{more} "
+            f"(ignoring the damaged checkpoint files in {str(chunks)!r})"
+        )
+        self.details = [
+            f"damaged chunk {name} ({why}): computed again" for name, why in damaged[: self.SHOWN]
+        ]
 
 
 class Checkpoint:
@@ -257,7 +305,7 @@ class Checkpoint:
                 _remove_if_empty(folder)
             if isinstance(e, OSError):
                 raise ResultsWriteError(
-                    f"cannot write the study to {str(folder)!r}: {e.strerror or e}"
+                    f"cannot write the study to {str(e.filename or folder)!r}: {e.strerror or e}"
                 ) from None
             raise
         fsync_dir(folder.parent)
@@ -271,10 +319,14 @@ class Checkpoint:
     def prune(self) -> None:
         """The study has finished (``results.npz`` is written): remove the
         chunk files, most of the folder's size.  A marker is written first,
-        so :func:`resume` of the folder reads ``results.npz`` instead."""
+        so :func:`resume` of the folder reads ``results.npz`` instead (and
+        a prune interrupted after it is finished by the next run: :func:`finish_prune`)."""
+        self.mark_pruned()
+        _remove_chunk_files(self.chunks)
+
+    def mark_pruned(self) -> None:
+        """Write ``chunks/pruned``: from now on ``results.npz`` holds the chunks' sums."""
         durable_write(self.chunks / PRUNED, "the chunks' sums are in ../results.npz\n")
-        for p in self.chunks.glob("chunk-*.npz"):
-            p.unlink(missing_ok=True)
 
     def pruned_results(self):
         """The finished study's results when its chunks were pruned, else None."""
@@ -296,7 +348,30 @@ class Checkpoint:
             raise CheckpointError(
                 f"{str(self.folder)!r}: results.npz does not match {MANIFEST}; run the study again"
             )
+        self.check_records()
         return res
+
+    def check_records(self) -> None:
+        """Refuse (one line naming it) a finished study's records file written
+        for another study (its ``domeng.digest`` metadata differs from the
+        manifest's); a missing one is left to the reader of the records."""
+        path = self.records_path
+        if path is None or not self._records_merged() or not path.is_file():
+            return
+        import pyarrow.parquet as pq
+
+        try:
+            meta = pq.ParquetFile(path).schema_arrow.metadata or {}
+            digest = json.loads(meta.get(b"domeng.digest", b"null"))
+        except Exception as e:  # not Parquet, bad metadata ...
+            raise CheckpointError(
+                f"corrupt records file {str(path)!r}: {type(e).__name__}: {load_error_text(e)}"
+            ) from None
+        if digest != self.manifest.get("digest"):
+            raise CheckpointError(
+                f"{str(path)!r} holds the records of another study than {MANIFEST} describes "
+                "(its digest differs): refusing to mix them; run the study again"
+            )
 
     @classmethod
     def open(
@@ -445,7 +520,7 @@ class Checkpoint:
         study (its digest differs) is refused: :class:`CheckpointError`."""
         if self._loaded is not None:
             return self._loaded
-        out = []
+        out, damaged = [], []
         merged = self._records_merged()
         fs.clean_temporaries(self.folder, (CHUNKS, "tables", "plots"))
         for p in sorted(fs.fixed_subfolder(self.folder, CHUNKS).iterdir()):
@@ -476,12 +551,7 @@ class Checkpoint:
                 if self.plan.records and not merged and not self.records_part(i).is_file():
                     raise ValueError("its records are missing")
             except Exception as e:  # zip, KeyError, ValueError, IndexError ...
-                warnings.warn(
-                    f"ignoring damaged checkpoint file {str(p)!r} ({type(e).__name__}: "
-                    f"{load_error_text(e)}); its chunk is computed again",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
+                damaged.append((p.stem, f"{type(e).__name__}: {load_error_text(e)}"))
                 continue
             if r.digest != self.plan.chunk_digest(i):
                 raise CheckpointError(
@@ -490,6 +560,8 @@ class Checkpoint:
                     "manifest's): refusing to mix them; remove that file or start a new study"
                 )
             out.append(r)
+        if damaged:
+            warnings.warn(DamagedChunksWarning(self.chunks, damaged), stacklevel=2)
         self._loaded = out
         return out
 
@@ -620,7 +692,9 @@ def resume(
                     "client each task uses its worker's threads"
                 )
         finished = ck.pruned_results()
-        if finished is not None:  # a finished study: nothing to play
+        if finished is not None:  # a finished study: nothing to play; its outputs written again
+            finish_prune(ck.folder)
+            finished.write_files(ck.folder)
             return finished
         done0 = sum(r.n for r in ck.load_done())
         progress_fn = make_progress(
@@ -638,4 +712,12 @@ def resume(
         ck.close()
 
 
-__all__ = ["FORMAT", "Checkpoint", "CheckpointError", "durable_write", "resume"]
+__all__ = [
+    "FORMAT",
+    "Checkpoint",
+    "CheckpointError",
+    "DamagedChunksWarning",
+    "durable_write",
+    "finish_prune",
+    "resume",
+]

@@ -434,6 +434,11 @@ def run_until(
             attach()
             finished = [ck.pruned_results() for ck in runner.checkpoints]
             if all(r is not None for r in finished):  # a finished study: nothing to play
+                from domeng.study.checkpoint import finish_prune
+
+                for r, ck in zip(finished, runner.checkpoints):  # its outputs written again
+                    finish_prune(ck.folder)
+                    r.write_files(ck.folder)
                 return finished, finished[0].meta["stopping"]
         res, stopping = _stop(runner, targets, measure, attach)
         attach()
