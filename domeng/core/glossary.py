@@ -203,9 +203,7 @@ def explain_end(events: list[dict[str, Any]]) -> list[Item]:
                 )
             else:
                 who = ev["manguno"] if k == "manguno" else ev["winner"]
-                out.append(
-                    item(f"expl.{k}", who=seat(who), cucuq=seat(ev["cucuq"]), stones=stones)
-                )
+                out.append(item(f"expl.{k}", who=seat(who), cucuq=seat(ev["cucuq"]), stones=stones))
         elif ev["type"] == "camat":
             out.append(
                 item("expl.camat", who=seat(ev["seat"]), stones=count(ev["table_stones"], "stone"))

@@ -49,6 +49,7 @@ from domeng.infra import jsontext
 from domeng.players import catalogue
 from domeng.web.guard import DEFAULT_PER_ADDRESS, Hosts, refusal
 from domeng.web.table import SEAT_KINDS, Table, TableSpec, WebError, token_hash
+from domeng.web.words import pick, words_message
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: the largest message a page may send (bytes); anything larger is refused
@@ -77,6 +78,7 @@ SHAPES: dict[str, dict[str, type]] = {
     "play": {"version": int, "tile": int, "end": str},
     "pass": {"version": int},
     "next_round": {"version": int},
+    "name": {"name": str},
     "export": {},
 }
 log = logging.getLogger("domeng.web")
@@ -581,6 +583,10 @@ def create_app(
         about = catalogue.describe("browser", plugins=False)
         return JSONResponse({"seats": list(SEAT_KINDS), "about": about, "rules": Rules().to_dict()})
 
+    async def words(request: Request) -> Response:
+        # the page's strings in one language (domeng.web.words), and the glossary
+        return JSONResponse(words_message(pick(request.query_params.get("lang"))))
+
     async def reaper() -> None:
         while True:
             await asyncio.sleep(max(0.05, min(hub.idle / 4, 10.0)))
@@ -603,6 +609,7 @@ def create_app(
             Route("/", index),
             Route("/api/tables", create, methods=["POST"]),
             Route("/api/options", players),
+            Route("/api/words", words),
             WebSocketRoute("/ws", hub.connection),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
