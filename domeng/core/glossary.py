@@ -129,8 +129,15 @@ GLOSSARY: tuple[Term, ...] = (
     ),
 )
 TERMS: tuple[str, ...] = tuple(t.term for t in GLOSSARY)
-#: the terms, longest first (to find them in a line of text)
-_FIND = re.compile("|".join(re.escape(t) for t in sorted(TERMS, key=len, reverse=True)))
+#: words the texts use for a term: the end kind and award reason of a plain
+#: FIRST CAPPU is ``CAPPU`` (:data:`domeng.core.events.END_KINDS`)
+ALIASES: dict[str, str] = {"CAPPU": "FIRST CAPPU"}
+#: the terms and their aliases, longest first (to find them in a line of text)
+_FIND = re.compile(
+    r"\b(?:"
+    + "|".join(re.escape(t) for t in sorted([*TERMS, *ALIASES], key=len, reverse=True))
+    + r")\b"
+)
 
 
 def english() -> dict[str, str]:
@@ -169,12 +176,14 @@ def entries(lang: str = "en") -> list[dict[str, Any]]:
 
 def terms_in(text: str) -> list[str]:
     """The glossary's terms that ``text`` uses, in order (a term inside a
-    longer one counts once: FIRST CAPPU, not CAPPU).
+    longer one counts once: FIRST CAPPU, not CAPPU; an alias counts as its term).
 
     >>> terms_in("seat 2 is FIRST CAPPU by CEKI and wins; CUCUQ is seat 1")
     ['FIRST CAPPU', 'CEKI', 'CUCUQ']
+    >>> terms_in("  CAPPU: seat 0 gets 1 stone from the table")
+    ['FIRST CAPPU']
     """
-    return _FIND.findall(text)
+    return [ALIASES.get(t, t) for t in _FIND.findall(text)]
 
 
 def explain_end(events: list[dict[str, Any]]) -> list[Item]:

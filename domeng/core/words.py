@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ def count(n: int, word: str) -> dict[str, Any]:
     return {"n": int(n), "w": word}
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalogue(lang: str = "en") -> Mapping[str, str]:
     """The catalogue file of ``lang`` (one of :data:`LANGS`), key -> template.
 

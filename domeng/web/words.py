@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domeng.core.glossary import GLOSSARY, english
+from domeng.core.glossary import ALIASES, GLOSSARY, english
 from domeng.core.ruletext import option_docs
 from domeng.core.words import LANGS, catalogue
 from domeng.players import catalogue as players
@@ -58,4 +58,5 @@ def words_message(lang: str) -> dict[str, Any]:
         "langs": {code: catalogue(code)["lang.self"] for code in LANGS},
         "words": page_words(lang),
         "terms": [{"term": t.term, "decisions": list(t.decisions)} for t in GLOSSARY],
+        "aliases": dict(ALIASES),
     }

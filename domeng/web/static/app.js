@@ -19,7 +19,7 @@
   let state = null, ws = null, token = null, fatal = false, chosen = null;
   let replayPos = null, replayRound = null, retry = null, msgTimer = null, collapsed = false;
   let invitesFor = null;  // the table whose links were last laid out (open or folded once)
-  let lang = "en", W = {}, LANGS = {}, TERMS = [], termRe = null, options = null;
+  let lang = "en", W = {}, LANGS = {}, TERMS = [], ALIASES = {}, termRe = null, options = null;
   const missing = new Set();  // keys the catalogue lacks (a test reads window.domengMissing)
   window.domengMissing = missing;
 
@@ -63,9 +63,9 @@
   async function loadWords(want) {
     const res = await fetch("/api/words?lang=" + encodeURIComponent(want));
     const data = await res.json();
-    lang = data.lang; W = data.words; LANGS = data.langs; TERMS = data.terms;
-    const names = TERMS.map((x) => x.term).sort((a, b) => b.length - a.length);
-    termRe = new RegExp("(" + names.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|") + ")");
+    lang = data.lang; W = data.words; LANGS = data.langs; TERMS = data.terms; ALIASES = data.aliases || {};
+    const names = TERMS.map((x) => x.term).concat(Object.keys(ALIASES)).sort((a, b) => b.length - a.length);
+    termRe = new RegExp("\\b(" + names.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|") + ")\\b");
     document.documentElement.lang = lang;
     for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
     for (const e of document.querySelectorAll("[data-i18n-aria]")) e.setAttribute("aria-label", t(e.dataset.i18nAria));
@@ -85,11 +85,13 @@
   // the game's terms in a text as buttons that open the glossary there
   function termify(text) {
     if (!termRe) return [document.createTextNode(text)];
+    // split() with a group keeps each term at an odd index
     return text.split(termRe).filter((p) => p !== "").map((part) => {
-      if (!TERMS.some((x) => x.term === part)) return document.createTextNode(part);
-      const b = el("button", {type: "button", class: "term", "data-term": part,
-        title: W[`term.${part}.gloss`] || part}, part);
-      b.addEventListener("click", () => showTerm(part));
+      const term = ALIASES[part] || part;
+      if (!TERMS.some((x) => x.term === term)) return document.createTextNode(part);
+      const b = el("button", {type: "button", class: "term", "data-term": term,
+        title: W[`term.${term}.gloss`] || term}, part);
+      b.addEventListener("click", () => showTerm(term));
       return b;
     });
   }
