@@ -26,8 +26,8 @@ def page_words(lang: str) -> dict[str, str]:
 
     Examples
     --------
-    >>> page_words("sv")["create.title"]
-    'Nytt bord'
+    >>> page_words("sv")["lang.label"]
+    'Språk'
     >>> sorted(page_words("ru")) == sorted(page_words("en"))
     True
     """

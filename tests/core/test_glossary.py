@@ -30,7 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
 #: beside the repository (../shared/spec, from the repository or a folder above it)
 SPEC = [ROOT / "docs" / "rules.md"] + [
     next(
-        (p / "shared" / "spec" / "RULES.md" for p in ROOT.parents if (p / "shared" / "spec").is_dir()),
+        (
+            p / "shared" / "spec" / "RULES.md"
+            for p in ROOT.parents
+            if (p / "shared" / "spec").is_dir()
+        ),
         ROOT.parent / "shared" / "spec" / "RULES.md",
     )
 ]

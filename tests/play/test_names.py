@@ -21,7 +21,17 @@ def test_a_name_is_trimmed_and_at_most_24_printable_characters():
     assert check_name("x" * 24) == "x" * 24
     assert check_name("Анна Łukasz ß 李") == "Анна Łukasz ß 李"
     assert check_name("<b>Ana</b>") == "<b>Ana</b>"  # text, not markup
-    for bad in ("", "   ", "x" * 25, "a\x00b", "a\nb", "a\tb", "a\x1b[31mb", "\u202eevil", "a\u200bb"):
+    for bad in (
+        "",
+        "   ",
+        "x" * 25,
+        "a\x00b",
+        "a\nb",
+        "a\tb",
+        "a\x1b[31mb",
+        "\u202eevil",
+        "a\u200bb",
+    ):
         with pytest.raises(PlayerError) as e:
             check_name(bad)
         assert "\n" not in str(e.value) and str(e.value)

@@ -126,7 +126,7 @@ def test_app_js_uses_only_keys_that_exist():
     assert len(used) > 40
     assert used - set(en) == set()
     # the keys it builds: a player's line, a rule's words, a term's entry, an end
-    assert "t(\"player.\" + k)" in APP and "t(\"rule.\" + k)" in APP
+    assert 't("player." + k)' in APP and 't("rule." + k)' in APP
     for k in SEAT_KINDS:
         assert k == "human" or f"player.{k}" in en
     for k in Rules().to_dict():
