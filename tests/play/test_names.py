@@ -76,3 +76,27 @@ def test_the_terminal_labels_seats_with_the_sessions_names_and_names_a_person():
     assert s.name(seat) == "Bo Ek" and t.label(seat) == f"seat {seat} (Bo Ek)"
     assert t._command("name " + "x" * 30)
     assert t.message.startswith("Refused: a name is 1 to 24") and s.name(seat) == "Bo Ek"
+
+
+def test_the_terminal_shows_the_one_glossary_and_explains_a_round_end():
+    import io
+
+    from rich.console import Console
+
+    from domeng.core.glossary import TERMS
+    from domeng.play import screen
+
+    out = io.StringIO()
+    con = Console(file=out, width=80, height=40, force_terminal=False)
+    s = Session(SEATS, seed=3, rounds=1)
+    t = Terminal(s, delay=0, console=con, read=lambda _: "", sleep=lambda _: None)
+    assert t._command("glossary")
+    text = out.getvalue()
+    assert all(term in text for term in TERMS) and "(D8, D10)" in text
+    s.deal()
+    while not s.round_over:
+        s.play(s.moves()[0].action) if s.human_to_move() else s.auto_step()
+    _, summary = screen.round_summary(s.finished[-1], t.label, 80)
+    end = next(ev for ev in s.finished[-1] if ev["type"] == "end")
+    term = "FIRST CAPPU" if end["kind"] == "CAPPU" else end["kind"]
+    assert any(line.plain.strip().startswith(f"{term}: ") for line in summary)
