@@ -23,7 +23,7 @@ from typing import Any
 
 from domeng.core.layout import KIND_NAMES, REASON_NAMES
 from domeng.core.tiles import hand_str, tile_str, tiles_of
-from domeng.core.wording import counted
+from domeng.core.words import Item, count, fmt, item, seat
 
 LEFT = 0
 RIGHT = 1
@@ -288,44 +288,46 @@ def decode_rows(rows) -> list[list[dict[str, Any]]]:
 
 
 # ---------------------------------------------------------------- text
-def _src(source) -> str:
-    return "the table" if source in ("table", TABLE) else f"seat {source}"
+def _source(source) -> Any:
+    return item("word.the_table") if source in ("table", TABLE) else seat(source)
 
 
-def render_events(
-    events: Sequence[Event | dict[str, Any]], name=lambda seat: f"seat {seat}"
-) -> str:
-    """The event log as readable text in the game's terms, one line a step.
-    ``name(seat)`` labels a seat (e.g. ``"you"`` or a player's name).  A
-    deal's hands are shown only where the event holds them (see
-    :func:`for_seat`)."""
+def _up_to(award) -> Any:
+    return "" if award is None else item("log.up_to", award=award)
+
+
+def render_items(events: Sequence[Event | dict[str, Any]]) -> list[Item]:
+    """The event log in the game's terms, one item a line
+    (:mod:`domeng.core.words`: a template key and its arguments, which a
+    reader writes in its own language and with its own seat labels).  A
+    deal's hands appear only where the event holds them (see :func:`for_seat`).
+
+    >>> render_items([{"type": "block", "seat": 3, "left": 2, "right": 5}])
+    [{'k': 'log.block', 'a': {'who': {'seat': 3}}}]
+    """
     evs = [as_dict(e) for e in events]
-    lines: list[str] = []
+    out: list[Item] = []
     i = 0
     while i < len(evs):
         ev = evs[i]
         typ = ev["type"]
         i += 1
         if typ == "deal":
-            lines.append(f"round {ev['round']}: {name(ev['starter'])} starts")
+            out.append(item("log.deal", round=ev["round"], who=seat(ev["starter"])))
             for s, h in enumerate(ev["hands"]):
                 if h is not None:
-                    lines.append(f"  {name(s)}: {hand_str(h)}")
+                    out.append(item("log.hand", who=seat(s), tiles=hand_str(h)))
             if ev.get("out") is not None:
-                lines.append(f"  out of play: {hand_str(ev['out'])}")
-        elif typ == "lead":
-            lines.append(
-                f"{name(ev['seat'])} leads {tile_str(ev['tile'])}"
-                f"  (ends {ev['left']}, {ev['right']})"
-            )
-        elif typ == "play":
-            extra = ": MAPPAKULING" if ev.get("mappakuling") else ""
-            lines.append(
-                f"{name(ev['seat'])} plays {tile_str(ev['tile'])} on the {ev['end']}"
-                f"  (ends {ev['left']}, {ev['right']}){extra}"
-            )
+                out.append(item("log.out", tiles=hand_str(ev["out"])))
+        elif typ in ("lead", "play"):
+            key = "log.lead" if typ == "lead" else "log.play"
+            if ev.get("mappakuling"):
+                key += "_mappakuling"
+            args = {"who": seat(ev["seat"]), "tile": tile_str(ev["tile"])}
+            if typ == "play":
+                args["end"] = item(f"word.{ev['end']}")
+            out.append(item(key, **args, left=ev["left"], right=ev["right"]))
         elif typ == "pass":
-            term = "PASSEBUNGE" if ev["passebunge"] else "PASS"
             got = []
             while (
                 i < len(evs)
@@ -334,53 +336,79 @@ def render_events(
             ):
                 tr = evs[i]
                 if tr["type"] == "transfer":
-                    got.append(f"+{tr['amount']} from {_src(tr['source'])}")
+                    src = tr["source"]
+                    where = (
+                        item("word.the_table")
+                        if src in ("table", TABLE)
+                        else item("log.seat_plain", n=src)
+                    )
+                    got.append(item("log.got", n=tr["amount"], source=where))
                 else:
-                    got.append(f"{tr['amount']} unpaid")
+                    got.append(item("log.got_unpaid", n=tr["amount"]))
                 i += 1
-            moved = ", ".join(got) if got else "no stones left to give"
-            lines.append(f"{name(ev['seat'])} passes: {term}, {moved}")
+            term = PASSEBUNGE if ev["passebunge"] else PASS
+            moved = {"list": got} if got else item("log.no_stones")
+            out.append(item("log.pass", who=seat(ev["seat"]), term=term, moved=moved))
         elif typ == "block":
-            lines.append(f"{name(ev['seat'])} cannot play either: the round is blocked")
+            out.append(item("log.block", who=seat(ev["seat"])))
         elif typ == "transfer":
-            src = "the table" if ev["source"] in ("table", TABLE) else name(ev["source"])
-            lines.append(
-                f"  {ev['reason']}: {name(ev['to'])} gets {counted(ev['amount'], 'stone')} "
-                f"from {src}"
+            stones = count(ev["amount"], "stone")
+            out.append(
+                item(
+                    "log.transfer",
+                    reason=ev["reason"],
+                    to=seat(ev["to"]),
+                    stones=stones,
+                    source=_source(ev["source"]),
+                )
             )
         elif typ == "unpaid":
-            lines.append(
-                f"  {ev['reason']}: {counted(ev['amount'], 'stone')} owed to {name(ev['to'])} "
-                "cannot be paid"
-            )
+            stones = count(ev["amount"], "stone")
+            out.append(item("log.unpaid", reason=ev["reason"], stones=stones, to=seat(ev["to"])))
         elif typ == "end":
-            k = ev["kind"]
-            sums = ", ".join(f"{name(s)} {v}" for s, v in enumerate(ev["pip_sums"]))
-            size = ev.get("award")
-            up_to = f", who gets up to {size}" if size is not None else ""
-            if k in (CAPPU, CEKI, POLLO):
-                how = {CAPPU: "", CEKI: " by CEKI", POLLO: " by POLLO"}[k]
-                lines.append(
-                    f"{name(ev['winner'])} is FIRST CAPPU{how} and wins; "
-                    f"CUCUQ is {name(ev['cucuq'])}{up_to}"
-                )
-            elif k == MANGUNO:
-                lines.append(
-                    f"{name(ev['manguno'])} is MANGUNO and wins (no MATTIKKENG); "
-                    f"CUCUQ is {name(ev['cucuq'])}{up_to}  [pip sums: {sums}]"
-                )
-            else:
-                matt = ", ".join(name(s) for s in ev["mattikkeng"])
-                lines.append(
-                    f"{name(ev['manguno'])} is MANGUNO; MATTIKKENG: {matt}; "
-                    f"{name(ev['winner'])} wins; MANGUNO gets up to {size}"
-                    f"  [pip sums: {sums}]"
-                )
+            out.append(_end_item(ev))
         elif typ == "camat":
-            lines.append(
-                f"{name(ev['seat'])} becomes CAMAT; all {ev['table_stones']} "
-                "stones return to the table"
-            )
+            stones = count(ev["table_stones"], "stone")
+            out.append(item("log.camat", who=seat(ev["seat"]), stones=stones))
         else:  # pragma: no cover - unknown event types are rendered raw
-            lines.append(str(ev))
-    return "\n".join(lines)
+            out.append(item("log.raw", text=str(ev)))
+    return out
+
+
+def _end_item(ev: dict[str, Any]) -> Item:
+    k = ev["kind"]
+    sums = {"list": [item("log.sum", who=seat(s), v=v) for s, v in enumerate(ev["pip_sums"])]}
+    size = ev.get("award")
+    if k in (CAPPU, CEKI, POLLO):
+        return item(
+            f"log.end_{k.lower()}",
+            who=seat(ev["winner"]),
+            cucuq=seat(ev["cucuq"]),
+            up_to=_up_to(size),
+        )
+    if k == MANGUNO:
+        return item(
+            "log.end_manguno",
+            who=seat(ev["manguno"]),
+            cucuq=seat(ev["cucuq"]),
+            up_to=_up_to(size),
+            sums=sums,
+        )
+    return item(
+        "log.end_mattikkeng",
+        who=seat(ev["manguno"]),
+        matt={"list": [seat(s) for s in ev["mattikkeng"]]},
+        winner=seat(ev["winner"]),
+        award=size,
+        sums=sums,
+    )
+
+
+def render_events(
+    events: Sequence[Event | dict[str, Any]], name=lambda seat: f"seat {seat}"
+) -> str:
+    """The event log as readable text in the game's terms, one line a step
+    (:func:`render_items` written in English).  ``name(seat)`` labels a seat
+    (e.g. ``"you"`` or a player's name).  A deal's hands are shown only
+    where the event holds them (see :func:`for_seat`)."""
+    return "\n".join(fmt(it, name) for it in render_items(events))

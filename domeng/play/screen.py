@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from rich.text import Text
 
 from domeng.core.events import render_events
+from domeng.core.glossary import explained
 from domeng.core.observation import N_SEATS
 from domeng.core.tiles import pips, tile_str
 from domeng.play.session import Move, Session, View
@@ -250,9 +251,11 @@ def round_summary(events, label: Label, width: int) -> tuple[list[str], list[Tex
     out = [
         Text(f" Round {rnd} over: {label(end['winner'])} wins ({end['kind']}).", style="bold green")
     ]
+    for line in explained(events, label):  # the end in plain words, beside its term
+        camat = line.startswith("CAMAT")
+        style = "bold magenta" if camat else "green"
+        out.extend(Text(x, style=style) for x in wrap(line, width, " ", "   "))
     out.extend(Text(x) for x in wrap(f"Stones this round: {moved}.", width, " "))
-    if any(ev["type"] == "camat" for ev in events):
-        out.append(Text(" A CAMAT: every stone went back to the table.", style="bold magenta"))
     return log, out
 
 

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from domeng.batch.computer import Computers
 from domeng.core.defaults import DEFAULT_SEATS, HUMAN, N_BUILTIN
 from domeng.core.errors import DomengError, IllegalMoveError, PlayerError, SaveFileError
-from domeng.core.events import END_NAMES, for_seat
+from domeng.core.events import CEKI, END_NAMES, POLLO, for_seat
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
@@ -44,6 +44,8 @@ SAVE_VERSION = 3
 #: a round has at most 25 plays and, in practice, far fewer than 200 passes
 MAX_ACTIONS_PER_ROUND = 1_000
 MAX_SAVED_ROUNDS = 100_000
+#: the longest name a seat may be given (printable characters, after trimming)
+MAX_NAME = 24
 
 
 # ---------------------------------------------------------------------------
@@ -83,6 +85,25 @@ def parse_seats(text: str | Sequence[str], place: str = "terminal") -> list[str]
     return [check_seat(s, place) for s in items]
 
 
+def check_name(text: Any) -> str:
+    """A seat's name as it will be shown: ``text`` trimmed, 1 to
+    :data:`MAX_NAME` printable characters (no control or format character,
+    no line break).  :class:`PlayerError` (one line) otherwise.  A name is
+    only ever shown as text (never as markup), so ``<b>`` is a name like any other.
+
+    >>> check_name("  Ana <b>  ")
+    'Ana <b>'
+    """
+    if not isinstance(text, str):
+        raise PlayerError("a name is text")
+    name = text.strip()
+    if not name or len(name) > MAX_NAME:
+        raise PlayerError(f"a name is 1 to {MAX_NAME} characters; got {len(name)}")
+    if not name.isprintable():
+        raise PlayerError("a name may hold only printable characters (no control characters)")
+    return name
+
+
 # ---------------------------------------------------------------------------
 # What a seat sees
 # ---------------------------------------------------------------------------
@@ -102,6 +123,13 @@ class Move(NamedTuple):
     tile: int
     end: str  # "left" | "right" | "lead"
     preview: Preview
+
+    @property
+    def mappakuling_matters(self) -> bool:
+        """Whether this play's MAPPAKULING changes the outcome (D8): only
+        with the seat's last tile, where it makes a CEKI or a POLLO instead
+        of a plain FIRST CAPPU; any other MAPPAKULING moves no stone."""
+        return self.preview.mappakuling and self.preview.kind in (CEKI, POLLO)
 
 
 class View(NamedTuple):
@@ -234,6 +262,8 @@ class Session:
         self.game = Game(self.rules, seed=seed)
         self.computers = Computers([HUMAN_STAND_IN if s == HUMAN else s for s in self.seats])
         self.actions: list[list[int]] = []  # per round, every action taken
+        #: each seat's name (:meth:`set_name`); None: not named (see :meth:`name`)
+        self.names: list[str | None] = [None] * N_SEATS
         self.finished: list[list[dict[str, Any]]] = []  # each finished round's events
         self.modified = False  # loaded from an edited save (--allow-modified)
         #: a computer decision was interrupted (Ctrl-C): the engine's state may
@@ -245,6 +275,24 @@ class Session:
     def humans(self) -> list[int]:
         """The seats people sit at."""
         return [i for i, s in enumerate(self.seats) if s == HUMAN]
+
+    def name(self, seat: int) -> str:
+        """The seat's name: the one it was given (:meth:`set_name`), else its
+        player's (``person`` for a person's seat).  Every front end labels
+        seats with it (``seat 2 (Ana)``)."""
+        given = self.names[seat]
+        if given is not None:
+            return given
+        return "person" if self.is_human(seat) else self.seats[seat]
+
+    def set_name(self, seat: int, text: Any) -> str:
+        """Name ``seat`` (:func:`check_name`: PlayerError, nothing changed,
+        if it is not a name); returns the name as it will be shown."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < N_SEATS:
+            raise PlayerError(f"no seat {str(seat)[:10]}: seats are 0..4")
+        name = check_name(text)
+        self.names[seat] = name
+        return name
 
     def is_human(self, seat: int) -> bool:
         """Whether a person sits at ``seat``."""
@@ -442,6 +490,7 @@ class Session:
             "target": {"rounds": self.target_rounds, "camats": self.target_camats},
             "actions": [list(r) for r in self.actions],
             "modified": self.modified,
+            "names": list(self.names),
         }
 
     @classmethod
@@ -487,6 +536,13 @@ class Session:
             rounds, camats = target.get("rounds"), target.get("camats")
         s = cls(seats, rules=rules, seed=seed, rounds=rounds, camats=camats)
         s.modified = data.get("modified") is True
+        names = data.get("names")  # optional: saves before names had none
+        if names is not None:
+            if not isinstance(names, list) or len(names) != N_SEATS:
+                raise ValueError("names must be a list of 5 names or nulls")
+            for seat, name in enumerate(names):
+                if name is not None:
+                    s.set_name(seat, name)
         log = data["actions"]
         if not isinstance(log, list) or len(log) > MAX_SAVED_ROUNDS:
             raise ValueError("actions must be a list of rounds")

@@ -33,6 +33,7 @@ from rich.text import Text
 from domeng.core.defaults import DEFAULT_DELAY
 from domeng.core.errors import DomengError
 from domeng.core.events import for_seat
+from domeng.core.glossary import glossary_text
 from domeng.core.ruletext import rules_text
 from domeng.core.tiles import tile_str
 from domeng.play import screen
@@ -52,6 +53,8 @@ HELP = (
     ("", "Commands at any prompt:"),
     ("  help           ", "this text"),
     ("  rules          ", "the rules of Domeng and this game's options"),
+    ("  glossary       ", "the game's words (FIRST CAPPU, CEKI, CUCUQ, ...) explained"),
+    ("  name NAME      ", "your name at this table (on your turn; at most 24 characters)"),
     (
         "  save [FILE]    ",
         "save the game (to FILE, or to the file it is saved in); from then "
@@ -130,8 +133,9 @@ class Terminal:
 
     # -- names -------------------------------------------------------------------
     def label(self, seat: int) -> str:
-        name = self.s.seats[seat]
-        if name == HUMAN:
+        """``seat 2 (Ana)``: the session's name of the seat (the browser's too)."""
+        name = self.s.name(seat)
+        if self.s.names[seat] is None and self.s.seats[seat] == HUMAN:
             name = "you" if len(self.s.humans) == 1 else "human"
         return f"seat {seat} ({name})"
 
@@ -334,6 +338,13 @@ class Terminal:
             self.show([Text(rules_text(self.width - 1)), Text(f"This game: {self.s.rules}.")])
             self._pause_for_enter()
             return True
+        if word in ("glossary", "words"):
+            self.show([Text(glossary_text(self.width - 1))])
+            self._pause_for_enter()
+            return True
+        if word == "name":
+            self._name_command(text.strip()[4:].strip())
+            return True
         if word == "save":
             raw = text.strip()[4:].strip()
             self._save_command(raw if arg else None)
@@ -341,6 +352,20 @@ class Terminal:
         if word in ("quit", "q", "exit"):
             raise Quit()
         return False
+
+    def _name_command(self, text: str) -> None:
+        """``name NAME``: the person to move (else the only person) is named."""
+        s = self.s
+        seat = s.to_move if s.to_move is not None and s.is_human(s.to_move) else self.viewer()
+        if seat is None:
+            self.message = "Refused: type name NAME on your turn."
+            return
+        try:
+            name = s.set_name(seat, text)
+        except DomengError as e:
+            self.message = f"Refused: {e}."
+            return
+        self.message = f"Seat {seat} is now {name}."
 
     def _pause_for_enter(self) -> None:
         self.ask("Press Enter to go back to the table: ")

@@ -117,6 +117,8 @@ class Entry:
     source: str = "domeng"
     #: why it may not sit where it may not (added to the refusal)
     why: str = ""
+    #: one line for a table with people: how strong it is and how long it thinks
+    table_line: str = ""
 
     @property
     def pattern(self) -> str:
@@ -150,28 +152,33 @@ BUILTINS: tuple[Entry, ...] = (
         "random",
         "uniform over the legal moves, the baseline; engine speed (3.7 M rounds a second)",
         pid=PLAYER_IDS["random"],
+        table_line="the weakest: plays any tile that fits, at random; moves at once",
     ),
     Entry(
         "heavy",
         "sheds its heaviest tile; engine speed (2.8 M rounds a second)",
         pid=PLAYER_IDS["heavy"],
+        table_line="weak: plays its heaviest tile first; moves at once",
     ),
     Entry(
         "keeper",
         "keeps the most tiles that still fit; engine speed (2.3 M rounds a second)",
         pid=PLAYER_IDS["keeper"],
+        table_line="weak: keeps the tiles that still fit; moves at once",
     ),
     Entry(
         "hunter",
         "sets up a CEKI or POLLO, leaves ends the next seat lacks: the best heuristic; "
         "engine speed (2.2 M rounds a second)",
         pid=PLAYER_IDS["hunter"],
+        table_line="good: sets up CEKI and POLLO, the best of the simple players; moves at once",
     ),
     Entry(
         "expert",
         "tuned weights on a few features: 0.06 fewer net stones a round than hunter; "
         "engine speed (1.6 M rounds a second)",
         pid=PLAYER_IDS["expert"],
+        table_line="strong: tuned simple player, a little better than hunter; moves at once",
     ),
     Entry(
         "search",
@@ -182,6 +189,7 @@ BUILTINS: tuple[Entry, ...] = (
         default_budget=400,
         unit=_SAMPLES,
         make="domeng.players.search:make_search_strategy",
+        table_line="stronger: tries the hands the others may hold; about 5 ms a move",
     ),
     Entry(
         "esearch",
@@ -194,6 +202,7 @@ BUILTINS: tuple[Entry, ...] = (
         options=(_EPS,),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("esearch",),
+        table_line="among the strongest: search on the hands the rules allow; about 10 ms a move",
     ),
     Entry(
         "isearch",
@@ -206,6 +215,7 @@ BUILTINS: tuple[Entry, ...] = (
         options=(_EPS,),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("isearch",),
+        table_line="as strong as esearch, also reads the others' plays; about 25 ms a move",
     ),
     Entry(
         "nsearch",
@@ -218,6 +228,7 @@ BUILTINS: tuple[Entry, ...] = (
         options=(_EPS,),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("nsearch",),
+        table_line="as strong as esearch, also weighs who starts next; about 10 ms a move",
     ),
     Entry(
         "ismcts",
@@ -234,6 +245,7 @@ BUILTINS: tuple[Entry, ...] = (
             Option("pb", "pb", lo=0.0, hi=100.0, help="progressive bias to the rollout move"),
         ),
         make="domeng.players.ismcts:make_ismcts_strategy",
+        table_line="as strong as search: a tree search; about 7 ms a move",
     ),
     Entry(
         "omniscient",
@@ -243,6 +255,7 @@ BUILTINS: tuple[Entry, ...] = (
         places=frozenset(("research",)),
         make="domeng.players.omniscient:OmniscientPlayer",
         why="it is a research player that sees every hand (it breaks D17 on purpose)",
+        table_line="research only: sees every hand; never at a table with people",
     ),
 )
 _BUILTIN = {e.name: e for e in BUILTINS}
@@ -408,6 +421,16 @@ def describe(place: str | None = None, plugins: bool = True) -> dict[str, str]:
     (the browser's form and ``--help`` show these)."""
     pool = entries().values() if plugins else BUILTINS
     return {e.name: e.summary() for e in pool if place is None or place in e.places}
+
+
+def table_lines(place: str = "browser") -> dict[str, str]:
+    """Name -> one line (strength and thinking time) of every built-in
+    player that may sit at ``place``: what a table's create form shows.
+
+    >>> table_lines()["random"]
+    'the weakest: plays any tile that fits, at random; moves at once'
+    """
+    return {e.name: e.table_line for e in BUILTINS if place in e.places}
 
 
 def players_help(place: str = "study") -> str:

@@ -69,6 +69,7 @@ SHAPES: dict[str, dict[str, type]] = {
     "play": {"version": int, "tile": int, "end": str},
     "pass": {"version": int},
     "next_round": {"version": int},
+    "name": {"name": str},
     "export": {},
 }
 log = logging.getLogger("domeng.web")

@@ -46,6 +46,7 @@ from domeng.web.hub import (  # the protocol's names, also as server.X for calle
 )
 from domeng.web.store import PURGE_EVERY, TableStore
 from domeng.web.table import SEAT_KINDS, WebError
+from domeng.web.words import pick, words_message
 
 __all__ = [
     "DEFAULT_DELAY",
@@ -167,6 +168,10 @@ def create_app(
         about = catalogue.describe("browser", plugins=False)
         return JSONResponse({"seats": list(SEAT_KINDS), "about": about, "rules": Rules().to_dict()})
 
+    async def words(request: Request) -> Response:
+        # the page's strings in one language (domeng.web.words), and the glossary
+        return JSONResponse(words_message(pick(request.query_params.get("lang"))))
+
     async def reaper() -> None:
         purged = time.monotonic()
         while True:
@@ -194,6 +199,7 @@ def create_app(
             Route("/", index),
             Route("/api/tables", create, methods=["POST"]),
             Route("/api/options", players),
+            Route("/api/words", words),
             WebSocketRoute("/ws", hub.connection),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],

@@ -201,6 +201,8 @@ class TableStore:
         #: table -> (log rows stored, where they end: see :func:`position`), for
         #: the tables served now (the next write adds only what is new)
         self._stored: dict[str, tuple[int, tuple[int, int]]] = {}
+        #: each table's game data as last written (a rename writes it again)
+        self._games: dict[str, str] = {}
         self._make_folder()
         self._lock = FolderLock(self.folder)
         try:
@@ -336,6 +338,7 @@ class TableStore:
             ]
         )
         self._stored[table.id] = (len(items), position(table.session.actions))
+        self._games[table.id] = json.dumps(game)
 
     def save(self, table: Table) -> None:
         """Store what changed at ``table`` since the last write: the new
@@ -344,18 +347,21 @@ class TableStore:
         actions = table.session.actions
         n, done = self._stored[table.id]
         new = new_items(actions, done)
-        self._write(
-            [
-                (
-                    "INSERT INTO log VALUES (?, ?, ?)",
-                    [(table.id, n + i, a) for i, a in enumerate(new)],
-                ),
-                (
-                    "UPDATE tables SET version = ?, touched = ? WHERE id = ?",
-                    (table.version, self.clock(), table.id),
-                ),
-            ]
-        )
+        statements: list[tuple[str, Any]] = [
+            (
+                "INSERT INTO log VALUES (?, ?, ?)",
+                [(table.id, n + i, a) for i, a in enumerate(new)],
+            ),
+            (
+                "UPDATE tables SET version = ?, touched = ? WHERE id = ?",
+                (table.version, self.clock(), table.id),
+            ),
+        ]
+        game = json.dumps({k: v for k, v in table.to_save().items() if k != "actions"})
+        if game != self._games.get(table.id):  # the game's own data changed (a seat's name)
+            statements.append(("UPDATE tables SET game = ? WHERE id = ?", (game, table.id)))
+        self._write(statements)
+        self._games[table.id] = game
         self._stored[table.id] = (n + len(new), position(actions))
 
     def touch(self, table_id: str) -> None:
@@ -365,6 +371,7 @@ class TableStore:
     def forget(self, table_id: str) -> None:
         """The table left memory (its rows stay)."""
         self._stored.pop(table_id, None)
+        self._games.pop(table_id, None)
 
     def purge(self, now: float | None = None) -> list[str]:
         """Delete the tables nobody played at or opened for ``keep_days``
@@ -388,6 +395,7 @@ class TableStore:
             )
             for t in old:
                 self._stored.pop(t, None)
+                self._games.pop(t, None)
         return old
 
     # ------------------------------------------------------------ reading
@@ -430,4 +438,5 @@ class TableStore:
         except (ValueError, TypeError, RecursionError) as e:
             raise StoreError(f"the saved table {table_id} is damaged: {e}") from None
         self._stored[table_id] = (len(log), position(actions))
+        self._games[table_id] = str(row[0])
         return Saved(table_id, game, links, int(row[1]))

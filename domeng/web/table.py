@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domeng.core.errors import DomengError, PlayerError, WebError
-from domeng.core.events import END_NAMES, for_seat, render_events
+from domeng.core.events import END_NAMES, for_seat, render_events, render_items
+from domeng.core.glossary import explain_end
 from domeng.core.rules import Rules
 from domeng.core.tiles import N_TILES, is_double, numbers, tile_id
 from domeng.engine.game import PASS, Game, action_of
@@ -254,8 +255,8 @@ class Table:
         return True, self.tokens[h]
 
     def name(self, s: int) -> str:
-        k = self.seats[s].kind
-        return f"seat {s} ({'person' if k == HUMAN else k})"
+        """``seat 2 (Ana)``: the session's name of the seat (the terminal's too)."""
+        return f"seat {s} ({self.session.name(s)})"
 
     @property
     def game_over(self) -> bool:
@@ -312,15 +313,21 @@ class Table:
             "play": {"type", "version", "tile", "end"},
             "pass": {"type", "version"},
             "next_round": {"type", "version"},
+            "name": {"type", "name"},
         }
         if not isinstance(typ, str) or typ not in allowed:
             raise WebError("unknown message type")
         if set(msg) - allowed[typ]:
             raise WebError("unknown field in the message")
         if seat is None:
-            raise WebError("a spectator cannot play")
+            raise WebError(
+                "a spectator has no seat to name" if typ == "name" else "a spectator cannot play"
+            )
         if self.closed:
             raise WebError("this table is closed")
+        if typ == "name":
+            self.rename(seat, msg.get("name"))
+            return
         v = msg.get("version")
         if isinstance(v, bool) or not isinstance(v, int):
             raise WebError("the message has no version")
@@ -343,6 +350,19 @@ class Table:
         except DomengError as e:
             raise WebError(str(e)) from None
         self._changed()
+
+    def rename(self, seat: int, text: Any) -> None:
+        """Give ``seat`` the name ``text`` (the session's check: at most
+        :data:`~domeng.play.session.MAX_NAME` printable characters, trimmed);
+        :class:`WebError` (one line, nothing changed) otherwise."""
+        if not self.seats[seat].human:
+            raise WebError("only a person's seat takes a name")
+        try:
+            self.session.set_name(seat, text)
+        except DomengError as e:
+            raise WebError(str(e)) from None
+        self._replays.clear()  # their texts name the seats
+        self.version += 1
 
     def _changed(self) -> None:
         """After a step: a new version; at a round's end, new next-round votes."""
@@ -409,6 +429,7 @@ class Table:
                 "left": m.preview.left,
                 "right": m.preview.right,
                 "mappakuling": m.preview.mappakuling,
+                "mappakuling_matters": m.mappakuling_matters,  # D8: a last tile's only
                 "ends_round": m.preview.ends_round,
                 "kind": m.preview.kind,
                 "award": m.preview.award,
@@ -420,10 +441,11 @@ class Table:
         playable = {m.tile for m in v.moves}
         hand = [{"id": t, "tile": tile_text(t), "playable": t in playable} for t in v.hand or []]
         over = s.round_over
-        end_text = None
+        end_text = end_items = None
         if v.result is not None:
             k = next(i for i, ev in enumerate(v.events) if ev["type"] == "end")
             end_text = render_events(v.events[k:], name=label).splitlines()
+            end_items = render_items(v.events[k:])
         done = s.finished
         last = done[-2] if over and len(done) >= 2 else (done[-1] if not over and done else None)
         return {
@@ -439,6 +461,8 @@ class Table:
                     "connected": st.connections > 0,
                     "ready": st.ready,
                     "name": label(i),
+                    "given": s.names[i],  # the name the seat was given, or None
+                    "player": s.name(i),  # the seat's name: given, or its player's
                 }
                 for i, st in enumerate(self.seats)
             ],
@@ -461,9 +485,13 @@ class Table:
             "must_pass": legal == [{"pass": True}],
             "events": v.events,
             "log": render_events(v.events, name=label).splitlines(),
+            # the same lines as items a page writes in its language (core.words)
+            "log_items": render_items(v.events),
             "round_over": over,
             "result": v.result,
             "end_text": end_text,
+            "end_items": end_items,
+            "explain": explain_end(v.events) if over else [],  # the end in plain words
             "standings": self.standings(),
             "game_over": s.game_over,
             "seed": s.seed,
@@ -478,6 +506,7 @@ class Table:
                 "round": mine[0]["round"],
                 "events": mine,
                 "log": render_events(mine, name=label).splitlines(),
+                "log_items": render_items(mine),
                 "steps": replay_steps(mine),
             }
             self._replays[key] = (r, json.dumps(r))

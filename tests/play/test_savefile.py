@@ -71,6 +71,7 @@ def test_a_save_holds_no_hand_no_generator_state(tmp_path):
         "target",
         "actions",
         "modified",
+        "names",
         "hmac",
     }
     assert data["format"] == SAVE_FORMAT and data["seed"] == 99

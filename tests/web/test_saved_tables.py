@@ -469,3 +469,26 @@ def test_the_default_data_folder_is_the_users_data_home(tmp_path, monkeypatch):
     for bad in ("0", "-1", "x", "nan"):
         assert main(["serve", "--keep-days", bad]) == 2
     assert os.environ["XDG_DATA_HOME"] == str(tmp_path / "xdg")
+
+
+def test_a_seats_name_is_stored_and_comes_back_with_the_table(tmp_path):
+    """A name given after the table was created (the ``name`` message) is
+    written with the game, so the table brought back from the store shows it."""
+    store = TableStore(tmp_path)
+    app = create_app(delay=0, idle=60, store=store)
+    with TestClient(app) as client:
+        hub = app.state.hub
+        links = _create(client, seats=["human", "random", "keeper", "hunter", "heavy"], seed=9)
+        tid, tok = links["table"], _tok(links["you"])
+        with client.websocket_connect("/ws") as ws:
+            m = _hello(ws, tok)
+            ws.send_text(json.dumps({"type": "name", "name": "Ana"}))
+            while m["seats"][0]["given"] != "Ana":
+                m = ws.receive_json()
+        assert hub.reap(now=time.monotonic() + 61) == [tid]
+        assert tid not in hub.tables
+        with client.websocket_connect("/ws") as ws:
+            back = _hello(ws, tok)
+            assert back["type"] == "state", back
+            assert back["seats"][0]["given"] == "Ana"
+    store.close()

@@ -2,14 +2,121 @@
 // internet.  The server is the only authority: this page draws the state it is
 // sent (its own seat's D17 view) and sends what the person clicks; every rule
 // (what is playable, the ends after a move, MAPPAKULING, the round's end) comes
-// from the server's messages.  All text goes in with textContent (never HTML).
+// from the server's messages.  All text goes in with textContent (never HTML):
+// a name like "<b>Ana</b>" is shown as those characters.
+//
+// Every word comes from the catalogue of the page's language (/api/words:
+// domeng/core/i18n/*.json), through t(key, args); the log and the round's end
+// come as items (a template key and its arguments, domeng/core/words.py) that
+// fmt() writes in that language.  The game's terms (FIRST CAPPU, CEKI, ...)
+// stay as on the card; termify() makes each one a button that opens its
+// glossary entry (a tap works on a phone; the title shows it on hover).
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
   const SVG = "http://www.w3.org/2000/svg";
+  const LANG_KEY = "domeng-lang";
   let state = null, ws = null, token = null, fatal = false, chosen = null;
   let replayPos = null, replayRound = null, retry = null, msgTimer = null, collapsed = false;
   let invitesFor = null;  // the table whose links were last laid out (open or folded once)
+  let lang = "en", W = {}, LANGS = {}, TERMS = [], ALIASES = {}, termRe = null, options = null;
+  const missing = new Set();  // keys the catalogue lacks (a test reads window.domengMissing)
+  window.domengMissing = missing;
+
+  // ------------------------------------------------------------ words
+  function fill(template, args) {
+    return template.replace(/\{([a-z_]+)\}/g, (m, k) => (args && k in args ? String(args[k]) : m));
+  }
+  function t(key, args) {
+    const w = W[key];
+    if (w === undefined) { missing.add(key); return key; }
+    return fill(w, args);
+  }
+  function plural(n) {
+    try { return new Intl.PluralRules(lang).select(n); } catch (e) { return n === 1 ? "one" : "other"; }
+  }
+  // one item {k, a} as text, the same rules as domeng/core/words.py's fmt
+  function fmt(item) {
+    const value = (v) => {
+      if (v === null || typeof v !== "object") return String(v);
+      if ("seat" in v) return seatName(v.seat);
+      if ("w" in v) return count(v.n, v.w);
+      if ("list" in v) return v.list.map(value).join(t("word.sep"));
+      return fmt(v);
+    };
+    const args = {};
+    for (const [k, v] of Object.entries(item.a || {})) args[k] = value(v);
+    return t(item.k, args);
+  }
+  // "3 stones", "3 камня": the plural form the language needs (word.<word>.<category>)
+  function count(n, word) {
+    const forms = `word.${word}.`;
+    return fill(W[forms + plural(n)] || t(forms + "other"), {n});
+  }
+  function pick(wanted) {
+    for (const l of wanted) {
+      const code = String(l || "").toLowerCase().slice(0, 2);
+      if (code in LANGS || ["en", "id", "sv", "ru", "es"].includes(code)) return code;
+    }
+    return "en";
+  }
+  async function loadWords(want) {
+    const res = await fetch("/api/words?lang=" + encodeURIComponent(want));
+    const data = await res.json();
+    lang = data.lang; W = data.words; LANGS = data.langs; TERMS = data.terms; ALIASES = data.aliases || {};
+    const names = TERMS.map((x) => x.term).concat(Object.keys(ALIASES)).sort((a, b) => b.length - a.length);
+    termRe = new RegExp("\\b(" + names.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|") + ")\\b");
+    document.documentElement.lang = lang;
+    for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
+    for (const e of document.querySelectorAll("[data-i18n-aria]")) e.setAttribute("aria-label", t(e.dataset.i18nAria));
+    document.title = t("app.title");
+    const sel = $("lang");
+    sel.replaceChildren(...Object.entries(LANGS).map(([code, self]) => el("option", {value: code, lang: code}, self)));
+    sel.value = lang;
+    renderGlossary();
+  }
+  async function switchLang(code) {
+    try { localStorage.setItem(LANG_KEY, code); } catch (e) { /* private mode: not remembered */ }
+    try { await loadWords(code); } catch (e) { say(t("status.no_answer")); return; }
+    if (state) render();
+    else if (!token) drawCreate();
+  }
+
+  // the game's terms in a text as buttons that open the glossary there
+  function termify(text) {
+    if (!termRe) return [document.createTextNode(text)];
+    // split() with a group keeps each term at an odd index
+    return text.split(termRe).filter((p) => p !== "").map((part) => {
+      const term = ALIASES[part] || part;
+      if (!TERMS.some((x) => x.term === term)) return document.createTextNode(part);
+      const b = el("button", {type: "button", class: "term", "data-term": term,
+        title: W[`term.${term}.gloss`] || term}, part);
+      b.addEventListener("click", () => showTerm(term));
+      return b;
+    });
+  }
+  function termId(term) { return "term-" + term.replace(/ /g, "-"); }
+  function showTerm(term) {
+    const box = $("glossary");
+    box.open = true;
+    for (const e of document.querySelectorAll("#glossary-list .focus")) e.classList.remove("focus");
+    const dt = $(termId(term));
+    if (dt) { dt.classList.add("focus"); dt.scrollIntoView({block: "center"}); dt.focus({preventScroll: true}); }
+  }
+  function renderGlossary() {
+    const list = $("glossary-list");
+    list.replaceChildren();
+    for (const x of TERMS) {
+      list.appendChild(el("dt", {id: termId(x.term), tabindex: "-1"}, x.term));
+      const dd = el("dd");
+      dd.appendChild(el("span", {class: "gloss"}, t(`term.${x.term}.gloss`)));
+      dd.appendChild(el("span", {class: "text"}, " " + t(`term.${x.term}.text`) + " "));
+      dd.appendChild(el("span", {class: "ids"}, "(" + t("glossary.rules", {ids: x.decisions.join(", ")}) + ")"));
+      const card = t(`term.${x.term}.card`);
+      if (card !== x.term) dd.appendChild(el("span", {class: "card"}, " " + t("glossary.card", {text: card})));
+      list.appendChild(dd);
+    }
+  }
 
   // ------------------------------------------------------------ drawing tiles
   const SPOTS = {0: [], 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]],
@@ -52,7 +159,7 @@
   const GAP = 3, MARK = 16;
   function chainTiles(box, chain, u) {
     box.replaceChildren();
-    if (!chain.length) { box.appendChild(el("p", {class: "chain-empty"}, "No tile on the table yet.")); return; }
+    if (!chain.length) { box.appendChild(el("p", {class: "chain-empty"}, t("chain.empty"))); return; }
     const cs = getComputedStyle(box);
     const inner = box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
     const avail = inner > 0 ? inner : 1e9;
@@ -69,15 +176,15 @@
       const back = r % 2 === 1;  // read right to left
       const line = el("div", {class: "chain-row" + (back ? " back" : "")});
       line.style.minHeight = `${2 * u + 2}px`;
-      if (r === 0) line.appendChild(el("span", {class: "end-mark", title: "left end"}, "L"));
-      for (const t of row) {
-        const span = el("span", {class: "tile chain-tile" + (t.double ? " double" : "") + (t.last ? " last" : ""),
-          "data-tile": t.tile, "aria-label": `[${t.a}|${t.b}]` + (t.last ? " (last played)" : ""),
-          title: `[${t.a}|${t.b}]` + (t.last ? " — last played" : "")});
-        span.appendChild(back ? tileSvg(t.b, t.a, t.double, u) : tileSvg(t.a, t.b, t.double, u));
+      if (r === 0) line.appendChild(el("span", {class: "end-mark", title: t("chain.left_end")}, t("chain.mark_left")));
+      for (const x of row) {
+        const name = `[${x.a}|${x.b}]`, label = x.last ? t("chain.last", {tile: name}) : name;
+        const span = el("span", {class: "tile chain-tile" + (x.double ? " double" : "") + (x.last ? " last" : ""),
+          "data-tile": x.tile, "aria-label": label, title: label});
+        span.appendChild(back ? tileSvg(x.b, x.a, x.double, u) : tileSvg(x.a, x.b, x.double, u));
         line.appendChild(span);
       }
-      if (r === rows.length - 1) line.appendChild(el("span", {class: "end-mark", title: "right end"}, "R"));
+      if (r === rows.length - 1) line.appendChild(el("span", {class: "end-mark", title: t("chain.right_end")}, t("chain.mark_right")));
       box.appendChild(line);
     });
   }
@@ -92,7 +199,7 @@
     if (text) msgTimer = setTimeout(() => { m.hidden = true; }, 8000);
   }
   function send(msg) {
-    if (!ws || ws.readyState !== 1) { say("Not connected; reconnecting…"); return; }
+    if (!ws || ws.readyState !== 1) { say(t("status.not_connected")); return; }
     ws.send(JSON.stringify(msg));
   }
   function act(msg) { msg.version = state.version; send(msg); }
@@ -114,7 +221,7 @@
     };
     ws.onclose = () => {
       if (fatal) return;
-      $("status").textContent = "Connection lost: reconnecting…";
+      $("status").textContent = t("status.lost");
       retry = setTimeout(connect, 1500);
     };
   }
@@ -125,16 +232,29 @@
   }
 
   // ------------------------------------------------------------ the table
-  function seatName(s) { return state.seats[s].name; }
+  // a seat's own name: the one its person gave, else its player's
+  function playerName(s) {
+    const st = state.seats[s];
+    if (st.given !== null && st.given !== undefined) return st.given;
+    return st.human ? t("seat.person") : st.kind;
+  }
+  // a seat as the texts name it: "seat 2 (Ana)", "seat 0 (you)"
+  function seatName(s) {
+    return s === state.you ? t("seat.you", {n: s}) : t("seat.label", {n: s, name: playerName(s)});
+  }
+  // how a round ended, as the card says it (the end kind CAPPU is a FIRST CAPPU)
+  function kindTerm(kind) { return kind === "CAPPU" ? "FIRST CAPPU" : kind; }
 
   function statusText() {
     if (state.game_over) {
       const best = state.standings[0];
-      return `Game over: ${state.result ? state.result.kind + " — " : ""}${seatName(best.seat)} ranks first`;
+      return t("status.game_over", {kind: state.result ? kindTerm(state.result.kind) : "", who: seatName(best.seat)});
     }
-    if (state.round_over && state.result) return `${state.result.kind}: ${state.end_text[0]}`;
-    if (state.turn === null) return "Waiting";
-    return state.turn === state.you ? "Your turn" : `${seatName(state.turn)} to play`;
+    if (state.round_over && state.result) {
+      return t("status.round_over", {kind: kindTerm(state.result.kind), text: state.end_items ? fmt(state.end_items[0]) : ""});
+    }
+    if (state.turn === null) return t("status.waiting");
+    return state.turn === state.you ? t("status.your_turn") : t("status.to_play", {who: seatName(state.turn)});
   }
 
   function render() {
@@ -142,21 +262,22 @@
     $("table-view").hidden = false;
     $("status").textContent = statusText();
     $("status").classList.toggle("go", !state.round_over && state.turn !== null && state.turn === state.you);
+    renderName();
     renderInvites();
     renderSeats();
-    const info = [`Round ${state.round}`, `Table: ${state.table_stones} stones`];
-    if (state.ends) info.push(`Ends: L ${state.ends[0]} · R ${state.ends[1]}`);
-    if (state.camat !== null) info.push(`CAMAT: ${seatName(state.camat)}`);
-    $("table-info").replaceChildren(...info.map((x) => el("span", {class: "chip"}, x)));
+    const info = [t("info.round", {n: state.round}), t("info.table", {stones: count(state.table_stones, "stone")})];
+    if (state.ends) info.push(t("info.ends", {l: t("chain.mark_left"), left: state.ends[0], r: t("chain.mark_right"), right: state.ends[1]}));
+    if (state.camat !== null) info.push(t("info.camat", {who: seatName(state.camat)}));
+    $("table-info").replaceChildren(...info.map((x) => { const c = el("span", {class: "chip"}); c.append(...termify(x)); return c; }));
     renderChains();
     renderHand();
     renderEnd();
     const log = $("log");
-    log.replaceChildren(...state.log.map((line, i) =>
-      el("li", i === state.log.length - 1 ? {class: "now"} : {}, line)));
+    const lines = state.log_items.map(fmt);
+    log.replaceChildren(...lines.map((line, i) => lineEl(line, i === lines.length - 1 ? {class: "now"} : {})));
     log.scrollTop = log.scrollHeight;
-    $("log-count").textContent = state.log.length ? `(${state.log.length})` : "";
-    $("latest").textContent = state.round_over ? "" : (state.log[state.log.length - 1] || "");
+    $("log-count").textContent = lines.length ? `(${lines.length})` : "";
+    $("latest").textContent = state.round_over ? "" : (lines[lines.length - 1] || "");
     if (!collapsed && narrow()) { collapsed = true; $("log-box").open = false; }  // once: the person may open it
     const tb = $("standings").tBodies[0];
     tb.replaceChildren(...state.standings.map((r, i) => {
@@ -164,6 +285,29 @@
       for (const v of [i + 1, seatName(r.seat), r.camats, r.stones, r.received, r.wins]) tr.appendChild(el("td", {}, String(v)));
       return tr;
     }));
+  }
+
+  // a line of the log or the round's end: text, its terms as glossary buttons
+  function lineEl(text, attrs) {
+    const li = el("li", attrs || {});
+    li.append(...termify(text));
+    return li;
+  }
+
+  // a person's seat without a name yet: the name form (the session keeps it)
+  function renderName() {
+    const me = state.you !== null ? state.seats[state.you] : null;
+    const form = $("name-form");
+    const show = !!(me && me.human && (me.given === null || me.given === undefined));
+    if (show && form.hidden) $("player-name").value = "";
+    form.hidden = !show;
+  }
+  function sendName(ev) {
+    ev.preventDefault();
+    const name = $("player-name").value.trim();
+    // the server checks it too (domeng.play.session.check_name); this only spares a round trip
+    if (!name || [...name].length > 24 || /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) { say(t("name.bad")); return; }
+    send({type: "name", name});
   }
 
   function renderChains() {
@@ -177,24 +321,25 @@
     box.replaceChildren();
     state.seats.forEach((st, s) => {
       const d = el("div", {class: "seat" + (state.turn === s ? " turn" : "") + (state.you === s ? " me" : ""),
-        "data-seat": s, title: st.name});
+        "data-seat": s, "data-testid": `seat-${s}`, title: seatName(s)});
       const who = el("div", {class: "who"});
-      who.appendChild(el("span", {class: "num"}, String(s)));
-      who.appendChild(el("span", {class: "name"}, state.you === s ? "you" : st.human ? "person" : st.kind));
+      who.appendChild(el("span", {class: "num", "aria-hidden": "true"}, String(s)));
+      who.appendChild(el("span", {class: "name", "data-name": ""}, playerName(s)));
       d.appendChild(who);
-      const n = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
       const counts = el("div", {class: "counts"});
-      counts.appendChild(el("span", {class: "stones"}, n(state.stones[s], "stone")));
-      counts.appendChild(el("span", {class: "tiles"}, n(state.tiles_left[s], "tile")));
+      counts.appendChild(el("span", {class: "stones"}, count(state.stones[s], "stone")));
+      counts.appendChild(el("span", {class: "tiles"}, count(state.tiles_left[s], "tile")));
       d.appendChild(counts);
       const b = el("div", {class: "badges"});
       const badge = (cls, text) => b.appendChild(el("span", {class: cls}, text));
-      if (state.turn === s) badge("b-turn", "to play");
-      if (state.starter === s) badge("b-start", "started");
-      if (state.last_mappano === s) badge("b-lm", "LAST MAPPANO");
-      if (state.camat === s) badge("b-camat", "CAMAT");
-      if (st.human && !st.connected) badge("b-off", "away");
-      if (state.round_over && st.human && st.ready) badge("", "ready");
+      const term = (cls, name) => { const x = termify(name)[0]; x.classList.add(cls); b.appendChild(x); };
+      if (state.you === s) badge("b-you", t("badge.you"));
+      if (state.turn === s) badge("b-turn", t("badge.to_play"));
+      if (state.starter === s) badge("b-start", t("badge.started"));
+      if (state.last_mappano === s) term("b-lm", "LAST MAPPANO");
+      if (state.camat === s) term("b-camat", "CAMAT");
+      if (st.human && !st.connected) badge("b-off", t("badge.away"));
+      if (state.round_over && st.human && st.ready) badge("", t("badge.ready"));
       d.appendChild(b);
       box.appendChild(d);
     });
@@ -208,19 +353,19 @@
     for (const h of state.hand) {
       const [a, b] = h.tile.split("-").map(Number);
       const btn = el("button", {type: "button", class: "tile" + (chosen === h.id ? " chosen" : ""),
-        "data-tile": h.tile, "data-playable": String(h.playable), "aria-label": `[${a}|${b}]` + (h.playable ? " (playable)" : "")});
+        "data-tile": h.tile, "data-playable": String(h.playable), "aria-label": h.playable ? t("hand.playable", {tile: `[${a}|${b}]`}) : `[${a}|${b}]`});
       btn.appendChild(tileSvg(a, b, true, narrow() ? 34 : 32));
       btn.addEventListener("click", () => clickTile(h));
       hand.appendChild(btn);
     }
     $("pass").hidden = !(mine && state.must_pass);
     let prompt = "";
-    if (you === null) prompt = "You are watching: public information only.";
-    else if (state.round_over) prompt = state.hand.length ? "Tiles left in your hand:" : "";
-    else if (!mine) prompt = `Waiting for ${seatName(state.turn)}.`;
-    else if (state.must_pass) prompt = "You have no playable tile: you must pass. Press PASS.";
-    else if (state.must_lead !== null && !state.ends) prompt = "Your turn: lead the highlighted double.";
-    else prompt = chosen !== null ? "Choose the end for this tile." : "Your turn: click a highlighted tile.";
+    if (you === null) prompt = t("prompt.watching");
+    else if (state.round_over) prompt = state.hand.length ? t("prompt.left") : "";
+    else if (!mine) prompt = t("prompt.waiting", {who: seatName(state.turn)});
+    else if (state.must_pass) prompt = t("prompt.must_pass");
+    else if (state.must_lead !== null && !state.ends) prompt = t("prompt.lead");
+    else prompt = chosen !== null ? t("prompt.choose_end") : t("prompt.your_turn");
     $("prompt").textContent = prompt;
     const box = $("mine");
     box.hidden = !prompt && !state.hand.length;
@@ -233,12 +378,19 @@
     const box = $("end-choice");
     const opts = chosen === null ? [] : state.legal.filter((x) => x.tile === chosen);
     box.hidden = opts.length < 2;
+    const note = $("end-note");
+    note.replaceChildren();
     for (const btn of box.querySelectorAll("[data-end]")) {
       const o = opts.find((x) => x.end === btn.dataset.end);
       btn.hidden = !o;
-      if (o) btn.textContent = `${o.end === "left" ? "Left" : "Right"} end → ends ${o.left}, ${o.right}` +
-        (o.mappakuling ? " (MAPPAKULING)" : "");
+      if (!o) continue;
+      // "(MAPPAKULING)" only where the server says it changes the outcome (D8: a last tile)
+      btn.textContent = t(`end.${o.end}_to`, {left: o.left, right: o.right}) + (o.mappakuling_matters ? t("end.mappakuling") : "");
+      if (o.mappakuling_matters && !box.hidden) {
+        note.append(...termify(t("end.note", {end: t(`end.${o.end}`), kind: o.kind})), " ");
+      }
     }
+    note.hidden = !note.childNodes.length;
   }
 
   function clickTile(h) {
@@ -253,17 +405,21 @@
     const box = $("round-end");
     box.hidden = !state.round_over || !state.result;
     if (box.hidden) return;
-    $("round-end-title").textContent = state.game_over
-      ? `Game over after ${state.rounds_played} round${state.rounds_played === 1 ? "" : "s"} (seed ${state.seed})`
-      : `Round ${state.round} is over: ${state.result.kind}`;
-    $("end-text").replaceChildren(...(state.end_text || []).map((l) => el("li", {}, l)));
+    const title = $("round-end-title");
+    title.replaceChildren(...termify(state.game_over
+      ? t("roundend.game_over", {rounds: count(state.rounds_played, "round"), seed: state.seed})
+      : t("roundend.over", {n: state.round, kind: kindTerm(state.result.kind)})));
+    // the end as the log says it, then in plain words beside its term
+    const lines = (state.end_items || []).map(fmt);
+    const plain = (state.explain || []).map(fmt);
+    $("end-text").replaceChildren(...lines.map((l) => lineEl(l)), ...plain.map((l) => lineEl(l, {class: "explain"})));
     const me = state.you !== null ? state.seats[state.you] : null;
     const btn = $("next-round");
     btn.hidden = !me || state.game_over;
     btn.disabled = !!(me && me.ready);
-    const waiting = state.seats.filter((s) => s.human && s.connected && !s.ready).map((s) => s.name);
+    const waiting = state.seats.filter((s) => s.human && s.connected && !s.ready).map((s) => seatName(s.seat));
     $("next-wait").textContent = state.game_over ? "" : me && me.ready && waiting.length
-      ? `Waiting for ${waiting.join(", ")} to start the next round.` : "";
+      ? t("roundend.waiting", {names: waiting.join(t("word.sep"))}) : "";
   }
 
   function renderReplay() {
@@ -272,10 +428,10 @@
     if (!r) return;
     if (replayRound !== r.round) { replayRound = r.round; replayPos = r.steps.length; }
     replayPos = Math.max(0, Math.min(replayPos, r.steps.length));
-    $("replay-round").textContent = String(r.round);
+    $("replay-title").textContent = t("replay.title", {n: r.round});
     $("replay-pos").textContent = `${replayPos} / ${r.steps.length}`;
     chainTiles($("replay-chain"), replayPos ? r.steps[replayPos - 1] : [], 15);
-    $("replay-log").replaceChildren(...r.log.map((l) => el("li", {}, l)));
+    $("replay-log").replaceChildren(...r.log_items.map((x) => lineEl(fmt(x))));
   }
   function moveReplay(to) { replayPos = to; renderReplay(); }
 
@@ -284,31 +440,31 @@
     try { inv = JSON.parse(sessionStorage.getItem("domeng-invites:" + state.table)); } catch (e) { inv = null; }
     $("invites").hidden = !inv;
     if (!inv) return;
-    if (invitesFor !== state.table) {
+    if (invitesFor !== state.table + lang) {
       // a phone folds the links to one line (the board and the hand stay on
       // screen); a wider window shows them; either way, once: the person may toggle
-      invitesFor = state.table;
-      $("invites").open = !narrow();
+      if (!invitesFor || !invitesFor.startsWith(state.table)) $("invites").open = !narrow();
+      invitesFor = state.table + lang;
       const list = $("invite-list");
       list.replaceChildren();
       const add = (label, link) => {
         const input = el("input", {type: "text", readonly: "", value: location.origin + link,
-                                   "aria-label": label + " link"});
-        const copy = el("button", {type: "button", class: "copy"}, "Copy");
+                                   "aria-label": t("invites.link", {who: label})});
+        const copy = el("button", {type: "button", class: "copy"}, t("invites.copy"));
         copy.addEventListener("click", () => copyLink(input, copy));
         const li = el("li");
         li.append(el("span", {class: "who"}, label), input, copy);
         list.appendChild(li);
       };
       const seats = Object.entries(inv.seats);
-      for (const [s, link] of seats) add(`Seat ${s}${link === inv.you ? " (you)" : ""}`, link);
-      add("Spectators", inv.spectator);
+      for (const [s, link] of seats) add(t(link === inv.you ? "invites.you" : "invites.seat", {n: s}), link);
+      add(t("invites.spectators"), inv.spectator);
       $("invite-count").textContent = `(${seats.length + 1})`;
     }
   }
 
   function copyLink(input, button) {
-    const done = () => { button.textContent = "Copied"; setTimeout(() => { button.textContent = "Copy"; }, 1500); };
+    const done = () => { button.textContent = t("invites.copied"); setTimeout(() => { button.textContent = t("invites.copy"); }, 1500); };
     const fallback = () => { input.select(); try { if (document.execCommand("copy")) done(); } catch (e) { /* selected */ } };
     if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(input.value).then(done, fallback);
     else fallback();
@@ -318,29 +474,47 @@
   async function showCreate() {
     $("table-view").hidden = true;
     $("create-view").hidden = false;
-    $("status").textContent = "Create a table";
-    let opts;
-    try { opts = await (await fetch("/api/options")).json(); } catch (e) { say("The server does not answer."); return; }
+    $("status").textContent = t("status.create");
+    if (!options) {
+      try { options = await (await fetch("/api/options")).json(); } catch (e) { say(t("status.no_answer")); return; }
+    }
+    drawCreate();
+  }
+  // the create form in the page's language; what was chosen stays chosen
+  function drawCreate() {
+    if (!options) return;
+    $("status").textContent = t("status.create");
+    const f = $("new-table");
     const seats = $("seat-choices");
-    seats.replaceChildren();
     const defaults = ["human", "hunter", "keeper", "heavy", "random"];
+    const was = [...Array(5).keys()].map((s) => (f[`seat${s}`] ? f[`seat${s}`].value : defaults[s]));
+    seats.replaceChildren();
     for (let s = 0; s < 5; s++) {
-      const lab = el("label", {}, `Seat ${s} `);
+      const lab = el("label", {class: "seat-choice"});
+      lab.appendChild(el("span", {}, t("create.seat", {n: s}) + " "));
       const sel = el("select", {name: `seat${s}`, "data-seat": s});
-      const about = opts.about || {};  // the player catalogue's one-line descriptions
-      for (const k of opts.seats) sel.appendChild(el("option", {value: k, title: about[k] || "a person at this seat"}, k === "human" ? "person" : k));
-      sel.value = defaults[s];
-      lab.appendChild(sel);
+      // each computer player in one line: strength and thinking time (the player catalogue's)
+      const about = (k) => (k === "human" ? t("create.person_about") : t("player." + k));
+      for (const k of options.seats) sel.appendChild(el("option", {value: k, title: about(k)}, k === "human" ? t("create.person") : k));
+      sel.value = was[s];
+      const line = el("span", {class: "about hint"}, about(sel.value));
+      sel.addEventListener("change", () => { line.textContent = about(sel.value); });
+      lab.append(sel, line);
       seats.appendChild(lab);
     }
     const rules = $("rule-choices");
+    const before = {};
+    for (const inp of rules.querySelectorAll("input")) before[inp.name] = inp.type === "checkbox" ? inp.checked : inp.value;
     rules.replaceChildren();
-    for (const [k, v] of Object.entries(opts.rules)) {
-      const lab = el("label", {}, k.replace(/_/g, " ") + " ");
+    for (const [k, v] of Object.entries(options.rules)) {
+      // each option in words (its description), then its value
+      const lab = el("label", {class: "rule"});
+      lab.appendChild(el("span", {}, t("rule." + k) + " "));
       const inp = typeof v === "boolean"
         ? el("input", {type: "checkbox", name: "rule:" + k})
         : el("input", {type: "number", name: "rule:" + k, min: 0, value: String(v)});
       if (typeof v === "boolean") inp.checked = v;
+      if (("rule:" + k) in before) { if (typeof v === "boolean") inp.checked = before["rule:" + k]; else inp.value = before["rule:" + k]; }
       lab.appendChild(inp);
       rules.appendChild(lab);
     }
@@ -360,8 +534,8 @@
     try {
       res = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
       data = await res.json();
-    } catch (e) { say("The server does not answer."); return; }
-    if (!res.ok) { say(data.error || "The table could not be created."); return; }
+    } catch (e) { say(t("status.no_answer")); return; }
+    if (!res.ok) { say(data.error || t("create.failed")); return; }
     sessionStorage.setItem("domeng-invites:" + data.table, JSON.stringify(data));
     location.hash = data.you.split("#")[1];
   }
@@ -371,10 +545,16 @@
     if (ws) { const old = ws; ws = null; old.onclose = null; old.close(); }
     fatal = false; state = null; chosen = null;
     token = m ? m[1] : null;
-    if (token) { $("status").textContent = "Connecting…"; connect(); } else showCreate();
+    if (token) { $("status").textContent = t("status.connecting"); connect(); } else showCreate();
   }
 
-  document.addEventListener("DOMContentLoaded", () => {
+  document.addEventListener("DOMContentLoaded", async () => {
+    let want = null;
+    try { want = localStorage.getItem(LANG_KEY); } catch (e) { want = null; }
+    try { await loadWords(want || pick(navigator.languages || [navigator.language])); } catch (e) { /* the page says so below */ }
+    $("lang").addEventListener("change", (ev) => switchLang(ev.target.value));
+    $("glossary-open").addEventListener("click", () => { $("glossary").open = true; $("glossary").scrollIntoView({block: "start"}); });
+    $("name-form").addEventListener("submit", sendName);
     $("new-table").addEventListener("submit", create);
     $("pass").addEventListener("click", () => act({type: "pass"}));
     $("next-round").addEventListener("click", () => act({type: "next_round"}));
