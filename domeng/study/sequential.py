@@ -26,7 +26,7 @@ import numpy as np
 from domeng.core.compiling import Stopwatch
 from domeng.core.errors import CheckpointError, DomengError
 from domeng.core.wording import counted
-from domeng.infra.progress import Progress
+from domeng.infra.progress import Progress, within
 from domeng.results.meta import package_version
 from domeng.results.metrics import metric_parts
 from domeng.results.results import Results
@@ -199,14 +199,31 @@ class BlockRunner:
         (reading those a checkpoint already holds)."""
         need = -(-blocks // self.step)
         while self.chunks_done < need:
-            for k, (plan, sums) in enumerate(zip(self.plans, self.sums)):
-                sums.add(self._chunk(k, plan, self.chunks_done))
+            with within(self._ticks()):  # a bar moves within the chunks too
+                for k, (plan, sums) in enumerate(zip(self.plans, self.sums)):
+                    sums.add(self._chunk(k, plan, self.chunks_done))
             self.chunks_done += 1
             if self.progress_fn is not None:
                 self.progress_fn(
                     min(self.chunks_done * self.step, self.blocks) * self.block,
                     self.blocks * self.block,
                 )
+
+    def _ticks(self) -> Callable[[int], None] | None:
+        """For a bar (not a callable of the user's): the table-rounds played
+        within this chunk index, over every arm, as fractional tables."""
+        fn = self.progress_fn
+        if fn is None or not getattr(fn, "fractional", False):
+            return None
+        base = min(self.chunks_done * self.step, self.blocks) * self.block
+        per_table = self.rounds * len(self.plans)
+        played = [0]
+
+        def tick(table_rounds: int) -> None:
+            played[0] += table_rounds
+            fn(base + played[0] / per_table, self.blocks * self.block)
+
+        return tick
 
     def results(self, blocks: int) -> list[Results]:
         """Each arm's :class:`Results` over the first ``blocks`` blocks."""
