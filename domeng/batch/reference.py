@@ -16,6 +16,7 @@ from domeng.core.errors import PlayerError
 from domeng.core.events import END_KINDS, REASONS, TABLE
 from domeng.core.rules import Rules
 from domeng.engine.reference import Round, Table
+from domeng.infra.progress import advance
 
 
 def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
@@ -149,6 +150,7 @@ def run_reference(
                 recs[i * rounds + r] = rec
             if keep_events:
                 tev.append(rnd.events)
+            advance(1)  # the progress bar moves between rounds of Python players
         events.append(tev)
     if recs is not None and camats > 0:
         keep = (np.arange(rounds)[None, :] < state[:, L.ST_ROUNDS][:, None]).ravel()

@@ -33,6 +33,7 @@ from domeng.core.numba_cache import prepare as prepare_engine
 from domeng.core.rules import Rules
 from domeng.engine import kernel as K
 from domeng.infra.interrupt import interruptible
+from domeng.infra.progress import advance
 from domeng.players.heuristics import unused_strategy
 from domeng.players.registry import resolve_players
 from domeng.players.scoring import STRATEGY_SIG
@@ -154,7 +155,8 @@ def run_tables(
     prepare_engine()
     rules_arr = rules.to_array()
     with _quiet_compile():
-        if camats > 0 or rounds <= 1 or n_tables == 0:
+        fast = loop.fast_path(pids, int(records))
+        if camats > 0 or n_tables == 0 or rounds < 1 or (rounds == 1 and fast):
             _kernel(
                 threads, pids, fns, rules_arr, state, rounds, camats, agg, recs, rec_n, int(records)
             )
@@ -205,14 +207,22 @@ def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> N
     """Play ``rounds`` rounds at every table of ``state`` in slices: a block
     of tables for a number of rounds (the kernel continues a table from its
     state and adds to its aggregates, so the numbers equal one call's
-    exactly), each slice sized to take about :data:`SLICE_SECONDS`."""
+    exactly), each slice sized to take about :data:`SLICE_SECONDS`.  After
+    each slice the table-rounds it played are reported
+    (:func:`domeng.infra.progress.advance`: the progress bar moves within a
+    chunk).  Off the aggregate-mode loop (records, compiled players such as
+    ``search``, whose table-round may take a second) the first slice is one
+    round at one table per thread, and a block is at least one table per
+    thread (not :data:`BLOCK_TABLES`), so that a slice of slow players stays
+    near the time target too."""
     import time
 
     n = state.shape[0]
     rec_n = np.zeros(n, dtype=np.int64)
-    least = BLOCK_TABLES * max(
+    per = max(
         1, min(int(threads or _NUMBA_CONFIG.NUMBA_NUM_THREADS), _NUMBA_CONFIG.NUMBA_NUM_THREADS)
     )
+    least = per * (BLOCK_TABLES if loop.fast_path(pids, int(recs is not None)) else 1)
     work = min(n, least)  # table-rounds per call, grown towards the time target
     b0 = 0
     while b0 < n:
@@ -241,6 +251,7 @@ def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> N
                 int(recs is not None),
             )
             took = time.perf_counter() - t0
+            advance(nb * s)
             if recs is not None:
                 recs.reshape(n, rounds, L.REC_LEN)[b0:b1, done : done + s] = buf.reshape(
                     nb, s, L.REC_LEN

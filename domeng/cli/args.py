@@ -140,3 +140,25 @@ def one_line(e: BaseException) -> str:
 
 #: the help of ``--force`` in every command that writes a study folder (issue 23)
 FORCE_HELP = "replace the results already in --out DIR (without it such a folder is refused)"
+
+
+def add_progress_options(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress`` of every command that plays a study
+    (read by :func:`progress_wanted`)."""
+    g = parser.add_mutually_exclusive_group()
+    g.add_argument(
+        "--progress",
+        action="store_true",
+        help="show the progress on stderr even with --json (where stderr is not a "
+        "terminal: a plain line at most every 10 s)",
+    )
+    g.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+
+
+def progress_wanted(args: argparse.Namespace) -> bool:
+    """Show the progress?  ``--progress`` forces it; ``--no-progress`` and
+    ``--json`` (nothing on stderr unless asked) silence it; otherwise yes (a
+    bar on a terminal, plain lines in a log: :mod:`domeng.infra.progress`)."""
+    if getattr(args, "progress", False):
+        return True
+    return not (getattr(args, "no_progress", False) or getattr(args, "json", False))

@@ -5,7 +5,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from domeng.cli.args import FORCE_HELP, UsageError, add_players_epilog, players_help, seed, whole
+from domeng.cli.args import (
+    FORCE_HELP,
+    UsageError,
+    add_players_epilog,
+    add_progress_options,
+    players_help,
+    progress_wanted,
+    seed,
+    whole,
+)
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -72,7 +81,7 @@ def add_study_options(s, what: str) -> None:
     )
     add_plot_options(s)
     s.add_argument("--json", action="store_true", help="print only the JSON object on stdout")
-    s.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_progress_options(s)
 
 
 def add_plot_options(s) -> None:
@@ -206,7 +215,7 @@ def resume_arms(args, kind: str, study_flags: dict):
         args.resume,
         kind,
         workers=args.workers,
-        progress=not args.no_progress,
+        progress=progress_wanted(args),
         allow_import=allow,
         fmt=args.format,
         dpi=args.dpi,
@@ -268,7 +277,7 @@ def cmd_compare(args) -> int:
         target_ci=args.target_ci or None,
         max_rounds=args.max_rounds,
         workers=args.workers,
-        progress=not args.no_progress,
+        progress=progress_wanted(args),
         command=command_line(args.argv),
         out=args.out,
         fmt=args.format,

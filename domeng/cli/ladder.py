@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import FORCE_HELP, add_players_epilog, players_help, seed, whole
+from domeng.cli.args import (
+    FORCE_HELP,
+    add_players_epilog,
+    add_progress_options,
+    players_help,
+    progress_wanted,
+    seed,
+    whole,
+)
 
 
 def add_parser(sub) -> None:
@@ -71,7 +79,7 @@ def add_parser(sub) -> None:
     ld.add_argument(
         "--json", action="store_true", help="print only the summary as one JSON object on stdout"
     )
-    ld.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_progress_options(ld)
     from domeng.cli.compare import add_plot_options
 
     add_plot_options(ld)
@@ -97,7 +105,7 @@ def cmd_ladder(args) -> int:
         rules=rules,
         orders=args.orders,
         workers=args.workers,
-        progress=False if (args.no_progress or args.json) else None,
+        progress=progress_wanted(args),
     )
     if args.out:
         from domeng.results.html import command_line

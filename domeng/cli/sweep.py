@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import UsageError, add_players_epilog
+from domeng.cli.args import UsageError, add_players_epilog, progress_wanted
 from domeng.cli.compare import (
     add_study_options,
     check_output,
@@ -105,7 +105,7 @@ def cmd_sweep(args) -> int:
         args.rule,
         rules=args.fixed,
         workers=args.workers,
-        progress=not args.no_progress,
+        progress=progress_wanted(args),
         command=command_line(args.argv),
         out=args.out,
         fmt=args.format,

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from domeng.cli.args import FORCE_HELP, add_players_epilog, players_help, seed, whole
+from domeng.cli.args import (
+    FORCE_HELP,
+    add_players_epilog,
+    add_progress_options,
+    players_help,
+    progress_wanted,
+    seed,
+    whole,
+)
 
 
 def add_parser(sub) -> None:
@@ -74,7 +82,7 @@ def add_parser(sub) -> None:
     tn.add_argument(
         "--json", action="store_true", help="print only the summary as one JSON object on stdout"
     )
-    tn.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_progress_options(tn)
     from domeng.cli.compare import add_plot_options
 
     add_plot_options(tn)
@@ -99,7 +107,7 @@ def cmd_tournament(args) -> int:
         rules=rules,
         workers=args.workers,
         orders=args.orders,
-        progress=False if (args.no_progress or args.json) else None,
+        progress=progress_wanted(args),
     )
     if args.out:
         from domeng.results.html import command_line

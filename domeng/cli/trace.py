@@ -8,9 +8,10 @@ replayed elsewhere (the JSON lines are the events of
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
-from domeng.cli.args import seed, whole
+from domeng.cli.args import add_progress_options, progress_wanted, seed, whole
 
 
 def add_parser(sub) -> None:
@@ -62,6 +63,7 @@ def add_parser(sub) -> None:
         help="show only what seat N may know: its own hand, public events",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per event, per line")
+    add_progress_options(p)
     p.set_defaults(func=cmd_trace)
 
 
@@ -70,10 +72,14 @@ def cmd_trace(args) -> int:
     from domeng.core.defaults import DEFAULT_PLAYERS
     from domeng.core.events import for_seat, render_events, to_json_lines
     from domeng.core.rules import Rules
+    from domeng.infra.progress import CompileNotice
 
     rules = Rules.parse(args.rule)
     players = args.players or ",".join(DEFAULT_PLAYERS)
-    rounds, _, _ = trace_table(players, rules, args.seed, args.table, args.rounds)
+    # a first run compiles the trace kernel (seconds): said on stderr, unless --json
+    notice = CompileNotice() if progress_wanted(args) else contextlib.nullcontext()
+    with notice:
+        rounds, _, _ = trace_table(players, rules, args.seed, args.table, args.rounds)
     out = sys.stdout
     for events in rounds:
         if args.seat is not None:

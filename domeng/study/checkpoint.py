@@ -544,6 +544,7 @@ class Checkpoint:
                         state=z["state"],
                         counts=z["counts"],
                         digest=digest,
+                        seconds=float(z["seconds"]) if "seconds" in z.files else float("nan"),
                     )
                 if r.index != i:
                     raise ValueError("index does not match the file name")
@@ -592,6 +593,7 @@ class Checkpoint:
                 state=r.state,
                 counts=r.counts,
                 digest=np.array(r.digest),
+                seconds=np.float64(r.seconds),  # the study's compute across resumes
             )
 
         durable_write(self.chunk_path(r.index), write_npz)

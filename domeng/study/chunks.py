@@ -47,7 +47,9 @@ from domeng.batch.tables import (
     run_tables,
 )
 from domeng.core import layout as L
+from domeng.core.compiling import Stopwatch
 from domeng.core.errors import ClusterError, ClusterFailure, DomengError, PlayerError
+from domeng.infra.progress import within
 from domeng.results.meta import package_version
 from domeng.results.results import Results
 from domeng.study.cluster import fingerprint
@@ -331,20 +333,6 @@ def _cluster_threads(client) -> int:
         return 0
 
 
-def compile_first(plan: Plan, threads: int | None = None) -> float:
-    """Compile the engine now if this process must (a first run), playing one round
-    of table 0 (dropped); the seconds it took are kept out of a study's time and rate."""
-    from domeng.batch import tables
-    from domeng.study.summary import compile_pending
-
-    if not compile_pending(list(plan.players)):
-        return 0.0
-    t0 = time.perf_counter()
-    with _ENGINE_LOCK, _players_fail_as_one_line(plan, 0, 1):
-        tables.run_tables(plan.players_arg(), plan.rules, plan.seed, 0, 1, 1, False, threads)
-    return time.perf_counter() - t0
-
-
 def run_plan(
     plan: Plan,
     *,
@@ -366,14 +354,29 @@ def run_plan(
     longer chunk is a chain of piece tasks).  ``stall_seconds``: a cluster
     that finishes no task for this long fails with
     :class:`~domeng.core.errors.ClusterFailure` (default :data:`STALL_SECONDS`).
-    ``timing``: gets ``compile_seconds`` (:func:`compile_first`)."""
+    ``timing``: gets ``compile_seconds`` (numba compiled this long in this
+    process meanwhile: measured, :mod:`domeng.core.compiling`) and
+    ``compute_seconds``: the seconds every chunk of the study took to play,
+    in this run and (from the checkpoint) the runs before, or NaN when a
+    chunk on disk does not say (written by an older domeng).  A progress
+    bar (:class:`~domeng.infra.progress.Progress`, or a part of one) is
+    also told of the table-rounds played within a chunk."""
+    watch = Stopwatch()
     sums = Sums(plan)
+    spent = [0.0, 0.0]  # the chunks' compute seconds, and this run's at the last chunk
     if checkpoint is not None:
         for r in checkpoint.load_done():
             sums.add(r)
+            spent[0] += r.seconds if 0.0 <= r.seconds < math.inf else math.nan
     todo = Todo(plan.n_chunks, sums.done)
+    ticks = _Ticks(progress_fn, plan, sums)
+    ordered: _OrderedRecords | None = None  # records in table order (on a cluster)
 
     def consume(r: ChunkResult) -> None:
+        now = watch.compute_seconds
+        r.seconds, spent[1] = now - spent[1], now
+        spent[0] += r.seconds
+        ticks.acc = 0
         r.validate(plan)
         if r.digest != plan.chunk_digest(r.index):
             raise RuntimeError(f"internal error: chunk {r.index} was played for another study")
@@ -386,45 +389,62 @@ def run_plan(
         if progress_fn is not None:
             progress_fn(sums.tables_done, plan.tables)
 
-    if client is None:
-        ordered = None
-        if len(todo) and timing is not None:
-            timing["compile_seconds"] = compile_first(plan, threads)
-        if not plan.records and checkpoint is None:
-            for r in _local_batches(plan, todo, threads):
-                consume(r)
-            return sums
-        for i in todo:
-            if plan.records and checkpoint is not None:
-                part = checkpoint.records_writer(i)
-                try:
-                    r = chunk_task(plan, i, threads, sink=part.write, piece_rounds=piece_rounds)
-                    part.close()
-                except BaseException:
-                    part.abort()
-                    raise
-            else:
-                r = chunk_task(
-                    plan,
-                    i,
-                    threads,
-                    sink=writer.write if writer is not None else None,
-                    piece_rounds=piece_rounds,
-                )
-            consume(r)
-    else:
-        ordered = _OrderedRecords(writer, todo) if writer is not None else None
-        _run_on_cluster(
-            client,
-            plan,
-            todo,
-            consume,
-            ordered,
-            STALL_SECONDS if stall_seconds is None else stall_seconds,
-            checkpoint=checkpoint,
-            piece_rounds=RECORD_PIECE_ROUNDS if piece_rounds is None else piece_rounds,
-        )
+    try:
+        if client is None:
+            with within(ticks if ticks.fn is not None else None):
+                _run_local(plan, todo, threads, writer, checkpoint, piece_rounds, consume)
+        else:
+            ordered = _OrderedRecords(writer, todo) if writer is not None else None
+            _run_on_cluster(
+                client,
+                plan,
+                todo,
+                consume,
+                ordered,
+                STALL_SECONDS if stall_seconds is None else stall_seconds,
+                checkpoint=checkpoint,
+                piece_rounds=RECORD_PIECE_ROUNDS if piece_rounds is None else piece_rounds,
+            )
+    finally:
+        if timing is not None:
+            timing["compile_seconds"] = watch.compile_seconds
+            timing["compute_seconds"] = spent[0]
     return sums
+
+
+class _Ticks:
+    """The table-rounds played within the current chunk(s), told to a
+    progress bar as fractional tables (None: ``progress_fn`` is not a bar)."""
+
+    def __init__(self, progress_fn, plan: Plan, sums: Sums) -> None:
+        self.fn = progress_fn if getattr(progress_fn, "fractional", False) else None
+        self.plan, self.sums, self.acc = plan, sums, 0
+
+    def __call__(self, table_rounds: int) -> None:
+        self.acc += table_rounds
+        if self.fn is not None:
+            self.fn(self.sums.tables_done + self.acc / self.plan.rounds, self.plan.tables)
+
+
+def _run_local(plan: Plan, todo, threads, writer, checkpoint, piece_rounds, consume) -> None:
+    """:func:`run_plan`'s chunks in this process, in table order."""
+    if not plan.records and checkpoint is None:
+        for r in _local_batches(plan, todo, threads):
+            consume(r)
+        return
+    for i in todo:
+        if plan.records and checkpoint is not None:
+            part = checkpoint.records_writer(i)
+            try:
+                r = chunk_task(plan, i, threads, sink=part.write, piece_rounds=piece_rounds)
+                part.close()
+            except BaseException:
+                part.abort()
+                raise
+        else:
+            sink = writer.write if writer is not None else None
+            r = chunk_task(plan, i, threads, sink=sink, piece_rounds=piece_rounds)
+        consume(r)
 
 
 class _Chain:
@@ -676,7 +696,6 @@ def run_study(
         "engine": fingerprint()[1],
         "digest": plan.study_digest(),
     }
-    t0 = time.perf_counter()
     timing: dict[str, float] = {}
     writer = None
     if checkpoint is None and plan.records:
@@ -707,8 +726,10 @@ def run_study(
         raise RuntimeError("internal error: tables were not all counted once")
     if checkpoint is not None:
         rows = checkpoint.finish_records(record_metadata(plan))
-    meta["compile_seconds"] = took = timing.get("compile_seconds", 0.0)  # first run only
-    meta["elapsed_seconds"] = time.perf_counter() - t0 - took  # the simulation's time
+    # measured compiles, apart; the time: every run's compute (a resumed study's too)
+    meta["compile_seconds"] = timing.get("compile_seconds", 0.0)
+    spent = timing.get("compute_seconds", math.nan)
+    meta["elapsed_seconds"] = spent if spent == spent else None  # NaN: not known
     meta["records_rows"] = rows
     res = Results(sums.agg, sums.state, sums.counted, meta)
     if checkpoint is not None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -271,8 +272,12 @@ def _play(
         return Comparison(dict(zip(names, res)), meta)
     dirs = folders() if folders is not None else [None] * len(arms)
     out = {}
-    for (name, (r, p)), d in zip(arms.items(), dirs):
+    overall = _overall_bar(progress, len(arms), study["tables"], rounds)
+    what = "point" if "grid" in study else "arm"
+    for k, ((name, (r, p)), d) in enumerate(zip(arms.items(), dirs)):
         kw = dict(tables=study["tables"], rounds=rounds, seed=seed, rules=r)
+        if overall is not None:  # this arm's share of the one bar, its lines labelled
+            progress = overall.part(k * study["tables"], f"{what} {k + 1}/{len(arms)} {name}")
         if d is not None and resume and (d / "manifest.json").exists():
             from domeng.study.checkpoint import resume as resume_arm
 
@@ -283,6 +288,9 @@ def _play(
             from domeng.results.results import Results
 
             res = Results.load(d)
+            if overall is not None:  # played before: on the bar, not in its rate
+                progress.skip(study["tables"])
+                progress(study["tables"], study["tables"])
             if (res.tables, res.rounds, res.seed, tuple(res.players), res.rules) != (
                 kw["tables"],
                 rounds,
@@ -295,6 +303,19 @@ def _play(
             res = simulate(players=list(p), workers=workers, progress=progress, checkpoint=d, **kw)
         out[name] = res
     return Comparison(out, meta)
+
+
+def _overall_bar(progress, arms: int, tables: int, rounds: int):
+    """One bar for every arm of a comparison or sweep (``progress`` True, or
+    None on a terminal; a callable of the user's is told of each arm apart,
+    as for :func:`~domeng.study.simulate.simulate`)."""
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if progress is not True:
+        return None
+    from domeng.infra.progress import Progress
+
+    return Progress(arms * tables, unit="table", per_item=rounds, rate_unit="rounds")
 
 
 def _study(

@@ -174,6 +174,8 @@ class ChunkResult:
     counts: np.ndarray
     records: np.ndarray | None = field(default=None, repr=False)
     digest: str = ""  #: Plan.chunk_digest(index) of the study that played it
+    #: the seconds it took to play (compile left out; NaN: not known, an older file)
+    seconds: float = 0.0
 
     def validate(self, plan: Plan) -> None:
         """Raise ValueError unless this is a well-formed result of chunk ``index`` of ``plan``."""

@@ -17,21 +17,21 @@ there for the method and its reference).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from domeng.core.compiling import Stopwatch
 from domeng.core.errors import CheckpointError, DomengError
 from domeng.core.wording import counted
-from domeng.infra.progress import Progress
+from domeng.infra.progress import Progress, within
 from domeng.results.meta import package_version
 from domeng.results.metrics import metric_parts
 from domeng.results.results import Results
 from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
-from domeng.study.chunks import Plan, Sums, chunk_task, compile_first
+from domeng.study.chunks import Plan, Sums, chunk_task
 from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, StudyError
 from domeng.study.summary import MAX_GROUPS, default_chunk_tables
 
@@ -124,8 +124,9 @@ class BlockRunner:
         self.sums = [Sums(p) for p in self.plans]
         self.chunks_done = 0
         self.progress_fn = progress_fn
-        self.t0 = time.perf_counter()
-        self.compile_seconds = 0.0  #: the engine's first compile (not in the elapsed time)
+        self.watch = Stopwatch()  #: compiles measured apart (:mod:`domeng.core.compiling`)
+        #: each arm's compute seconds by chunk (read from a checkpoint, or timed here)
+        self.seconds: list[dict[int, float]] = [{} for _ in self.plans]
         self.checkpoints: list = []  #: one per arm, with :meth:`attach`
         self._on_disk: list[dict] = []
         self._unsaved: list[list] = [[] for _ in self.plans]  #: played before :meth:`attach`
@@ -181,14 +182,16 @@ class BlockRunner:
     def _chunk(self, k: int, plan: Plan, index: int):
         r = self._on_disk[k].pop(index, None) if self._on_disk else None
         if r is None:
-            self.compile_seconds += compile_first(plan, self.threads)
+            before = self.watch.compute_seconds
             r = chunk_task(plan, index, self.threads)
+            r.seconds = self.watch.compute_seconds - before
             r.validate(plan)
             r.records = None
             if self.checkpoints:
                 self.checkpoints[k].write_chunk(r)
             else:
                 self._unsaved[k].append(r)
+        self.seconds[k][index] = r.seconds if 0.0 <= r.seconds < math.inf else math.nan
         return r
 
     def play(self, blocks: int) -> None:
@@ -196,8 +199,9 @@ class BlockRunner:
         (reading those a checkpoint already holds)."""
         need = -(-blocks // self.step)
         while self.chunks_done < need:
-            for k, (plan, sums) in enumerate(zip(self.plans, self.sums)):
-                sums.add(self._chunk(k, plan, self.chunks_done))
+            with within(self._ticks()):  # a bar moves within the chunks too
+                for k, (plan, sums) in enumerate(zip(self.plans, self.sums)):
+                    sums.add(self._chunk(k, plan, self.chunks_done))
             self.chunks_done += 1
             if self.progress_fn is not None:
                 self.progress_fn(
@@ -205,11 +209,30 @@ class BlockRunner:
                     self.blocks * self.block,
                 )
 
+    def _ticks(self) -> Callable[[int], None] | None:
+        """For a bar (not a callable of the user's): the table-rounds played
+        within this chunk index, over every arm, as fractional tables."""
+        fn = self.progress_fn
+        if fn is None or not getattr(fn, "fractional", False):
+            return None
+        base = min(self.chunks_done * self.step, self.blocks) * self.block
+        per_table = self.rounds * len(self.plans)
+        played = [0]
+
+        def tick(table_rounds: int) -> None:
+            played[0] += table_rounds
+            fn(base + played[0] / per_table, self.blocks * self.block)
+
+        return tick
+
     def results(self, blocks: int) -> list[Results]:
         """Each arm's :class:`Results` over the first ``blocks`` blocks."""
         out = []
-        for plan, sums in zip(self.plans, self.sums):
+        used = -(-blocks // self.step)  # the chunks holding these blocks
+        for k, (plan, sums) in enumerate(zip(self.plans, self.sums)):
             n = sums.counted[:blocks]
+            # the arm's own compute, across runs (NaN: a chunk on disk does not say)
+            spent = sum(self.seconds[k].get(i, math.nan) for i in range(used))
             if not np.all(n == self.block):
                 raise RuntimeError("internal error: a block was not played in full")
             meta = {
@@ -221,8 +244,8 @@ class BlockRunner:
                 "version": package_version(),
                 "groups": blocks,
                 "block_tables": self.block,
-                "elapsed_seconds": time.perf_counter() - self.t0 - self.compile_seconds,
-                "compile_seconds": self.compile_seconds,
+                "elapsed_seconds": spent if spent == spent else None,
+                "compile_seconds": self.watch.compile_seconds,
                 "records_rows": None,
             }
             out.append(

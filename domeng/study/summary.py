@@ -146,10 +146,12 @@ def check_budget(tables: int, rounds: int) -> None:
 
 
 def compile_pending(players=None) -> bool:
-    """Will the next study compile the engine (a guess for the progress bar:
-    :func:`domeng.core.numba_cache.compile_pending` on the study's
-    aggregate-mode loops)?  ``players``: the study's five names; ``random``
-    at every seat needs only the all-random loop."""
+    """Would the next study compile the engine?  A guess from numba's cache
+    files (:func:`domeng.core.numba_cache.compile_pending` on the study's
+    aggregate-mode loops), no longer used by the progress bar, which
+    measures compiles instead (:mod:`domeng.core.compiling`); ``players``:
+    the study's five names (``random`` at every seat needs only the
+    all-random loop)."""
     from domeng.batch import loop
     from domeng.core.numba_cache import compile_pending as pending
 
@@ -159,30 +161,31 @@ def compile_pending(players=None) -> bool:
 
 
 def make_progress(progress, tables: int | None, rounds: int, done0: int = 0, players=None):
-    """The progress callable for ``progress=`` (True, False, None or a callable);
-    ``players``: the study's names (a better guess whether it compiles first)."""
+    """The progress callable for ``progress=`` (True, False, None or a callable).
+
+    True: the bar of :mod:`domeng.infra.progress` on stderr (plain lines
+    when stderr is not a terminal); None: that bar only on a terminal;
+    False: none; a callable is used as it is (a part of an overall bar
+    (:meth:`~domeng.infra.progress.Progress.part`) is told the ``done0``
+    tables a resumed study has already).  ``players``: no longer used (the
+    bar measures compiles instead of guessing them)."""
     if progress is True:
-        return _bar(tables, rounds, done0, players)
+        return _bar(tables, rounds, done0)
     if progress is None:
-        return _bar(tables, rounds, done0, players) if sys.stderr.isatty() else None
+        return _bar(tables, rounds, done0) if sys.stderr.isatty() else None
     if progress is False:
         return None
     if callable(progress):
+        if done0 and callable(getattr(progress, "skip", None)):
+            progress.skip(done0)
         return progress
     raise StudyError(f"progress must be a bool, None or a callable, got {progress!r}")
 
 
-def _bar(tables: int | None, rounds: int, done0: int, players=None):
+def _bar(tables: int | None, rounds: int, done0: int):
     from domeng.infra.progress import Progress
 
-    return Progress(
-        tables,
-        unit="table",
-        per_item=rounds,
-        rate_unit="rounds",
-        done0=done0,
-        compile_pending=compile_pending(players),
-    )
+    return Progress(tables, unit="table", per_item=rounds, rate_unit="rounds", done0=done0)
 
 
 _check_chunk = check_chunk

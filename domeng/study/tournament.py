@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,11 +41,13 @@ import pandas as pd
 
 from domeng.batch.tables import initial_states, kernel_players, run_tables
 from domeng.core import layout as L
+from domeng.core.compiling import Stopwatch
 from domeng.core.errors import DomengError, ResultsError
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
 from domeng.core.wording import counted_x
 from domeng.infra import jsontext
+from domeng.infra.progress import within
 from domeng.players.registry import resolve_players
 from domeng.results.meta import load_error_text
 from domeng.results.stats import interval, num, paired_difference, ratio, t_interval
@@ -492,18 +493,17 @@ def tournament(
     report = _progress(progress, deals * len(design), rounds)
     per_deal = np.zeros((deals, 5, len(STATS)), dtype=np.int64)
     total = deals * len(design)
-    done = 0
-    t0 = time.time()
-    for start in range(0, deals, chunk_deals):
-        n = min(chunk_deals, deals - start)
-        for r, seating in enumerate(design):
-            lineup = [specs[i] for i in seating]  # seat s: player seating[s]
-            st = duplicate_states(seed, start, n, r, rules, len(design))
-            out = run_tables(lineup, rules, seed, start, n, rounds, threads=workers, state=st)
-            per_deal[start : start + n] += _per_player(out.agg, seat_of(seating))
-            done += n
-            if report:
-                report(done, total)
+    watch = Stopwatch()  # compiles measured apart (domeng.core.compiling)
+    ticks = _GameTicks(report, rounds, total)
+    with within(ticks if ticks.fractional else None):
+        for start in range(0, deals, chunk_deals):
+            n = min(chunk_deals, deals - start)
+            for r, seating in enumerate(design):
+                lineup = [specs[i] for i in seating]  # seat s: player seating[s]
+                st = duplicate_states(seed, start, n, r, rules, len(design))
+                out = run_tables(lineup, rules, seed, start, n, rounds, threads=workers, state=st)
+                per_deal[start : start + n] += _per_player(out.agg, seat_of(seating))
+                ticks.games(n)
     meta = {
         "kind": "tournament",
         "players": names,
@@ -516,7 +516,8 @@ def tournament(
         f"{len(design)} seatings)",
         "orders": orders,
         "seatings": len(design),
-        "elapsed_seconds": time.time() - t0,
+        "elapsed_seconds": watch.compute_seconds,
+        "compile_seconds": watch.compile_seconds,
     }
     return TournamentResults(per_deal, meta)
 
@@ -530,8 +531,24 @@ def _progress(progress, total: int, rounds: int) -> Callable[[int, int], None] |
     if not progress:
         return None
     from domeng.infra.progress import Progress
-    from domeng.study.summary import compile_pending
 
-    return Progress(
-        total, unit="game", per_item=rounds, rate_unit="rounds", compile_pending=compile_pending()
-    )
+    return Progress(total, unit="game", per_item=rounds, rate_unit="rounds")
+
+
+class _GameTicks:
+    """A tournament's progress: whole games after each engine call
+    (:meth:`games`) and, for a bar, the table-rounds played within one."""
+
+    def __init__(self, report, rounds: int, total: int) -> None:
+        self.report, self.rounds, self.total = report, rounds, total
+        self.fractional = bool(getattr(report, "fractional", False))
+        self.done, self.acc = 0, 0
+
+    def __call__(self, table_rounds: int) -> None:
+        self.acc += table_rounds
+        self.report(self.done + self.acc / self.rounds, self.total)
+
+    def games(self, n: int) -> None:
+        self.done, self.acc = self.done + n, 0
+        if self.report:
+            self.report(self.done, self.total)
