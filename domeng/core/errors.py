@@ -163,6 +163,11 @@ class WebError(DomengError):
     """A request the browser table refuses; its text is shown on the page as is."""
 
 
+class StoreError(DomengError):
+    """A ``--data`` folder or database the browser table's server cannot use
+    (one line): :mod:`domeng.web.store`."""
+
+
 class EngineBusyError(DomengError, RuntimeError):
     """A compiled call abandoned by Ctrl-C (a player that never returns) is
     still running in this process: the engine is not used again here."""

@@ -41,10 +41,10 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from domeng.core.errors import DomengError
+from domeng.core.errors import DomengError, StoreError
 from domeng.infra import jsontext
 from domeng.web.guard import Hosts, refusal
-from domeng.web.store import StoreError, TableStore
+from domeng.web.store import TableStore
 from domeng.web.table import Table, TableSpec, WebError, token_hash
 
 #: the largest message a page may send (bytes); anything larger is refused

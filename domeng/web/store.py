@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from domeng.core.errors import DomengError, EnvironmentFailure, FolderBusyError
+from domeng.core.errors import EnvironmentFailure, FolderBusyError, StoreError
 from domeng.infra import jsontext
 from domeng.infra.fs import FolderLock, data_home
 
@@ -74,10 +74,6 @@ _SCHEMA = (
     "CREATE TABLE log (table_id TEXT NOT NULL, seq INTEGER NOT NULL, action INTEGER, "
     "PRIMARY KEY (table_id, seq)) WITHOUT ROWID",
 )
-
-
-class StoreError(DomengError):
-    """A ``--data`` folder or database the server cannot use (one line)."""
 
 
 def default_folder() -> Path:
