@@ -28,8 +28,8 @@ websockets = pytest.importorskip("websockets.sync.client")
 from starlette.testclient import TestClient  # noqa: E402
 
 from domeng.cli.main import main  # noqa: E402
-from domeng.web.server import create_app  # noqa: E402
 from domeng.core.errors import StoreError  # noqa: E402
+from domeng.web.server import create_app  # noqa: E402
 from domeng.web.store import FILE, TableStore  # noqa: E402
 from domeng.web.table import Table  # noqa: E402
 from web._util import check_d17  # noqa: E402
