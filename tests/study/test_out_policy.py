@@ -17,7 +17,7 @@ SMALL = ["-t", "3", "-r", "2", "--no-progress"]
 COMMANDS = {
     "simulate": (["simulate", *SMALL], "summary.json", True),
     "compare": (["compare", "-V", "pollo=4", *SMALL], "compare.json", True),
-    "sweep": (["sweep", "--rule", "pollo=3,4", *SMALL], "sweep.json", True),
+    "sweep": (["sweep", "--vary", "pollo=3,4", *SMALL], "sweep.json", True),
     "tournament": (
         [
             "tournament",
