@@ -258,7 +258,12 @@ class Comparison:
             }
         vals = self.values()
         for row in vals[vals.arm == self.baseline_name].itertuples():
-            out["baseline_values"][row.metric] = {"value": num(row.value), "se": num(row.se)}
+            out["baseline_values"][row.metric] = {
+                "value": num(row.value),
+                "se": num(row.se),
+                "ci_low": num(row.ci_low),
+                "ci_high": num(row.ci_high),
+            }
         return out
 
     def to_json(self, indent: int | None = 2, adjust: str | None = None) -> str:

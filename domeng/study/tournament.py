@@ -52,6 +52,8 @@ from domeng.results.meta import load_error_text
 from domeng.results.stats import interval, num, paired_difference, ratio, t_interval
 from domeng.study.arrangements import seat_of, seatings
 
+#: the schema of the JSON of a tournament and of a ladder (:meth:`TournamentResults.summary`)
+SCHEMAS = {"tournament": "domeng.tournament/1", "ladder": "domeng.ladder/1"}
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
 #: the columns of TournamentResults.table() that are shares (Wilson intervals)
 SHARES = ("win_rate", "wins_cappu", "wins_ceki", "wins_pollo", "wins_manguno", "wins_mattikkeng")
@@ -241,7 +243,9 @@ class TournamentResults:
 
     def summary(self) -> dict[str, Any]:
         t = self.table()
-        out = dict(self.meta)
+        kind = self.meta.get("kind", "tournament")
+        # "kind" stays for one release beside "schema" (docs/study.md)
+        out = {"schema": SCHEMAS.get(kind, SCHEMAS["tournament"]), **self.meta}
         out["players_stats"] = []
         for _, r in t.iterrows():
             d = {"player": r["player"], "position": int(r["position"]), "rounds": int(r["rounds"])}
@@ -258,16 +262,24 @@ class TournamentResults:
                 "passebunge",
                 "camat_per_1000",
             ):
-                d[c] = {
-                    "value": _f(r[c]),
-                    "se": _f(r[c + "_se"]),
-                    "ci95": [_f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])],
-                }
+                lo, hi = _f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])
+                # "ci95" stays for one release beside ci_low/ci_high (docs/study.md)
+                d[c] = {"value": _f(r[c]), "se": _f(r[c + "_se"]), "ci_low": lo, "ci_high": hi}
+                d[c]["ci95"] = [lo, hi]
             out["players_stats"].append(d)
         out["ranking"] = list(self.ranking()["player"])
         out["caveat"] = neighbour_caveat(self.meta)
         out["margins"] = [
-            {k: (_f(v) if isinstance(v, float) else v) for k, v in row.items()}
+            {
+                "a": row["a"],
+                "b": row["b"],
+                "value": _f(row["net_diff"]),
+                "se": _f(row["se"]),
+                "ci_low": _f(row["ci_low"]),
+                "ci_high": _f(row["ci_high"]),
+                "significant": bool(row["significant"]),
+                "net_diff": _f(row["net_diff"]),  # = value; stays for one release
+            }
             for row in self.margins().to_dict("records")
         ]
         return out
