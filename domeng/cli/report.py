@@ -14,9 +14,9 @@ def add_parser(sub) -> None:
         "report",
         help="render tables, plots and report.html again from a results folder",
         description="Load a results folder written by `domeng simulate --out DIR`, "
-        "`domeng compare --out DIR` or `domeng sweep --out DIR` (told "
-        "apart by their files and schemas) and write its tables, plots "
-        "and report.html again.",
+        "`domeng compare --out DIR`, `domeng sweep --out DIR`, `domeng tournament "
+        "--out DIR` or `domeng ladder --out DIR` (told apart by their files and "
+        "schemas) and write its tables, plots and report.html again.",
     )
     r.add_argument("dir", metavar="DIR", help="results folder")
     r.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
@@ -30,13 +30,17 @@ def cmd_report(args) -> int:
     from domeng.results import compare_report as C
 
     kind = C.folder_kind(args.dir)
-    if kind is None or kind == "tournament":
+    if kind is None:
         raise ResultsError(_not_rendered(args.dir, kind))
     # reads only; runs nothing named in the folder
     if kind == "results":
         from domeng.results.results import Results
 
         obj: Any = Results.load(args.dir)
+    elif kind == "tournament":  # a tournament's or a ladder's folder
+        from domeng.study.tournament import TournamentResults
+
+        obj = TournamentResults.load(args.dir)
     else:
         obj = C.load_comparison(args.dir) if kind == "compare" else C.load_sweep(args.dir)
     try:
@@ -46,6 +50,9 @@ def cmd_report(args) -> int:
 
                 obj.write_files(args.dir)
                 report = render(obj, args.dir, args.format, args.dpi)["report"]
+            elif kind == "tournament":
+                obj.write_files(args.dir, args.format, args.dpi)
+                report = Path(args.dir) / "report.html"
             else:
                 write = C.write_comparison if kind == "compare" else C.write_sweep
                 report = write(obj, args.dir, args.format, args.dpi) / "report.html"
@@ -58,7 +65,8 @@ def cmd_report(args) -> int:
     if args.json:
         print(obj.to_json())
     else:
-        sys.stdout.write(obj.to_text())
+        text = obj.to_text()
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
         print(f"\nreport: {report}")
     return 0
 
@@ -70,11 +78,6 @@ def _not_rendered(folder: str, kind: str | None) -> str:
     d = Path(folder)
     if d.is_symlink() or not d.is_dir():
         return f"no results folder {folder!r}"
-    if kind == "tournament":
-        return (
-            f"{folder!r} holds a tournament: its report is written by `domeng tournament "
-            "--out DIR` (run it again to render it anew)"
-        )
     for k, (_, manifest, _) in KINDS.items():
         if (d / manifest).is_file():
             return (
@@ -88,5 +91,6 @@ def _not_rendered(folder: str, kind: str | None) -> str:
         )
     return (
         f"{folder!r} is not a domeng results folder that domeng report can render: it "
-        "holds no results.npz (simulate), compare.json (compare) or sweep.json (sweep)"
+        "holds no results.npz (simulate), compare.json (compare), sweep.json (sweep) or "
+        "per_deal.npz (tournament, ladder)"
     )

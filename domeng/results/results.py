@@ -201,10 +201,12 @@ class Results:
         return {p: x[:, seats].sum(axis=1) / len(seats) for p, seats in self.player_seats().items()}
 
     def __repr__(self) -> str:
-        return (
-            f"Results(tables={self.tables}, rounds={self.rounds}, seed={self.seed}, "
-            f"players={','.join(self.players)}, rules={self.rules})"
-        )
+        """One line: ``Results(simulate: T tables x R rounds; players ...; rules; seed S)``."""
+        from domeng.core.wording import counted_x
+        from domeng.results.texttable import study_repr
+
+        design = counted_x((self.tables, "table"), (self.rounds, "round"))
+        return study_repr(self, "simulate", design, self.players, str(self.rules), self.seed)
 
     def equals(self, other: Results) -> bool:
         """Same arrays and the same metadata."""

@@ -57,7 +57,11 @@ def _E(est: dict | None, digits: int = 4) -> tuple:
     return (est, digits)
 
 
-def _table(header: list[str], rows: list[list], indent: str = "  ") -> list[str]:
+def _table(header: list[str], rows: list[list], indent: str = "  ", left: int = 2) -> list[str]:
+    """The lines of a text table whose every column is as wide as its widest
+    cell (any name fits); the first ``left`` columns are aligned left, the
+    others right; a cell :func:`_E` is an estimate, formatted with its
+    column (:func:`column`)."""
     rows = [list(r) for r in rows]
     for j in range(len(header)):
         ests = [r[j] for r in rows if isinstance(r[j], tuple)]
@@ -72,12 +76,12 @@ def _table(header: list[str], rows: list[list], indent: str = "  ") -> list[str]
         return (
             indent
             + "  ".join(
-                str(c).ljust(w) if i < 2 else str(c).rjust(w)
+                str(c).ljust(w) if i < left else str(c).rjust(w)
                 for i, (c, w) in enumerate(zip(cells, widths))
             ).rstrip()
         )
 
-    out = [line(header), indent + "  ".join("-" * w for w in widths)]
+    out = [line(header), (indent + "  ".join("-" * w for w in widths)).rstrip()]
     out += [line(r) for r in rows]
     return out
 
@@ -254,3 +258,14 @@ def results_html(res) -> str:
         for k, v in rows
     )
     return f"<table><caption>domeng Results (95% intervals)</caption>{body}</table>"
+
+
+def study_repr(obj: object, kind: str, design: str, players: list[str], rules: str, seed) -> str:
+    """The one-line ``repr`` of a study's result: its class, kind, design,
+    players, rules and seed, e.g. ``Results(simulate: 2 tables x 2 rounds;
+    players random,heavy,keeper,hunter,random; default rules; seed 0)``."""
+    return f"{type(obj).__name__}({kind}: {design}; players {','.join(players)}; {rules}; seed {seed})"
+
+
+#: the names other layers use (a text table; an estimate cell of it)
+text_table, estimate_cell = _table, _E

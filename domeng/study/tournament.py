@@ -30,6 +30,7 @@ precise than comparing their intervals.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import time
@@ -50,6 +51,7 @@ from domeng.infra import jsontext
 from domeng.players.registry import resolve_players
 from domeng.results.meta import load_error_text
 from domeng.results.stats import interval, num, paired_difference, ratio, t_interval
+from domeng.results.texttable import estimate_cell, study_repr, text_table
 from domeng.study.arrangements import seat_of, seatings
 
 #: the schema of the JSON of a tournament and of a ladder (:meth:`TournamentResults.summary`)
@@ -301,16 +303,22 @@ class TournamentResults:
         lines = [
             f"Duplicate tournament: {self.design_text()}, seed {self.meta['seed']}, "
             f"{self.meta['rules_text']}",
-            "stones per round (lower net is better), 95% CI:",
-            f"{'player':<16}{'net':>22}{'received':>10}{'given':>8}{'win rate':>10}"
-            f"{'CAMAT/1000':>12}",
+            "stones per round (lower net is better), 95% CI across deals:",
         ]
-        for _, r in t.iterrows():
-            net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
-            lines.append(
-                f"{r['player']:<16}{net:>22}{r['received']:>10.4f}{r['given']:>8.4f}"
-                f"{r['win_rate']:>10.4f}{r['camat_per_1000']:>12.2f}"
-            )
+        rows = [
+            [
+                r["player"],
+                _est(r, "net"),
+                f"{r['received']:.4f}",
+                f"{r['given']:.4f}",
+                f"{r['win_rate']:.4f}",
+                _est(r, "camat_per_1000", 2),
+            ]
+            for _, r in t.iterrows()
+        ]
+        header = ["player", "net", "received", "given", "win rate", "CAMAT/1000"]
+        lines += text_table(header, rows, left=1)
+        lines += ["", *margin_lines(self.margins(), list(itertools.combinations(t["player"], 2)))]
         import textwrap
 
         lines += [""] + textwrap.wrap(neighbour_caveat(self.meta), 92)
@@ -328,37 +336,105 @@ class TournamentResults:
         with atomic_directory(
             folder, finished="per_deal.npz", what="tournament results", overwrite=overwrite
         ) as tmp:
-            atomic_write(tmp / "summary.json", json.dumps(self.summary(), indent=2))
-            atomic_write(tmp / "players.csv", self.table().to_csv(index=False))
-            atomic_write(tmp / "players.parquet", lambda f: self.table().to_parquet(f, index=False))
-            atomic_write(tmp / "margins.csv", self.margins().to_csv(index=False))
-            atomic_write(
-                tmp / "per_deal.npz",
-                lambda f: np.savez_compressed(
-                    f, per_deal=self.per_deal, meta=json.dumps(self.meta)
-                ),
-            )
-            pngs = self.plots(fmt, dpi)
-            (tmp / "plots").mkdir()
-            for name, data in pngs.items():
-                atomic_write(tmp / "plots" / f"{name}.png", data)
-                for ext, extra in getattr(self, "_extra", {}).items():
-                    atomic_write(tmp / "plots" / f"{name}.{ext}", extra)
-            atomic_write(tmp / "report.html", self.html(pngs))
+            self.write_files(tmp, fmt, dpi)
         return folder
+
+    def write_files(self, folder: str | Path, fmt: str = "png", dpi: int = 110) -> None:
+        """Write every file of :meth:`save` into the existing ``folder``, each
+        atomically (what ``domeng report DIR`` renders again).  Prefer :meth:`save`."""
+        from domeng.infra.fs import atomic_write, fixed_subfolder
+
+        folder = Path(folder)
+        atomic_write(folder / "summary.json", self.to_json())
+        atomic_write(folder / "players.csv", self.table().to_csv(index=False))
+        atomic_write(folder / "players.parquet", lambda f: self.table().to_parquet(f, index=False))
+        atomic_write(folder / "margins.csv", self.margins().to_csv(index=False))
+        atomic_write(
+            folder / "per_deal.npz",
+            lambda f: np.savez_compressed(f, per_deal=self.per_deal, meta=json.dumps(self.meta)),
+        )
+        pngs = self.plots(fmt, dpi)
+        plots = fixed_subfolder(folder, "plots")
+        for name, data in pngs.items():
+            atomic_write(plots / f"{name}.png", data)
+            for ext, extra in getattr(self, "_extra", {}).items():
+                atomic_write(plots / f"{name}.{ext}", extra)
+        atomic_write(folder / "report.html", self.html(pngs))
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`summary` as JSON text (schema ``domeng.tournament/1`` or
+        ``domeng.ladder/1``; no NaN: missing values are null)."""
+        return json.dumps(self.summary(), indent=indent, allow_nan=False)
 
     @classmethod
     def load(cls, folder: str | Path) -> TournamentResults:
+        """Read the results :meth:`save` wrote (``per_deal.npz``); a ladder's
+        folder gives a :class:`~domeng.study.ladder.LadderResults`.
+
+        Raises :class:`ResultsError` for a missing, incomplete or corrupt folder.
+
+        Parameters
+        ----------
+        folder:
+            A folder written by :meth:`save` (``domeng tournament --out DIR``
+            or ``domeng ladder --out DIR``).
+
+        Returns
+        -------
+        TournamentResults
+            Equal to the saved one (:meth:`equals`).
+
+        Examples
+        --------
+        >>> import domeng, tempfile
+        >>> t = domeng.tournament("random,heavy,keeper,hunter,expert", deals=2, rounds=2,
+        ...                       orders="rotations", progress=False)
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     _ = t.save(d + "/t")
+        ...     TournamentResults.load(d + "/t").equals(t)
+        True
+        """
         try:
             with np.load(Path(folder) / "per_deal.npz", allow_pickle=False) as z:
                 per_deal, meta = z["per_deal"], jsontext.loads(str(z["meta"]))
             if not isinstance(meta, dict):
                 raise ValueError("meta is not an object")
-            return cls(per_deal, meta)
-        except (OSError, KeyError, ValueError, RecursionError) as e:
+            players = meta.get("players")
+            if (
+                per_deal.ndim != 3
+                or per_deal.dtype.kind not in "iu"
+                or per_deal.shape[0] < 1
+                or per_deal.shape[2] != len(STATS)
+                or not isinstance(players, list)
+                or len(players) != per_deal.shape[1]
+                or not all(isinstance(p, str) and p.isprintable() for p in players)
+            ):
+                raise ValueError("its arrays do not match its players")
+            if cls is TournamentResults and meta.get("kind") == "ladder":
+                from domeng.study.ladder import LadderResults
+
+                cls = LadderResults
+            res = cls(per_deal, meta)
+            res.to_text()  # everything a report reads must be computable
+            return res
+        except (OSError, KeyError, ValueError, TypeError, RecursionError, ZeroDivisionError) as e:
             raise ResultsError(
                 f"cannot read tournament results in {str(folder)!r}: {load_error_text(e)}"
             ) from None
+
+    def equals(self, other: object) -> bool:
+        """Same kind, the same per-deal statistics and the same metadata."""
+        return (
+            type(other) is type(self)
+            and isinstance(other, TournamentResults)
+            and np.array_equal(self.per_deal, other.per_deal)
+            and json.dumps(self.meta, sort_keys=True) == json.dumps(other.meta, sort_keys=True)
+        )
+
+    def __repr__(self) -> str:
+        m = self.meta
+        kind, rules = m.get("kind", "tournament"), m.get("rules_text", "")
+        return study_repr(self, kind, self.design_text(), self.players, rules, m.get("seed"))
 
     def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
         """The tournament figure: players in rank order (fewest net stones
@@ -441,6 +517,24 @@ class TournamentResults:
             ),
         )
         return page.render()
+
+
+def _est(row, col: str, digits: int = 4) -> tuple:
+    """The estimate of column ``col`` of a :meth:`TournamentResults.table` row, as a text-table cell."""
+    est = {"value": row[col], "ci_low": row[col + "_ci_low"], "ci_high": row[col + "_ci_high"]}
+    return estimate_cell(est, digits)
+
+
+def margin_lines(margins: pd.DataFrame, pairs: list[tuple[str, str]]) -> list[str]:
+    """The paired margins of net stones per round of ``pairs`` (``a`` minus
+    ``b``) as a text table, every column as wide as its widest name."""
+    rows = []
+    for a, b in pairs:
+        r = margins[(margins.a == a) & (margins.b == b)].iloc[0]
+        est = {"value": r.net_diff, "ci_low": r.ci_low, "ci_high": r.ci_high}
+        rows.append([a, b, estimate_cell(est), "*" if r.significant else ""])
+    head = "paired margins of net stones per round, a - b by deal, 95% CI (* : excludes 0):"
+    return [head, *text_table(["a", "b", "a - b", ""], rows)]
 
 
 def check_out(folder: str | Path, overwrite: bool = False) -> None:

@@ -80,3 +80,116 @@ def test_every_command_json_has_a_schema_and_one_estimate_shape(command, capsys)
         assert lo is not None and hi is not None and lo <= v <= hi, (path, est)
         if "ci95" in est:  # the tournament's old spelling, kept for one release
             assert est["ci95"] == [lo, hi]
+
+
+def _long_named_field(name: str) -> list:
+    from domeng.players.registry import PLAYER_IDS, PlayerSpec, resolve_players
+
+    specs = resolve_players("random,heavy,keeper,expert,random", "tournament")
+    return [*specs[:4], PlayerSpec(name=name, kind="builtin", pid=PLAYER_IDS["hunter"])]
+
+
+def _columns_line_up(lines: list[str]) -> None:
+    """Every line of a text table ends at the same column as its header and
+    dashes (a right-aligned last column), and the dashes are as wide as the cells."""
+    dashes = lines[1]
+    starts = [i for i, c in enumerate(dashes) if c == "-" and (i == 0 or dashes[i - 1] == " ")]
+    for line in lines:
+        assert len(line.rstrip()) <= len(dashes.rstrip()), (line, dashes)
+        for s in starts[1:]:
+            assert line[s - 2 : s] == "  " or line[s - 1] == " ", (line, s)
+
+
+def test_tournament_text_fits_a_long_name_and_shows_margins():
+    import domeng
+
+    name = "a-very-long-player-name-of-forty-chars.x"
+    assert len(name) == 40
+    t = domeng.tournament(
+        _long_named_field(name), deals=3, rounds=2, orders="rotations", progress=False
+    )
+    text = t.to_text().splitlines()
+    head = next(i for i, x in enumerate(text) if x.lstrip().startswith("player"))
+    table = text[head : head + 7]
+    _columns_line_up(table)
+    row = next(x for x in table if name in x)
+    # the name is whole and its figures follow it on its line
+    assert row.split()[0] == name and len(row.split()) >= 6
+    # the pairwise margins, every pair once, with intervals
+    m = next(i for i, x in enumerate(text) if x.startswith("paired margins"))
+    margins = text[m + 1 : m + 1 + 2 + 10]
+    _columns_line_up(margins)
+    assert sum(name in x for x in margins[2:]) == 4
+    mg = t.margins()
+    top, second = t.ranking().player[:2]
+    r = mg[(mg.a == top) & (mg.b == second)].iloc[0]
+    line = next(x for x in margins[2:] if x.split()[:2] == [top, second])
+    assert f"{r.net_diff:.4f}" in line and ("±" in line or "[" in line)
+
+
+def test_report_renders_a_tournament_and_a_ladder_folder(tmp_path, capsys):
+    import json
+
+    import domeng
+    from domeng.study.tournament import TournamentResults
+
+    t = domeng.tournament(FIVE, deals=2, rounds=2, orders="rotations", progress=False)
+    lad = domeng.ladder(FIVE + ",random", deals=1, rounds=1, orders="rotations", progress=False)
+    for res, kind in ((t, "tournament"), (lad, "ladder")):
+        d = tmp_path / kind
+        res.save(d)
+        (d / "report.html").unlink()
+        (d / "summary.json").write_text("damaged")
+        assert main(["report", str(d)]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(res.to_text().splitlines()[0]) and "report:" in out
+        assert (d / "report.html").is_file()
+        assert json.loads((d / "summary.json").read_text())["schema"] == f"domeng.{kind}/1"
+        back = TournamentResults.load(d)
+        assert type(back) is type(res) and back.equals(res)
+        assert main(["report", str(d), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["schema"] == f"domeng.{kind}/1"
+
+
+def test_report_refuses_a_corrupt_tournament_folder_in_one_line(tmp_path, capsys):
+    import numpy as np
+
+    import domeng
+
+    t = domeng.tournament(FIVE, deals=2, rounds=2, orders="rotations", progress=False)
+    t.save(tmp_path / "t")
+    np.savez_compressed(
+        tmp_path / "t" / "per_deal.npz", per_deal=t.per_deal[:, :3], meta=np.array("{}")
+    )
+    assert main(["report", str(tmp_path / "t")]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot read tournament results" in err
+
+
+def test_loads_round_trip_and_reprs_are_one_useful_line(tmp_path):
+    import domeng
+
+    cmp = domeng.compare(["pollo=4"], tables=4, rounds=2, progress=False, out=tmp_path / "c")
+    sw = domeng.sweep(
+        ["pollo=3,4"], rules="ceki=2", tables=4, rounds=2, progress=False, out=tmp_path / "s"
+    )
+    c2, s2 = domeng.Comparison.load(tmp_path / "c"), domeng.Sweep.load(tmp_path / "s")
+    assert c2.equals(cmp) and s2.equals(sw) and c2.to_json() == cmp.to_json()
+    other = domeng.compare(["pollo=3"], tables=4, rounds=2, progress=False)
+    assert not other.equals(cmp)  # equals can fail
+    t = domeng.tournament(FIVE, deals=1, rounds=1, orders="rotations", progress=False)
+    lad = domeng.ladder(FIVE + ",random", deals=1, rounds=1, orders="rotations", progress=False)
+    reprs = {
+        "simulate": repr(cmp.baseline),
+        "compare": repr(cmp),
+        "sweep": repr(sw),
+        "tournament": repr(t),
+        "ladder": repr(lad),
+    }
+    for kind, text in reprs.items():
+        assert "object at 0x" not in text and "\n" not in text
+        assert f"({kind}: " in text and "seed 0" in text and "players random" in text
+    assert "4 tables x 2 rounds" in reprs["compare"] and "pollo_award=4" in reprs["compare"]
+    assert "pollo_award=3,4" in reprs["sweep"] and "; ceki_award=2;" in reprs["sweep"]
+    assert "2 deals" not in reprs["tournament"] and "1 deal x 1 round" in reprs["tournament"]
+    assert "random#5" in reprs["ladder"]
