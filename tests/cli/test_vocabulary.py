@@ -193,3 +193,52 @@ def test_loads_round_trip_and_reprs_are_one_useful_line(tmp_path):
     assert "pollo_award=3,4" in reprs["sweep"] and "; ceki_award=2;" in reprs["sweep"]
     assert "2 deals" not in reprs["tournament"] and "1 deal x 1 round" in reprs["tournament"]
     assert "random#5" in reprs["ladder"]
+
+
+def test_estimates_is_one_tidy_frame_of_every_estimate_and_is_written(tmp_path, capsys):
+    import json
+
+    import pandas as pd
+
+    out = tmp_path / "study"
+    assert main(["simulate", "-t", "6", "-r", "3", "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    import domeng
+
+    res = domeng.Results.load(out)
+    df = res.estimates()
+    assert list(df.columns) == [
+        *("metric", "seat", "player", "kind", "reason", "offset"),
+        *("value", "se", "ci_low", "ci_high", "n", "unit", "name"),
+    ]
+    summary = json.loads(res.to_json())
+    assert len(df) == len(set(df.name)) > 100  # every metric of the summary, once
+    for r in df.itertuples():  # each row is its summary entry, found by its full name
+        est = summary
+        for part in r.name.split("."):
+            est = est[part]
+        if est["value"] is None:  # undefined in JSON, NaN in the frame
+            assert pd.isna(r.value) and pd.isna(r.ci_low)
+            continue
+        assert est["value"] == pytest.approx(r.value)
+        assert (est["se"], est["ci_low"], est["ci_high"]) == pytest.approx(
+            (r.se, r.ci_low, r.ci_high)
+        )
+    seat = df[df.name == "passes_by_seat.3.passebunge_per_round"].iloc[0]
+    assert (seat.metric, seat.seat, seat.n) == ("passes_by_seat.passebunge_per_round", 3, 18)
+    assert pd.isna(seat.player) and pd.isna(seat.kind) and pd.isna(seat.reason)
+    kind = df[df.name == "end_kind.CEKI"].iloc[0]
+    assert (kind.metric, kind.kind) == ("end_kind", "CEKI")
+    reason = df[df.name == "stones_per_round.by_reason_from_table.POLLO"].iloc[0]
+    assert (reason.metric, reason.reason) == ("stones_per_round.by_reason_from_table", "POLLO")
+    player = df[df.name == "win_rate_by_player.hunter"].iloc[0]
+    assert (player.metric, player.player) == ("win_rate_by_player", "hunter")
+    assert df[df.metric == "win_rate_by_starter_offset"].offset.tolist() == [0, 1, 2, 3, 4]
+    # written by simulate --out (save) and again by domeng report
+    csv = out / "tables" / "estimates.csv"
+    assert pd.read_csv(csv).name.tolist() == df.name.tolist()
+    csv.unlink()
+    assert main(["report", str(out)]) == 0
+    capsys.readouterr()
+    back = pd.read_csv(csv)
+    assert back.value.tolist() == pytest.approx(df.value.tolist(), nan_ok=True)
