@@ -293,5 +293,5 @@ def tidy_estimates(res: Results):
     for col in ("seat", "offset"):
         df[col] = df[col].astype("Int64")
     for col in ("player", "kind", "reason"):
-        df[col] = df[col].astype(object).where(df[col].notna(), None)
+        df[col] = df[col].astype("str")  # missing where it does not apply
     return df

@@ -44,6 +44,19 @@ def column(ests: list, digits: int = 4) -> list[str]:
     return [cell(e, digits, brackets) for e in ests]
 
 
+def _block(items: list[tuple]) -> list[str]:
+    """Lines ``label  value``, the values one column in one style
+    (:func:`column`: ``± h`` only where every interval of it is symmetric);
+    a value that is text (a count) is printed as it is."""
+    ests = [(e, d) for _, e, d in items if isinstance(e, dict) or e is None]
+    full = [(e, d) for e, d in ests if e and e.get("value") is not None and e.get("ci_low") is not None]
+    brackets = not full or not all(_symmetric(e, d) for e, d in full)
+    return [
+        f"  {label:<36}{e if isinstance(e, str) else cell(e, d, brackets)}"
+        for label, e, d in items
+    ]
+
+
 def pm(est: dict | None, digits: int = 4) -> str:
     """One estimate alone (a column of one): :func:`column`."""
     return column([est], digits)[0]
@@ -207,22 +220,26 @@ def format_summary(s: dict) -> str:
     lines += _table(["reason", "", "moved", "from table", "from players", "unpaid (D7)"], rows)
 
     rb = s["rounds_between_camats"]
-    lines += [
-        "",
-        "Per round",
-        f"  passes (PASS incl. PASSEBUNGE)      {pm(s['passes_per_round'], 3)}",
-        f"  rounds with a pass                  {share(s['pass_round_share'], 3)}",
-        f"  PASSEBUNGE                          {pm(s['passebunge_per_round'], 3)}",
-        f"  rounds with a PASSEBUNGE            {share(s['passebunge_round_share'], 3)}",
-        f"  tiles played                        {pm(s['tiles_per_round'], 3)}",
-        f"  turns                               {pm(s['turns_per_round'], 3)}",
-        "",
-        "CAMAT",
-        f"  per 1000 rounds                     {pm(s['camat_per_1000_rounds']['total'], 2)}",
-        f"  CAMATs                              {rb['camats']:,}",
-        f"  mean rounds between CAMATs          {pm(rb['mean'], 2)}",
-        f"  tables without a CAMAT at the end   {share(s['final_state']['no_camat_share'], 3)}",
-    ]
+    lines += ["", "Per round"]
+    lines += _block(
+        [
+            ("passes (PASS incl. PASSEBUNGE)", s["passes_per_round"], 3),
+            ("rounds with a pass", s["pass_round_share"], 3),
+            ("PASSEBUNGE", s["passebunge_per_round"], 3),
+            ("rounds with a PASSEBUNGE", s["passebunge_round_share"], 3),
+            ("tiles played", s["tiles_per_round"], 3),
+            ("turns", s["turns_per_round"], 3),
+        ]
+    )
+    lines += ["", "CAMAT"]
+    lines += _block(
+        [
+            ("per 1000 rounds", s["camat_per_1000_rounds"]["total"], 2),
+            ("CAMATs", f"{rb['camats']:,}", 0),
+            ("mean rounds between CAMATs", rb["mean"], 2),
+            ("tables without a CAMAT at the end", s["final_state"]["no_camat_share"], 3),
+        ]
+    )
     if s.get("stopping"):
         from domeng.results.sequential import stopping_text
 

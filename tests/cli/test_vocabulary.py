@@ -242,3 +242,30 @@ def test_estimates_is_one_tidy_frame_of_every_estimate_and_is_written(tmp_path, 
     capsys.readouterr()
     back = pd.read_csv(csv)
     assert back.value.tolist() == pytest.approx(df.value.tolist(), nan_ok=True)
+
+
+def _section(text: str, title: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index(title) + 1
+    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_block_of_the_text_is_one_column_in_one_style(seed):
+    """The "Per round" and "CAMAT" blocks each print their values as one
+    column: "value ± h" only where every interval of it is symmetric, else
+    "value [low, high]" throughout (it mixed "6.140 ± 0.763" with
+    "0.990 [0.940, 0.998]"); never "± 0" for a wider interval."""
+    import re
+
+    import domeng
+
+    res = domeng.simulate(tables=20, rounds=5, seed=seed, progress=False)
+    text = res.to_text()
+    for title in ("Per round", "CAMAT"):
+        block = [x for x in _section(text, title) if not x.startswith("  CAMATs ")]
+        assert len(block) >= 3
+        styles = {"±" in x for x in block} | {("[" in x) * 2 for x in block}
+        assert styles in ({True, 0}, {False, 2}), block  # all ± or all brackets
+    assert not re.search(r"± 0\.0+(\s|$)", text)
