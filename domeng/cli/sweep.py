@@ -141,8 +141,7 @@ def cmd_sweep(args) -> int:
         bad = [m for m in args.metric if m not in known]
         if bad:
             raise UsageError(
-                f"domeng sweep: error: unknown metric {bad[0]!r} (see domeng "
-                "sweep --list-metrics)"
+                f"domeng sweep: error: unknown metric {bad[0]!r} (see domeng sweep --list-metrics)"
             )
     sw = sweep(
         vary,

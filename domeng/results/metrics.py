@@ -13,6 +13,7 @@ lists them; ``domeng compare --list-metrics`` prints them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -254,7 +255,7 @@ def _split_name(path: tuple) -> tuple[str, dict]:
     {"seat": 0})``: the metric's family and its group keys."""
     keys: dict = {}
     family = [path[0]]
-    for prev, part in zip(path, path[1:]):
+    for prev, part in pairwise(path):
         key = "kind" if prev == "end_kind" else "reason" if "by_reason" in prev else None
         for end, name in GROUP_KEYS:
             if prev.endswith(end) and key is None:

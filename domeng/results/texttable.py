@@ -49,11 +49,12 @@ def _block(items: list[tuple]) -> list[str]:
     (:func:`column`: ``± h`` only where every interval of it is symmetric);
     a value that is text (a count) is printed as it is."""
     ests = [(e, d) for _, e, d in items if isinstance(e, dict) or e is None]
-    full = [(e, d) for e, d in ests if e and e.get("value") is not None and e.get("ci_low") is not None]
+    full = [
+        (e, d) for e, d in ests if e and e.get("value") is not None and e.get("ci_low") is not None
+    ]
     brackets = not full or not all(_symmetric(e, d) for e, d in full)
     return [
-        f"  {label:<36}{e if isinstance(e, str) else cell(e, d, brackets)}"
-        for label, e, d in items
+        f"  {label:<36}{e if isinstance(e, str) else cell(e, d, brackets)}" for label, e, d in items
     ]
 
 
@@ -281,7 +282,9 @@ def study_repr(obj: object, kind: str, design: str, players: list[str], rules: s
     """The one-line ``repr`` of a study's result: its class, kind, design,
     players, rules and seed, e.g. ``Results(simulate: 2 tables x 2 rounds;
     players random,heavy,keeper,hunter,random; default rules; seed 0)``."""
-    return f"{type(obj).__name__}({kind}: {design}; players {','.join(players)}; {rules}; seed {seed})"
+    return (
+        f"{type(obj).__name__}({kind}: {design}; players {','.join(players)}; {rules}; seed {seed})"
+    )
 
 
 #: the names other layers use (a text table; an estimate cell of it)

@@ -330,7 +330,7 @@ class TournamentResults:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
         plots and report.html, written atomically; a folder that holds
         tournament results already is refused unless ``overwrite``."""
-        from domeng.infra.fs import atomic_directory, atomic_write
+        from domeng.infra.fs import atomic_directory
 
         folder = Path(folder)
         with atomic_directory(
