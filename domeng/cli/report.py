@@ -38,9 +38,9 @@ def cmd_report(args) -> int:
 
         obj: Any = Results.load(args.dir)
     elif kind == "tournament":  # a tournament's or a ladder's folder
-        from domeng.study.tournament import TournamentResults
+        from domeng.study.ladder import load_results
 
-        obj = TournamentResults.load(args.dir)
+        obj = load_results(args.dir)
     else:
         obj = C.load_comparison(args.dir) if kind == "compare" else C.load_sweep(args.dir)
     try:

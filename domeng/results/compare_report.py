@@ -25,22 +25,19 @@ from pathlib import Path
 
 import numpy as np
 
-from domeng.core.errors import CheckpointError, ResultsError
 from domeng.core.wording import counted, counted_x
 from domeng.infra import fs, jsontext
 from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results import html as H
+from domeng.results.armsfolder import ARMS, FILES, MANIFEST_FORMAT, arm_folder, read_manifest
 from domeng.results.comparison import COMPARE_SCHEMA, KEY_METRICS, Comparison, stopping_text
-from domeng.results.results import Results
 from domeng.results.sweep import PLOT_METRICS, SWEEP_SCHEMA, Sweep
 
 #: kind -> (the finished marker, the manifest (the unfinished marker), its schema)
 KINDS = {
-    "compare": ("compare.json", "compare-manifest.json", COMPARE_SCHEMA),
-    "sweep": ("sweep.json", "sweep-manifest.json", SWEEP_SCHEMA),
+    "compare": (*FILES["compare"], COMPARE_SCHEMA),
+    "sweep": (*FILES["sweep"], SWEEP_SCHEMA),
 }
-MANIFEST_FORMAT = "domeng.arms/1"
-ARMS = "arms"
 
 FORMATS = ("png", "svg", "pdf")
 
@@ -233,66 +230,6 @@ def write_manifest(folder: Path, manifest: dict) -> None:
     atomic_write(folder / KINDS[manifest["kind"]][1], json.dumps(manifest, indent=2) + "\n")
 
 
-def read_manifest(folder, kind: str) -> dict:
-    """A comparison's (or sweep's) manifest; refuses one that is not."""
-    path = Path(folder) / KINDS[kind][1]
-    if not Path(folder).is_dir():
-        where = (
-            f"{str(folder)!r} is not a folder"
-            if Path(folder).exists()
-            else f"no such folder {str(folder)!r}"
-        )
-        raise CheckpointError(f"{where} (no {kind} study to resume)")
-    try:
-        if path.is_symlink() or path.stat().st_size > jsontext.MAX_MANIFEST_BYTES:
-            raise ValueError("not a manifest")
-        m = jsontext.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(m, dict) or m.get("format") != MANIFEST_FORMAT or m.get("kind") != kind:
-            raise ValueError(f"not a {MANIFEST_FORMAT} manifest of a {kind}")
-        if not (
-            isinstance(m.get("arms"), list)
-            and len(m["arms"]) >= 2
-            and all(
-                isinstance(a, dict)
-                and isinstance(a.get("name"), str)
-                and isinstance(a.get("rules"), dict)
-                and isinstance(a.get("players"), list)
-                for a in m["arms"]
-            )
-        ):
-            raise ValueError("bad arms")
-        if len({a["name"] for a in m["arms"]}) != len(m["arms"]):
-            raise ValueError("an arm is named twice")
-        for key in ("tables", "rounds", "seed", "max_rounds"):
-            v = m.get(key)
-            if (key != "max_rounds" or v is not None) and (
-                isinstance(v, bool) or not isinstance(v, int) or v < 0
-            ):
-                raise ValueError(f"bad {key}")
-        if m.get("target_ci") is not None and not isinstance(m["target_ci"], dict):
-            raise ValueError("bad target_ci")
-        if kind == "sweep" and not (
-            isinstance(m.get("grid"), dict)
-            and isinstance(m.get("points"), list)
-            and len(m["points"]) == len(m["arms"])
-            and all(isinstance(v, list) for v in m["grid"].values())
-            and all(isinstance(p, dict) and set(p) == set(m["grid"]) for p in m["points"])
-        ):
-            raise ValueError("bad grid or points")
-    except FileNotFoundError:
-        raise CheckpointError(f"{str(folder)!r} holds no {kind} study (no {path.name})") from None
-    except (OSError, ValueError, RecursionError) as e:
-        raise CheckpointError(
-            f"corrupt manifest {str(path)!r}: {' '.join(str(e).split())[:200]}"
-        ) from None
-    return m
-
-
-def arm_folder(folder, k: int) -> Path:
-    """``folder/arms/K`` (``arms`` created; either being a link is refused)."""
-    return fixed_subfolder(fixed_subfolder(folder, ARMS), str(k), create=False)
-
-
 def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) -> Path:
     """Write a comparison's tables, plots, report and, last, ``compare.json``
     into ``folder`` (an existing folder, locked by the caller; each file
@@ -388,38 +325,13 @@ def folder_kind(folder) -> str | None:
 
 
 def load_comparison(folder) -> Comparison:
-    """The comparison of a finished comparison folder (its arms' results and
-    the command and stopping record of ``compare.json``)."""
-    return _load_arms(folder, "compare")
+    """The comparison of a finished comparison folder: :meth:`Comparison.load`."""
+    return Comparison.load(folder)
 
 
 def load_sweep(folder) -> Sweep:
-    """The sweep of a finished sweep folder."""
-    m = read_manifest(folder, "sweep")
-    return Sweep(m["grid"], m["points"], _load_arms(folder, "sweep"))
-
-
-def _load_arms(folder, kind: str) -> Comparison:
-    folder = Path(folder)
-    finished = folder / KINDS[kind][0]
-    try:
-        done = jsontext.loads(finished.read_text(encoding="utf-8"))
-        names = jsontext.loads((folder / ARMS / "arms.json").read_text(encoding="utf-8"))
-        if not (
-            isinstance(done, dict)
-            and isinstance(names, list)
-            and all(isinstance(n, str) for n in names)
-        ):
-            raise ValueError("not a list of arm names")
-    except (OSError, ValueError, RecursionError) as e:
-        raise ResultsError(
-            f"{str(folder)!r} is not a finished {kind} folder: {' '.join(str(e).split())[:200]}"
-        ) from None
-    arms = {n: Results.load(arm_folder(folder, k)) for k, n in enumerate(names)}
-    try:
-        return Comparison(arms, {k: done.get(k) for k in ("command", "stopping")})
-    except ValueError as e:
-        raise ResultsError(f"{str(folder)!r}: {e}") from None
+    """The sweep of a finished sweep folder: :meth:`Sweep.load`."""
+    return Sweep.load(folder)
 
 
 def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:

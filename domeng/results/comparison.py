@@ -151,9 +151,14 @@ class Comparison:
         ...     domeng.Comparison.load(d + "/c").equals(cmp)
         True
         """
-        from domeng.results.compare_report import load_comparison
+        from domeng.core.errors import ResultsError
+        from domeng.results.armsfolder import load_arms
 
-        return load_comparison(folder)
+        arms, meta = load_arms(folder, "compare")
+        try:
+            return cls(arms, meta)
+        except ValueError as e:
+            raise ResultsError(f"{str(folder)!r}: {e}") from None
 
     @property
     def baseline_name(self) -> str:

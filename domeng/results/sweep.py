@@ -108,9 +108,15 @@ class Sweep:
         ...     domeng.Sweep.load(d + "/s").equals(sw)
         True
         """
-        from domeng.results.compare_report import load_sweep
+        from domeng.core.errors import ResultsError
+        from domeng.results.armsfolder import load_arms, read_manifest
 
-        return load_sweep(folder)
+        m = read_manifest(folder, "sweep")
+        arms, meta = load_arms(folder, "sweep")
+        try:
+            return cls(m["grid"], m["points"], Comparison(arms, meta))
+        except ValueError as e:
+            raise ResultsError(f"{str(folder)!r}: {e}") from None
 
     def frame(self) -> pd.DataFrame:
         """One row per grid point and metric.

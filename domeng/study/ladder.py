@@ -118,6 +118,16 @@ class LadderResults(TournamentResults):
         return {"ladder": files["png"]}
 
 
+def load_results(folder) -> TournamentResults:
+    """The results of a tournament's or a ladder's folder (``--out DIR``): a
+    :class:`LadderResults` for a ladder, a :class:`TournamentResults` for a
+    tournament (:meth:`TournamentResults.load` checks the folder)."""
+    res = TournamentResults.load(folder)
+    if res.meta.get("kind") == "ladder":
+        return LadderResults(res.per_deal, res.meta)
+    return res
+
+
 def ladder(
     players: Sequence[Any] | str,
     deals: int = 100,

@@ -368,8 +368,9 @@ class TournamentResults:
 
     @classmethod
     def load(cls, folder: str | Path) -> TournamentResults:
-        """Read the results :meth:`save` wrote (``per_deal.npz``); a ladder's
-        folder gives a :class:`~domeng.study.ladder.LadderResults`.
+        """Read the results :meth:`save` wrote (``per_deal.npz``; a ladder's
+        folder: :meth:`LadderResults.load <domeng.study.ladder.LadderResults>`,
+        or :func:`domeng.study.ladder.load_results` for either).
 
         Raises :class:`ResultsError` for a missing, incomplete or corrupt folder.
 
@@ -410,10 +411,6 @@ class TournamentResults:
                 or not all(isinstance(p, str) and p.isprintable() for p in players)
             ):
                 raise ValueError("its arrays do not match its players")
-            if cls is TournamentResults and meta.get("kind") == "ladder":
-                from domeng.study.ladder import LadderResults
-
-                cls = LadderResults
             res = cls(per_deal, meta)
             res.to_text()  # everything a report reads must be computable
             return res

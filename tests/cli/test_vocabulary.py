@@ -131,7 +131,7 @@ def test_report_renders_a_tournament_and_a_ladder_folder(tmp_path, capsys):
     import json
 
     import domeng
-    from domeng.study.tournament import TournamentResults
+    from domeng.study.ladder import LadderResults, load_results
 
     t = domeng.tournament(FIVE, deals=2, rounds=2, orders="rotations", progress=False)
     lad = domeng.ladder(FIVE + ",random", deals=1, rounds=1, orders="rotations", progress=False)
@@ -145,8 +145,9 @@ def test_report_renders_a_tournament_and_a_ladder_folder(tmp_path, capsys):
         assert out.startswith(res.to_text().splitlines()[0]) and "report:" in out
         assert (d / "report.html").is_file()
         assert json.loads((d / "summary.json").read_text())["schema"] == f"domeng.{kind}/1"
-        back = TournamentResults.load(d)
+        back = load_results(d)
         assert type(back) is type(res) and back.equals(res)
+        assert (kind == "ladder") == isinstance(back, LadderResults)
         assert main(["report", str(d), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["schema"] == f"domeng.{kind}/1"
 
