@@ -194,6 +194,7 @@ class Sweep:
             "",
         ]
         ref = self.comparison.baseline_name
+        width = max([44, *(len(str(p)) + 2 for p in df.point)])  # any point's name fits
         for m in metrics:
             g = df[df.metric == m]
             if g.empty:
@@ -208,8 +209,10 @@ class Sweep:
                 else {"value": r.diff, "ci_low": r.diff_ci_low, "ci_high": r.diff_ci_high}
                 for r in g.itertuples()
             ]
-            for r, v, c in zip(g.itertuples(), column(est), column(chg)):
+            values = column(est)
+            vw = max(len(v) for v in values)  # the values' column as wide as the widest
+            for r, v, c in zip(g.itertuples(), values, column(chg)):
                 change = "(the reference)" if r.point == ref else f"change {c}"
-                lines.append(f"  {r.point:<44}{v:>24}  {change}")
+                lines.append(f"  {r.point:<{width}}{v:>{vw}}  {change}")
             lines.append("")
         return "\n".join(lines)

@@ -270,3 +270,21 @@ def test_a_block_of_the_text_is_one_column_in_one_style(seed):
         styles = {"±" in x for x in block} | {("[" in x) * 2 for x in block}
         assert styles in ({True, 0}, {False, 2}), block  # all ± or all brackets
     assert not re.search(r"± 0\.0+(\s|$)", text)
+
+
+def test_sweep_text_fits_a_long_point_name():
+    import domeng
+
+    sw = domeng.sweep(
+        ["pollo=3,4", "passebunge_every_pass=true,false", "opener_leads_double=true,false"],
+        tables=2,
+        rounds=2,
+        progress=False,
+    )
+    lines = sw.to_text(["stones_per_round.total"]).splitlines()
+    rows = [x for x in lines if x.startswith("  pollo_award=")]
+    assert len(rows) == 8 and max(len(x.split()[0]) for x in rows) > 44
+    # each row: the name, at least two spaces, then the value, at one column for all
+    assert all(x[2 + len(x.split()[0]) :][:2] == "  " for x in rows), rows
+    value_at = {x.index("  change" if "  change" in x else "  (the reference)") for x in rows}
+    assert len(value_at) == 1, rows  # the values end at one column (right-aligned)
