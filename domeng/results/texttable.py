@@ -261,15 +261,17 @@ def results_html(res) -> str:
         ("players", ", ".join(res.players)),
         ("rules", str(res.rules)),
     ]
-    rows += [(f"end kind {k}", pm(v)) for k, v in s["end_kind"].items()]
-    rows += [
-        ("PASSEBUNGE per round", pm(s["passebunge_per_round"])),
-        ("stones per round", pm(s["stones_per_round"]["total"])),
-        ("CAMAT per 1000 rounds", pm(s["camat_per_1000_rounds"]["total"])),
+    ests = [(f"end kind {k}", v) for k, v in s["end_kind"].items()]
+    ests += [
+        ("PASSEBUNGE per round", s["passebunge_per_round"]),
+        ("stones per round", s["stones_per_round"]["total"]),
+        ("CAMAT per 1000 rounds", s["camat_per_1000_rounds"]["total"]),
     ]
-    rows += [
-        (f"win rate, starter offset {k}", pm(v)) for k, v in s["win_rate_by_starter_offset"].items()
+    ests += [
+        (f"win rate, starter offset {k}", v) for k, v in s["win_rate_by_starter_offset"].items()
     ]
+    # one column, one style (:func:`column`)
+    rows += list(zip([k for k, _ in ests], column([v for _, v in ests])))
     body = "".join(
         f"<tr><th style='text-align:left'>{esc(str(k))}</th>"
         f"<td style='text-align:left'>{esc(str(v))}</td></tr>"

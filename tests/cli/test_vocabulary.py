@@ -288,3 +288,17 @@ def test_sweep_text_fits_a_long_point_name():
     assert all(x[2 + len(x.split()[0]) :][:2] == "  " for x in rows), rows
     value_at = {x.index("  change" if "  change" in x else "  (the reference)") for x in rows}
     assert len(value_at) == 1, rows  # the values end at one column (right-aligned)
+
+
+def test_jupyter_table_is_one_column_in_one_style():
+    """The HTML table Jupyter shows for a Results is one column of estimates:
+    one style for all of them, as in the text."""
+    import re
+
+    import domeng
+
+    html = domeng.simulate(tables=20, rounds=5, progress=False)._repr_html_()
+    cells = re.findall(r"<td style='text-align:left'>([^<]*)</td>", html)
+    ests = [c for c in cells if re.match(r"^-?\d+\.\d+ ", c)]
+    assert len(ests) >= 13
+    assert all("±" in c for c in ests) or all("[" in c for c in ests), ests
