@@ -14,6 +14,18 @@ def _bound(x: float, digits: int) -> str:
     return f"{x:.2g}" if x != 0 and float(text) == 0 else text
 
 
+def _known(x) -> bool:
+    """A bound that is there (not None, not NaN: an SE undefined with one unit)."""
+    return x is not None and x == x
+
+
+def _has_interval(est: dict | None) -> bool:
+    """The estimate has a value and both bounds."""
+    if not est:
+        return False
+    return all(_known(est.get(k)) for k in ("value", "ci_low", "ci_high"))
+
+
 def _symmetric(est: dict, digits: int) -> bool:
     """The interval is ``value -/+ h`` to the digits shown, with ``h`` not 0."""
     v, lo, hi = est["value"], est["ci_low"], est["ci_high"]
@@ -28,7 +40,7 @@ def cell(est: dict | None, digits: int = 4, brackets: bool = True) -> str:
     if not est or est.get("value") is None:
         return "-"
     v = est["value"]
-    if est.get("ci_low") is None or est.get("ci_high") is None:
+    if not _has_interval(est):  # no interval (one unit: no SE): the value alone
         return f"{v:.{digits}f}"
     if not brackets:
         return f"{v:.{digits}f} ± {est['ci_high'] - v:.{digits}f}"
@@ -39,7 +51,7 @@ def column(ests: list, digits: int = 4) -> list[str]:
     """One format per column: ``value ± h`` where every interval in it is
     symmetric to the digits shown (never ``± 0`` for a wider interval),
     ``value [low, high]`` otherwise."""
-    full = [e for e in ests if e and e.get("value") is not None and e.get("ci_low") is not None]
+    full = [e for e in ests if _has_interval(e)]
     brackets = not full or not all(_symmetric(e, digits) for e in full)
     return [cell(e, digits, brackets) for e in ests]
 
@@ -49,9 +61,7 @@ def _block(items: list[tuple]) -> list[str]:
     (:func:`column`: ``± h`` only where every interval of it is symmetric);
     a value that is text (a count) is printed as it is."""
     ests = [(e, d) for _, e, d in items if isinstance(e, dict) or e is None]
-    full = [
-        (e, d) for e, d in ests if e and e.get("value") is not None and e.get("ci_low") is not None
-    ]
+    full = [(e, d) for e, d in ests if _has_interval(e)]
     brackets = not full or not all(_symmetric(e, d) for e, d in full)
     return [
         f"  {label:<36}{e if isinstance(e, str) else cell(e, d, brackets)}" for label, e, d in items

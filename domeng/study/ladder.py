@@ -33,6 +33,7 @@ from domeng.players.registry import resolve_player
 from domeng.study.arrangements import seatings
 from domeng.study.names import refuse_research_players
 from domeng.study.tournament import (
+    DECISION_NOTE,
     STATS,
     TournamentResults,
     _est,
@@ -72,10 +73,12 @@ class LadderResults(TournamentResults):
                 _est(r, "net"),
                 f"{r['win_rate']:.4f}",
                 _est(r, "camat_per_1000", 1),
+                *self._ms(r["player"]),
             ]
             for k, r in t.iterrows()
         ]
-        lines += text_table(["#", "player", "net", "win rate", "CAMAT/1000"], rows)
+        header = ["#", "player", "net", "win rate", "CAMAT/1000", "ms p50", "ms p99"]
+        lines += [*text_table(header, rows), DECISION_NOTE]
         lines += ["", *margin_lines(self.margins(), list(pairwise(t["player"])))]
         return "\n".join(lines)
 
@@ -200,6 +203,7 @@ def ladder(
             workers=workers,
             progress=sub,
             orders=orders,
+            time_decisions=False,
         )
         for j, i in enumerate(lineup):
             per_deal[:, i, :] += res.per_deal[:, j, :]
@@ -219,4 +223,7 @@ def ladder(
         f"once per seating ({orders}, {design} seatings)",
         "elapsed_seconds": time.time() - t0,
     }
+    from domeng.study.decisions import decision_times
+
+    meta["decision_ms"] = decision_times(specs, names, Rules.from_mapping(r["rules"]), seed)
     return LadderResults(per_deal, meta)

@@ -248,6 +248,7 @@ class TournamentResults:
         kind = self.meta.get("kind", "tournament")
         # "kind" stays for one release beside "schema" (docs/study.md)
         out = {"schema": SCHEMAS.get(kind, SCHEMAS["tournament"]), **self.meta}
+        times = out.pop("decision_ms", None) or {}
         out["players_stats"] = []
         for _, r in t.iterrows():
             d = {"player": r["player"], "position": int(r["position"]), "rounds": int(r["rounds"])}
@@ -268,6 +269,7 @@ class TournamentResults:
                 # "ci95" stays for one release beside ci_low/ci_high (docs/study.md)
                 d[c] = {"value": _f(r[c]), "se": _f(r[c + "_se"]), "ci_low": lo, "ci_high": hi}
                 d[c]["ci95"] = [lo, hi]
+            d["decision_ms"] = times.get(r["player"])  # CPU ms per decision: p50, p99
             out["players_stats"].append(d)
         out["ranking"] = list(self.ranking()["player"])
         out["caveat"] = neighbour_caveat(self.meta)
@@ -313,16 +315,23 @@ class TournamentResults:
                 f"{r['given']:.4f}",
                 f"{r['win_rate']:.4f}",
                 _est(r, "camat_per_1000", 2),
+                *self._ms(r["player"]),
             ]
             for _, r in t.iterrows()
         ]
         header = ["player", "net", "received", "given", "win rate", "CAMAT/1000"]
-        lines += text_table(header, rows, left=1)
+        lines += text_table(header + ["ms p50", "ms p99"], rows, left=1)
+        lines.append(DECISION_NOTE)
         lines += ["", *margin_lines(self.margins(), list(itertools.combinations(t["player"], 2)))]
         import textwrap
 
         lines += [""] + textwrap.wrap(neighbour_caveat(self.meta), 92)
         return "\n".join(lines)
+
+    def _ms(self, player: str) -> list[str]:
+        """The player's CPU ms per decision, p50 and p99, as text ("-": not measured)."""
+        d = (self.meta.get("decision_ms") or {}).get(player) or {}
+        return [_ms_text(d.get("p50")), _ms_text(d.get("p99"))]
 
     def save(
         self, folder: str | Path, fmt: str = "png", dpi: int = 110, overwrite: bool = False
@@ -486,6 +495,8 @@ class TournamentResults:
                 ],
                 "win rate": t["win_rate"],
                 "CAMAT / 1000": t["camat_per_1000"],
+                "CPU ms / decision p50": [self._ms(p)[0] for p in t["player"]],
+                "CPU ms / decision p99": [self._ms(p)[1] for p in t["player"]],
             }
         )
         page.add("Ranking", H.table(key))
@@ -514,6 +525,18 @@ class TournamentResults:
             ),
         )
         return page.render()
+
+
+#: under the text's table: what the time columns are
+DECISION_NOTE = (
+    "ms p50, p99: CPU milliseconds per decision, median and 99th percentile (measured "
+    "in the reference engine)"
+)
+
+
+def _ms_text(v) -> str:
+    """A time per decision in ms, to three significant digits ("-": none)."""
+    return "-" if v is None else f"{v:.3g}"
 
 
 def _est(row, col: str, digits: int = 4) -> tuple:
@@ -557,6 +580,7 @@ def tournament(
     chunk_deals: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
     orders: str = "all",
+    time_decisions: bool = True,
 ) -> TournamentResults:
     """Play a duplicate tournament of five players (see the module docstring;
     ``orders``: the seating design, ``"all"``, ``"balanced"`` or ``"rotations"``).
@@ -564,7 +588,9 @@ def tournament(
     ``players``: five players (names or player objects, as for
     :func:`domeng.simulate`); each deal of ``rounds`` rounds is played in every
     seating of the design.  ``seed``, ``rules``, ``workers``, ``progress``: as
-    for :func:`domeng.simulate`; ``chunk_deals``: deals per engine call.
+    for :func:`domeng.simulate`; ``chunk_deals``: deals per engine call;
+    ``time_decisions``: also measure each player's CPU time per decision
+    (:mod:`domeng.study.decisions`; ``meta["decision_ms"]``).
     Returns :class:`TournamentResults` (``ranking()``, ``margins()``, ``save()``).
 
     >>> import domeng
@@ -621,6 +647,10 @@ def tournament(
         "seatings": len(design),
         "elapsed_seconds": time.time() - t0,
     }
+    if time_decisions:
+        from domeng.study.decisions import decision_times
+
+        meta["decision_ms"] = decision_times(specs, names, rules, seed)
     return TournamentResults(per_deal, meta)
 
 

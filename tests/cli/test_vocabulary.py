@@ -302,3 +302,40 @@ def test_jupyter_table_is_one_column_in_one_style():
     ests = [c for c in cells if re.match(r"^-?\d+\.\d+ ", c)]
     assert len(ests) >= 13
     assert all("±" in c for c in ests) or all("[" in c for c in ests), ests
+
+
+@pytest.mark.parametrize("command", ["tournament", "ladder"])
+def test_tournament_and_ladder_report_cpu_time_per_decision(command, capsys, tmp_path):
+    """issue 25 item 4: players_stats[*].decision_ms = {p50, p99} in the
+    JSON, and in the text and the report."""
+    import json
+
+    argv, _ = COMMANDS[command]
+    assert main([*argv, "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    names = set()
+    for st in out["players_stats"]:
+        ms = st["decision_ms"]
+        assert 0 < ms["p50"] <= ms["p99"] < 1000 and ms["decisions"] >= 200
+        names.add(st["player"])
+    assert names == set(out["players"])
+    d = tmp_path / "out"
+    assert main([*argv, "--no-progress", "--out", str(d)]) == 0
+    text = capsys.readouterr().out
+    head = next(x for x in text.splitlines() if "player" in x and "net" in x)
+    assert head.rstrip().endswith("ms p50   ms p99") or head.split()[-2:] == ["p50", "p99"]
+    assert "CPU milliseconds per decision" in text
+    assert "CPU ms / decision p99" in (d / "report.html").read_text()
+
+
+def test_decision_times_are_measured_per_player():
+    """A search player takes longer per decision than a heuristic (the
+    measurement sees what the player does, not a constant)."""
+    from domeng.core.rules import Rules
+    from domeng.players.registry import resolve_players
+    from domeng.study.decisions import decision_times
+
+    specs = resolve_players("heavy,search-50,heavy,heavy,heavy", "tournament")
+    t = decision_times(specs, ["heavy", "search-50", "h2", "h3", "h4"], Rules(), 0)
+    assert t["search-50"]["p50"] > 3 * t["heavy"]["p50"]
+    assert t["h2"] is t["heavy"]  # one player is timed once
