@@ -61,7 +61,7 @@ def _block(items: list[tuple]) -> list[str]:
     (:func:`column`: ``± h`` only where every interval of it is symmetric);
     a value that is text (a count) is printed as it is."""
     ests = [(e, d) for _, e, d in items if isinstance(e, dict) or e is None]
-    full = [(e, d) for e, d in ests if _has_interval(e)]
+    full = [(e, d) for e, d in ests if e is not None and _has_interval(e)]
     brackets = not full or not all(_symmetric(e, d) for e, d in full)
     return [
         f"  {label:<36}{e if isinstance(e, str) else cell(e, d, brackets)}" for label, e, d in items

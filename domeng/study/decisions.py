@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from domeng.core.rules import Rules
-from domeng.engine.reference import Table
+from domeng.engine.reference import PlayerLike, Table
 
 #: decisions timed per player (at least; whole rounds are played)
 DECISIONS = 200
@@ -29,7 +29,7 @@ DECISIONS = 200
 MAX_ROUNDS = 200
 
 
-class _Timed:
+class _Timed(PlayerLike):
     """A player whose every ``choose`` is timed (thread CPU time, ns)."""
 
     def __init__(self, player: Any, times: list[int]) -> None:
