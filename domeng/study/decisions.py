@@ -3,7 +3,8 @@
 Each player plays a table of five copies of itself in the reference engine
 (:mod:`domeng.engine.reference`: the player's own ``choose``, its Python call
 included), after one warm-up round that is not timed (it compiles what the
-player needs), until it has made :data:`DECISIONS` decisions; every call of
+player needs), until it has made :data:`DECISIONS` decisions (a slow
+player: :data:`MIN_DECISIONS`, once :data:`BUDGET_NS` of CPU are timed); every call of
 ``choose`` is timed with the thread's CPU clock.  Reported per player: the
 median (``p50``) and the 99th percentile (``p99``) in milliseconds, and the
 number of decisions timed.  The figures are measured, so they vary from run
@@ -27,6 +28,8 @@ from domeng.engine.reference import PlayerLike, Table
 DECISIONS = 200
 #: the most rounds played for one player (a player that rarely decides stops there)
 MAX_ROUNDS = 200
+#: a slow player stops after this much CPU time timed, once it has made MIN_DECISIONS
+BUDGET_NS, MIN_DECISIONS = 5 * 10**9, 20
 
 
 class _Timed(PlayerLike):
@@ -53,6 +56,8 @@ def decision_ms(spec: Any, rules: Rules, seed: int, decisions: int = DECISIONS) 
     timed = _Timed(player, times)
     rounds = 0
     while len(times) < decisions and rounds < MAX_ROUNDS:
+        if len(times) >= MIN_DECISIONS and sum(times) > BUDGET_NS:
+            break
         table.play_round([timed] * 5)
         rounds += 1
     ms = np.asarray(times, dtype=np.float64) / 1e6

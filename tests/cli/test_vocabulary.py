@@ -339,3 +339,13 @@ def test_decision_times_are_measured_per_player():
     t = decision_times(specs, ["heavy", "search-50", "h2", "h3", "h4"], Rules(), 0)
     assert t["search-50"]["p50"] > 3 * t["heavy"]["p50"]
     assert t["h2"] is t["heavy"]  # one player is timed once
+
+
+def test_a_slow_player_is_timed_on_fewer_decisions(monkeypatch):
+    import domeng.study.decisions as D
+    from domeng.core.rules import Rules
+    from domeng.players.registry import resolve_player
+
+    monkeypatch.setattr(D, "BUDGET_NS", 1)  # any player is "slow" now
+    t = D.decision_ms(resolve_player("heavy"), Rules(), 0)
+    assert D.MIN_DECISIONS <= t["decisions"] < D.DECISIONS
