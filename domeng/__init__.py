@@ -4,6 +4,8 @@ engine, a numba batch engine and Monte Carlo studies.
 * :mod:`domeng.engine.reference` -- the reference engine (readable rules, the oracle)
 * :mod:`domeng.engine.kernel`, :mod:`domeng.batch.tables` -- the numba batch engine
 * :mod:`domeng.core.rules` -- rule constants and options
+* ``domeng.tournament(...)`` and ``domeng.ladder(...)`` rank players in duplicate
+  matches (:mod:`domeng.study.tournament`, :mod:`domeng.study.ladder`)
 * ``domeng.compare(...)`` and ``domeng.sweep(...)`` play variants of the rules or
   lineups on the same tables (paired differences, :mod:`domeng.study.compare`);
   ``domeng.simulate_until(...)`` stops a study on the data (:mod:`domeng.study.sequential`)
@@ -38,6 +40,7 @@ __all__ = [
     "Table",
     "__version__",
     "compare",
+    "ladder",
     "resume",
     "simulate",
     "simulate_until",
@@ -52,6 +55,7 @@ _LAZY = {
     "compare": ("study.compare", "compare"),
     "sweep": ("study.compare", "sweep"),
     "tournament": ("study.tournament", "tournament"),
+    "ladder": ("study.ladder", "ladder"),
     "Comparison": ("results.comparison", "Comparison"),
     "Sweep": ("results.sweep", "Sweep"),
     "Results": ("results.results", "Results"),

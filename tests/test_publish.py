@@ -27,6 +27,7 @@ DOCTEST_MODULES = [
     "domeng.study.sequential",
     "domeng.study.checkpoint",
     "domeng.study.tournament",
+    "domeng.study.ladder",
     "domeng.results.results",
     "domeng.results.comparison",
     "domeng.results.sweep",

@@ -14,9 +14,9 @@ def add_parser(sub) -> None:
         "report",
         help="render tables, plots and report.html again from a results folder",
         description="Load a results folder written by `domeng simulate --out DIR`, "
-        "`domeng compare --out DIR` or `domeng sweep --out DIR` (told "
-        "apart by their files and schemas) and write its tables, plots "
-        "and report.html again.",
+        "`domeng compare --out DIR`, `domeng sweep --out DIR`, `domeng tournament "
+        "--out DIR` or `domeng ladder --out DIR` (told apart by their files and "
+        "schemas) and write its tables, plots and report.html again.",
     )
     r.add_argument("dir", metavar="DIR", help="results folder")
     r.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
@@ -30,13 +30,17 @@ def cmd_report(args) -> int:
     from domeng.results import compare_report as C
 
     kind = C.folder_kind(args.dir)
-    if kind is None or kind == "tournament":
+    if kind is None:
         raise ResultsError(_not_rendered(args.dir, kind))
     # reads only (every part checked against the folder's manifest); runs nothing named in it
     if kind == "results":
         from domeng.results.results import Results
 
         obj: Any = Results.load(args.dir)
+    elif kind == "tournament":  # a tournament's or a ladder's folder
+        from domeng.study.ladder import load_results
+
+        obj = load_results(args.dir)
     else:
         obj = C.load_comparison(args.dir) if kind == "compare" else C.load_sweep(args.dir)
     from domeng.study.checkpoint import finish_prune
@@ -49,6 +53,9 @@ def cmd_report(args) -> int:
                 finish_prune(args.dir)  # a study killed while it removed its chunk files
                 obj.write_files(args.dir)
                 report = render(obj, args.dir, args.format, args.dpi)["report"]
+            elif kind == "tournament":
+                obj.write_files(args.dir, args.format, args.dpi)
+                report = Path(args.dir) / "report.html"
             else:
                 for k in range(len(obj.arms if kind == "compare" else obj.comparison.arms)):
                     finish_prune(C.arm_folder(args.dir, k))
@@ -63,7 +70,8 @@ def cmd_report(args) -> int:
     if args.json:
         print(obj.to_json())
     else:
-        sys.stdout.write(obj.to_text())
+        text = obj.to_text()
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
         print(f"\nreport: {report}")
     return 0
 
@@ -75,11 +83,6 @@ def _not_rendered(folder: str, kind: str | None) -> str:
     d = Path(folder)
     if d.is_symlink() or not d.is_dir():
         return f"no results folder {folder!r}"
-    if kind == "tournament":
-        return (
-            f"{folder!r} holds a tournament: its report is written by `domeng tournament "
-            "--out DIR` (run it again to render it anew)"
-        )
     for k, (_, manifest, _) in KINDS.items():
         if (d / manifest).is_file():
             return (
@@ -93,5 +96,6 @@ def _not_rendered(folder: str, kind: str | None) -> str:
         )
     return (
         f"{folder!r} is not a domeng results folder that domeng report can render: it "
-        "holds no results.npz (simulate), compare.json (compare) or sweep.json (sweep)"
+        "holds no results.npz (simulate), compare.json (compare), sweep.json (sweep) or "
+        "per_deal.npz (tournament, ladder)"
     )

@@ -142,6 +142,11 @@ def add_parser(sub) -> None:
         "for S seconds (default 600)",
     )
     add_target_options(s)
+    s.add_argument(
+        "--list-metrics",
+        action="store_true",
+        help="print the metric names (for --target-ci) and exit",
+    )
     add_plot_options(s)
     s.set_defaults(func=cmd_simulate)
     add_players_epilog(s, "study")
@@ -152,6 +157,14 @@ def cmd_simulate(args) -> int:
     from domeng.study.cluster import client_for
     from domeng.study.simulate import simulate
 
+    if args.list_metrics:
+        from domeng.study.names import resolve_names_safely
+        from domeng.study.sequential import known_metrics
+
+        players = ",".join(DEFAULT_PLAYERS) if args.players is None else args.players
+        lineup = tuple(resolve_names_safely(players))
+        print("\n".join(known_metrics({"study": (Rules.parse(args.rule), lineup)})))
+        return 0
     if args.dashboard and not args.cluster:
         raise UsageError("domeng simulate: error: --dashboard goes with --cluster local:N")
     if args.scheduler and args.cluster:

@@ -100,6 +100,66 @@ class Comparison:
             ) or not np.array_equal(r.group_tables, first.group_tables):
                 raise ValueError(f"arm {name!r} was not played on the baseline's tables")
 
+    def __repr__(self) -> str:
+        """One line: the baseline and variants, the tables, players, rules and seed."""
+        from domeng.results.texttable import study_repr
+
+        b = self.baseline
+        design = (
+            f"{self.baseline_name} + {counted(len(self.variants), 'variant')} "
+            f"({', '.join(self.variants)}), "
+            f"{counted_x((b.tables, 'table'), (b.rounds, 'round'))} per arm"
+        )
+        return study_repr(self, "compare", design, b.players, str(b.rules), b.seed)
+
+    def equals(self, other: object) -> bool:
+        """The same arms (names, order and results: :meth:`Results.equals`)
+        and the same stopping record."""
+        return (
+            isinstance(other, Comparison)
+            and list(self.arms) == list(other.arms)
+            and all(r.equals(other.arms[k]) for k, r in self.arms.items())
+            and self.meta.get("stopping") == other.meta.get("stopping")
+        )
+
+    @classmethod
+    def load(cls, folder) -> Comparison:
+        """Read a finished comparison folder (``domeng compare --out DIR``,
+        :func:`domeng.compare` with ``out=``).
+
+        Parameters
+        ----------
+        folder:
+            The folder; an unfinished one is refused (finish it with
+            ``domeng compare --resume DIR``).
+
+        Returns
+        -------
+        Comparison
+            Equal to the one that wrote it (:meth:`equals`).
+
+        Raises
+        ------
+        ResultsError
+            For a folder that holds no finished comparison, or a corrupt one.
+
+        Examples
+        --------
+        >>> import domeng, tempfile
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     cmp = domeng.compare(["pollo=4"], tables=2, rounds=2, progress=False, out=d + "/c")
+        ...     domeng.Comparison.load(d + "/c").equals(cmp)
+        True
+        """
+        from domeng.core.errors import ResultsError
+        from domeng.results.armsfolder import load_arms
+
+        arms, meta = load_arms(folder, "compare")
+        try:
+            return cls(arms, meta)
+        except ValueError as e:
+            raise ResultsError(f"{str(folder)!r}: {e}") from None
+
     @property
     def baseline_name(self) -> str:
         return next(iter(self.arms))
@@ -258,7 +318,12 @@ class Comparison:
             }
         vals = self.values()
         for row in vals[vals.arm == self.baseline_name].itertuples():
-            out["baseline_values"][row.metric] = {"value": num(row.value), "se": num(row.se)}
+            out["baseline_values"][row.metric] = {
+                "value": num(row.value),
+                "se": num(row.se),
+                "ci_low": num(row.ci_low),
+                "ci_high": num(row.ci_high),
+            }
         return out
 
     def to_json(self, indent: int | None = 2, adjust: str | None = None) -> str:

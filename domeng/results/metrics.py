@@ -13,6 +13,7 @@ lists them; ``domeng compare --list-metrics`` prints them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -226,3 +227,72 @@ def estimates(res: Results) -> dict[str, tuple[float, float]]:
         v, se = ratio(p.x, p.n)
         out[name] = (float(v), float(se))
     return out
+
+
+#: the group keys of :func:`tidy_estimates`, by how the part of a metric's name before them
+#: ends (``by_reason...``: the reason, whatever follows it)
+GROUP_KEYS = (("seat", "seat"), ("player", "player"), ("offset", "offset"))
+#: the columns of :func:`tidy_estimates`
+TIDY_COLUMNS = [
+    "metric",
+    "seat",
+    "player",
+    "kind",
+    "reason",
+    "offset",
+    "value",
+    "se",
+    "ci_low",
+    "ci_high",
+    "n",
+    "unit",
+    "name",
+]
+
+
+def _split_name(path: tuple) -> tuple[str, dict]:
+    """``("passes_by_seat", "0", "passes_per_round")`` -> ``("passes_by_seat.passes_per_round",
+    {"seat": 0})``: the metric's family and its group keys."""
+    keys: dict = {}
+    family = [path[0]]
+    for prev, part in pairwise(path):
+        key = "kind" if prev == "end_kind" else "reason" if "by_reason" in prev else None
+        for end, name in GROUP_KEYS:
+            if prev.endswith(end) and key is None:
+                key = name
+        if key is None:
+            family.append(part)
+        else:
+            keys[key] = int(part) if key in ("seat", "offset") else part
+    return ".".join(family), keys
+
+
+def tidy_estimates(res: Results):
+    """Every estimate of ``res`` as one tidy long DataFrame, a row each
+    (:meth:`domeng.Results.estimates` documents its columns)."""
+    import pandas as pd
+
+    rows = []
+    for name, p in metric_parts(res).items():
+        family, keys = _split_name(p.path)
+        v, se, lo, hi = p.interval()
+        n = float(np.sum(p.n))
+        rows.append(
+            {
+                "metric": family,
+                **keys,
+                "value": float(v),
+                "se": float(se),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "n": int(n) if n.is_integer() else n,
+                "unit": p.unit,
+                "name": name,
+            }
+        )
+    df = pd.DataFrame(rows).reindex(columns=TIDY_COLUMNS)
+    for col in ("seat", "offset"):
+        df[col] = df[col].astype("Int64")
+    for col in ("player", "kind", "reason"):
+        df[col] = df[col].astype("str")  # missing where it does not apply
+    return df

@@ -74,6 +74,7 @@ FRAME_NAMES = (
     "round_length",
     "final_state",
     "camats_per_table",
+    "estimates",
 )
 ALL = "ALL"
 
@@ -207,10 +208,12 @@ class Results:
         return {p: x[:, seats].sum(axis=1) / len(seats) for p, seats in self.player_seats().items()}
 
     def __repr__(self) -> str:
-        return (
-            f"Results(tables={self.tables}, rounds={self.rounds}, seed={self.seed}, "
-            f"players={','.join(self.players)}, rules={self.rules})"
-        )
+        """One line: ``Results(simulate: T tables x R rounds; players ...; rules; seed S)``."""
+        from domeng.core.wording import counted_x
+        from domeng.results.texttable import study_repr
+
+        design = counted_x((self.tables, "table"), (self.rounds, "round"))
+        return study_repr(self, "simulate", design, self.players, str(self.rules), self.seed)
 
     def equals(self, other: Results, *, timings: bool = False) -> bool:
         """Same arrays and the same metadata: two runs of one study (same
@@ -571,6 +574,17 @@ class Results:
             {"camats": np.arange(CAMATS_BINS), "tables": h, "share": h / max(self.tables, 1)}
         )
 
+    def estimates(self) -> pd.DataFrame:
+        """Every estimate, a row each, as one tidy long frame (``tables/estimates.csv``):
+        ``metric`` (its family, e.g. ``end_kind``), the group keys ``seat``, ``player``,
+        ``kind``, ``reason``, ``offset`` (empty where they do not apply), ``value``, ``se``,
+        ``ci_low``, ``ci_high`` (95%, by the rule for its kind: :mod:`domeng.results.stats`),
+        ``n`` (the rounds, tables or CAMATs it is over), ``unit``, and ``name`` (the
+        metric's full name, as ``--target-ci`` and ``compare`` use it)."""
+        from domeng.results.metrics import tidy_estimates
+
+        return tidy_estimates(self)
+
     def frames(self) -> dict[str, pd.DataFrame]:
         """Every DataFrame, by name (:data:`FRAME_NAMES`)."""
         return {name: getattr(self, name)() for name in FRAME_NAMES}
@@ -730,9 +744,6 @@ class Results:
                 )
             ):
                 raise ValueError("players must be a list of 5 printable names")
-            for key in ("tables", "rounds", "seed"):
-                if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
-                    raise ValueError(f"{key} must be a whole number")
             if int(agg[:, L.A_ROUNDS].sum()) != int(meta["tables"]) * int(meta["rounds"]):
                 raise ValueError("the rounds played do not match tables x rounds")
             if "digest" in meta and meta["digest"] != study_digest(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from domeng.core.wording import counted_x
+from domeng.core.wording import counted, counted_x
 from domeng.results.comparison import Comparison
 from domeng.results.stats import num
 from domeng.results.texttable import column
@@ -55,6 +55,68 @@ class Sweep:
         self.points = points
         self.comparison = comparison
         self.meta = comparison.meta
+
+    def __repr__(self) -> str:
+        """One line: the grid, the tables, players, fixed rules and seed."""
+        from domeng.results.texttable import study_repr
+
+        b = self.comparison.baseline
+        axes = ", ".join(f"{k}={','.join(map(str, v))}" for k, v in self.grid.items())
+        design = (
+            f"{counted(len(self.points), 'grid point')} ({axes}), "
+            f"{counted_x((b.tables, 'table'), (b.rounds, 'round'))} each"
+        )
+        fixed = {k: v for k, v in b.rules.changed().items() if k not in self.grid}
+        rules = str(type(b.rules)().replace(**fixed))  # those held fixed at every point
+        return study_repr(self, "sweep", design, b.players, rules, b.seed)
+
+    def equals(self, other: object) -> bool:
+        """The same grid and points and equal comparisons (:meth:`Comparison.equals`)."""
+        return (
+            isinstance(other, Sweep)
+            and self.grid == other.grid
+            and self.points == other.points
+            and self.comparison.equals(other.comparison)
+        )
+
+    @classmethod
+    def load(cls, folder) -> Sweep:
+        """Read a finished sweep folder (``domeng sweep --out DIR``,
+        :func:`domeng.sweep` with ``out=``).
+
+        Parameters
+        ----------
+        folder:
+            The folder; an unfinished one is refused (finish it with
+            ``domeng sweep --resume DIR``).
+
+        Returns
+        -------
+        Sweep
+            Equal to the one that wrote it (:meth:`equals`).
+
+        Raises
+        ------
+        ResultsError
+            For a folder that holds no finished sweep, or a corrupt one.
+
+        Examples
+        --------
+        >>> import domeng, tempfile
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     sw = domeng.sweep(["pollo=3,4"], tables=2, rounds=2, progress=False, out=d + "/s")
+        ...     domeng.Sweep.load(d + "/s").equals(sw)
+        True
+        """
+        from domeng.core.errors import ResultsError
+        from domeng.results.armsfolder import load_arms, read_manifest
+
+        m = read_manifest(folder, "sweep")
+        arms, meta = load_arms(folder, "sweep")
+        try:
+            return cls(m["grid"], m["points"], Comparison(arms, meta))
+        except ValueError as e:
+            raise ResultsError(f"{str(folder)!r}: {e}") from None
 
     def frame(self) -> pd.DataFrame:
         """One row per grid point and metric.
@@ -132,6 +194,7 @@ class Sweep:
             "",
         ]
         ref = self.comparison.baseline_name
+        width = max([44, *(len(str(p)) + 2 for p in df.point)])  # any point's name fits
         for m in metrics:
             g = df[df.metric == m]
             if g.empty:
@@ -146,8 +209,10 @@ class Sweep:
                 else {"value": r.diff, "ci_low": r.diff_ci_low, "ci_high": r.diff_ci_high}
                 for r in g.itertuples()
             ]
-            for r, v, c in zip(g.itertuples(), column(est), column(chg)):
+            values = column(est)
+            vw = max(len(v) for v in values)  # the values' column as wide as the widest
+            for r, v, c in zip(g.itertuples(), values, column(chg)):
                 change = "(the reference)" if r.point == ref else f"change {c}"
-                lines.append(f"  {r.point:<44}{v:>24}  {change}")
+                lines.append(f"  {r.point:<{width}}{v:>{vw}}  {change}")
             lines.append("")
         return "\n".join(lines)

@@ -14,6 +14,18 @@ def _bound(x: float, digits: int) -> str:
     return f"{x:.2g}" if x != 0 and float(text) == 0 else text
 
 
+def _known(x) -> bool:
+    """A bound that is there (not None, not NaN: an SE undefined with one unit)."""
+    return x is not None and x == x
+
+
+def _has_interval(est: dict | None) -> bool:
+    """The estimate has a value and both bounds."""
+    if not est:
+        return False
+    return all(_known(est.get(k)) for k in ("value", "ci_low", "ci_high"))
+
+
 def _symmetric(est: dict, digits: int) -> bool:
     """The interval is ``value -/+ h`` to the digits shown, with ``h`` not 0."""
     v, lo, hi = est["value"], est["ci_low"], est["ci_high"]
@@ -28,7 +40,7 @@ def cell(est: dict | None, digits: int = 4, brackets: bool = True) -> str:
     if not est or est.get("value") is None:
         return "-"
     v = est["value"]
-    if est.get("ci_low") is None or est.get("ci_high") is None:
+    if not _has_interval(est):  # no interval (one unit: no SE): the value alone
         return f"{v:.{digits}f}"
     if not brackets:
         return f"{v:.{digits}f} ± {est['ci_high'] - v:.{digits}f}"
@@ -39,9 +51,21 @@ def column(ests: list, digits: int = 4) -> list[str]:
     """One format per column: ``value ± h`` where every interval in it is
     symmetric to the digits shown (never ``± 0`` for a wider interval),
     ``value [low, high]`` otherwise."""
-    full = [e for e in ests if e and e.get("value") is not None and e.get("ci_low") is not None]
+    full = [e for e in ests if _has_interval(e)]
     brackets = not full or not all(_symmetric(e, digits) for e in full)
     return [cell(e, digits, brackets) for e in ests]
+
+
+def _block(items: list[tuple]) -> list[str]:
+    """Lines ``label  value``, the values one column in one style
+    (:func:`column`: ``± h`` only where every interval of it is symmetric);
+    a value that is text (a count) is printed as it is."""
+    ests = [(e, d) for _, e, d in items if isinstance(e, dict) or e is None]
+    full = [(e, d) for e, d in ests if e is not None and _has_interval(e)]
+    brackets = not full or not all(_symmetric(e, d) for e, d in full)
+    return [
+        f"  {label:<36}{e if isinstance(e, str) else cell(e, d, brackets)}" for label, e, d in items
+    ]
 
 
 def pm(est: dict | None, digits: int = 4) -> str:
@@ -57,7 +81,11 @@ def _E(est: dict | None, digits: int = 4) -> tuple:
     return (est, digits)
 
 
-def _table(header: list[str], rows: list[list], indent: str = "  ") -> list[str]:
+def _table(header: list[str], rows: list[list], indent: str = "  ", left: int = 2) -> list[str]:
+    """The lines of a text table whose every column is as wide as its widest
+    cell (any name fits); the first ``left`` columns are aligned left, the
+    others right; a cell :func:`_E` is an estimate, formatted with its
+    column (:func:`column`)."""
     rows = [list(r) for r in rows]
     for j in range(len(header)):
         ests = [r[j] for r in rows if isinstance(r[j], tuple)]
@@ -72,12 +100,12 @@ def _table(header: list[str], rows: list[list], indent: str = "  ") -> list[str]
         return (
             indent
             + "  ".join(
-                str(c).ljust(w) if i < 2 else str(c).rjust(w)
+                str(c).ljust(w) if i < left else str(c).rjust(w)
                 for i, (c, w) in enumerate(zip(cells, widths))
             ).rstrip()
         )
 
-    out = [line(header), indent + "  ".join("-" * w for w in widths)]
+    out = [line(header), (indent + "  ".join("-" * w for w in widths)).rstrip()]
     out += [line(r) for r in rows]
     return out
 
@@ -203,22 +231,26 @@ def format_summary(s: dict) -> str:
     lines += _table(["reason", "", "moved", "from table", "from players", "unpaid (D7)"], rows)
 
     rb = s["rounds_between_camats"]
-    lines += [
-        "",
-        "Per round",
-        f"  passes (PASS incl. PASSEBUNGE)      {pm(s['passes_per_round'], 3)}",
-        f"  rounds with a pass                  {share(s['pass_round_share'], 3)}",
-        f"  PASSEBUNGE                          {pm(s['passebunge_per_round'], 3)}",
-        f"  rounds with a PASSEBUNGE            {share(s['passebunge_round_share'], 3)}",
-        f"  tiles played                        {pm(s['tiles_per_round'], 3)}",
-        f"  turns                               {pm(s['turns_per_round'], 3)}",
-        "",
-        "CAMAT",
-        f"  per 1000 rounds                     {pm(s['camat_per_1000_rounds']['total'], 2)}",
-        f"  CAMATs                              {rb['camats']:,}",
-        f"  mean rounds between CAMATs          {pm(rb['mean'], 2)}",
-        f"  tables without a CAMAT at the end   {share(s['final_state']['no_camat_share'], 3)}",
-    ]
+    lines += ["", "Per round"]
+    lines += _block(
+        [
+            ("passes (PASS incl. PASSEBUNGE)", s["passes_per_round"], 3),
+            ("rounds with a pass", s["pass_round_share"], 3),
+            ("PASSEBUNGE", s["passebunge_per_round"], 3),
+            ("rounds with a PASSEBUNGE", s["passebunge_round_share"], 3),
+            ("tiles played", s["tiles_per_round"], 3),
+            ("turns", s["turns_per_round"], 3),
+        ]
+    )
+    lines += ["", "CAMAT"]
+    lines += _block(
+        [
+            ("per 1000 rounds", s["camat_per_1000_rounds"]["total"], 2),
+            ("CAMATs", f"{rb['camats']:,}", 0),
+            ("mean rounds between CAMATs", rb["mean"], 2),
+            ("tables without a CAMAT at the end", s["final_state"]["no_camat_share"], 3),
+        ]
+    )
     if s.get("stopping"):
         from domeng.results.sequential import stopping_text
 
@@ -239,18 +271,33 @@ def results_html(res) -> str:
         ("players", ", ".join(res.players)),
         ("rules", str(res.rules)),
     ]
-    rows += [(f"end kind {k}", pm(v)) for k, v in s["end_kind"].items()]
-    rows += [
-        ("PASSEBUNGE per round", pm(s["passebunge_per_round"])),
-        ("stones per round", pm(s["stones_per_round"]["total"])),
-        ("CAMAT per 1000 rounds", pm(s["camat_per_1000_rounds"]["total"])),
+    ests = [(f"end kind {k}", v) for k, v in s["end_kind"].items()]
+    ests += [
+        ("PASSEBUNGE per round", s["passebunge_per_round"]),
+        ("stones per round", s["stones_per_round"]["total"]),
+        ("CAMAT per 1000 rounds", s["camat_per_1000_rounds"]["total"]),
     ]
-    rows += [
-        (f"win rate, starter offset {k}", pm(v)) for k, v in s["win_rate_by_starter_offset"].items()
+    ests += [
+        (f"win rate, starter offset {k}", v) for k, v in s["win_rate_by_starter_offset"].items()
     ]
+    # one column, one style (:func:`column`)
+    rows += list(zip([k for k, _ in ests], column([v for _, v in ests])))
     body = "".join(
         f"<tr><th style='text-align:left'>{esc(str(k))}</th>"
         f"<td style='text-align:left'>{esc(str(v))}</td></tr>"
         for k, v in rows
     )
     return f"<table><caption>domeng Results (95% intervals)</caption>{body}</table>"
+
+
+def study_repr(obj: object, kind: str, design: str, players: list[str], rules: str, seed) -> str:
+    """The one-line ``repr`` of a study's result: its class, kind, design,
+    players, rules and seed, e.g. ``Results(simulate: 2 tables x 2 rounds;
+    players random,heavy,keeper,hunter,random; default rules; seed 0)``."""
+    return (
+        f"{type(obj).__name__}({kind}: {design}; players {','.join(players)}; {rules}; seed {seed})"
+    )
+
+
+#: the names other layers use (a text table; an estimate cell of it)
+text_table, estimate_cell = _table, _E

@@ -492,7 +492,7 @@ def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
             raise StudyError(f"malformed grid: {name} repeats a value")
         grid[key] = conv
     if not grid:
-        raise StudyError("empty sweep: give at least one --rule NAME=V1,V2,...")
+        raise StudyError("empty sweep: give at least one --vary NAME=V1,V2,...")
     if all(len(v) == 1 for v in grid.values()):
         raise StudyError("empty sweep: every option has a single value; give two or more")
     return grid

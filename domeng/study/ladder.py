@@ -32,7 +32,16 @@ from domeng.core.wording import counted
 from domeng.players.registry import resolve_player
 from domeng.study.arrangements import seatings
 from domeng.study.names import refuse_research_players
-from domeng.study.tournament import STATS, TournamentResults, _progress, tournament
+from domeng.study.tournament import (
+    DECISION_NOTE,
+    STATS,
+    TournamentResults,
+    _est,
+    _progress,
+    margin_lines,
+    text_table,
+    tournament,
+)
 
 #: most lineups a ladder plays (C(10, 5) = 252)
 MAX_LINEUPS = 252
@@ -55,25 +64,22 @@ class LadderResults(TournamentResults):
         lines = [
             f"Ladder: {len(self.players)} players, {self.design_text()}, "
             f"seed {m['seed']}, {m['rules_text']}",
-            "ranked by net stones per round (lower is better), 95% CI:",
-            f"{'#':>3} {'player':<16}{'net':>24}{'win rate':>10}{'CAMAT/1000':>22}",
+            "ranked by net stones per round (lower is better), 95% CI across deals:",
         ]
-        for k, r in t.iterrows():
-            net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
-            cam = (
-                f"{r['camat_per_1000']:.1f} [{r['camat_per_1000_ci_low']:.1f},"
-                f"{r['camat_per_1000_ci_high']:.1f}]"
-            )
-            lines.append(f"{k + 1:>3} {r['player']:<16}{net:>24}{r['win_rate']:>10.4f}{cam:>22}")
-        mg = self.margins()
-        order = list(t["player"])
-        lines.append("paired margins of net stones per round between neighbours in the ranking:")
-        for a, b in pairwise(order):
-            r = mg[(mg.a == a) & (mg.b == b)].iloc[0]
-            lines.append(
-                f"    {a} - {b}: {r.net_diff:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
-                f"{'  *' if r.significant else ''}"
-            )
+        rows = [
+            [
+                str(k + 1),
+                r["player"],
+                _est(r, "net"),
+                f"{r['win_rate']:.4f}",
+                _est(r, "camat_per_1000", 1),
+                *self._ms(r["player"]),
+            ]
+            for k, r in t.iterrows()
+        ]
+        header = ["#", "player", "net", "win rate", "CAMAT/1000", "ms p50", "ms p99"]
+        lines += [*text_table(header, rows), DECISION_NOTE]
+        lines += ["", *margin_lines(self.margins(), list(pairwise(t["player"])))]
         return "\n".join(lines)
 
     def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
@@ -115,6 +121,16 @@ class LadderResults(TournamentResults):
         return {"ladder": files["png"]}
 
 
+def load_results(folder) -> TournamentResults:
+    """The results of a tournament's or a ladder's folder (``--out DIR``): a
+    :class:`LadderResults` for a ladder, a :class:`TournamentResults` for a
+    tournament (:meth:`TournamentResults.load` checks the folder)."""
+    res = TournamentResults.load(folder)
+    if res.meta.get("kind") == "ladder":
+        return LadderResults(res.per_deal, res.meta)
+    return res
+
+
 def ladder(
     players: Sequence[Any] | str,
     deals: int = 100,
@@ -125,7 +141,31 @@ def ladder(
     workers: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
 ) -> LadderResults:
-    """Rank five or more players in duplicate matches (see the module docstring)."""
+    """Rank five or more players in duplicate matches (see the module docstring).
+
+    Parameters
+    ----------
+    players:
+        Five to ten players (names, comma-joined or a list, or player objects,
+        as for :func:`domeng.tournament`); a name given twice is labelled by
+        position (``random#0``, ``random#5``).
+    deals, rounds, seed, rules, orders, workers, progress:
+        As for :func:`domeng.tournament`, for every lineup of five.
+
+    Returns
+    -------
+    LadderResults
+        ``ranking()``, ``margins()`` (paired by deal), ``table()``,
+        ``summary()`` (schema ``domeng.ladder/1``), ``save()``.
+
+    Examples
+    --------
+    >>> import domeng
+    >>> lad = domeng.ladder("random,heavy,keeper,hunter,expert,random", deals=1, rounds=1,
+    ...                     orders="rotations", progress=False)
+    >>> lad.meta["lineups"], lad.players[-1], lad.summary()["schema"]
+    (6, 'random#5', 'domeng.ladder/1')
+    """
     if isinstance(players, str):
         items = [s for s in (x.strip() for x in players.split(",")) if s]
     else:
@@ -161,6 +201,7 @@ def ladder(
             workers=workers,
             progress=sub,
             orders=orders,
+            time_decisions=False,
         )
         for j, i in enumerate(lineup):
             per_deal[:, i, :] += res.per_deal[:, j, :]
@@ -181,6 +222,9 @@ def ladder(
         "elapsed_seconds": watch.compute_seconds,
         "compile_seconds": watch.compile_seconds,
     }
+    from domeng.study.decisions import decision_times
+
+    meta["decision_ms"] = decision_times(specs, names, Rules.from_mapping(r["rules"]), seed)
     return LadderResults(per_deal, meta)
 
 

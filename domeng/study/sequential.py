@@ -61,7 +61,7 @@ def parse_targets(specs, known: list[str]) -> list[Target]:
                 + (
                     f" (did you mean {', '.join(close)}?)"
                     if close
-                    else " (see `domeng compare --list-metrics`)"
+                    else " (see `domeng simulate --list-metrics`)"
                 )
             )
         try:

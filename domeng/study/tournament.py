@@ -30,6 +30,7 @@ precise than comparing their intervals.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -51,8 +52,11 @@ from domeng.infra.progress import within
 from domeng.players.registry import resolve_players
 from domeng.results.meta import load_error_text
 from domeng.results.stats import interval, num, paired_difference, ratio, t_interval
+from domeng.results.texttable import estimate_cell, study_repr, text_table
 from domeng.study.arrangements import seat_of, seatings
 
+#: the schema of the JSON of a tournament and of a ladder (:meth:`TournamentResults.summary`)
+SCHEMAS = {"tournament": "domeng.tournament/1", "ladder": "domeng.ladder/1"}
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
 #: the columns of TournamentResults.table() that are shares (Wilson intervals)
 SHARES = ("win_rate", "wins_cappu", "wins_ceki", "wins_pollo", "wins_manguno", "wins_mattikkeng")
@@ -242,7 +246,10 @@ class TournamentResults:
 
     def summary(self) -> dict[str, Any]:
         t = self.table()
-        out = dict(self.meta)
+        kind = self.meta.get("kind", "tournament")
+        # "kind" stays for one release beside "schema" (docs/study.md)
+        out = {"schema": SCHEMAS.get(kind, SCHEMAS["tournament"]), **self.meta}
+        times = out.pop("decision_ms", None) or {}
         out["players_stats"] = []
         for _, r in t.iterrows():
             d = {"player": r["player"], "position": int(r["position"]), "rounds": int(r["rounds"])}
@@ -259,16 +266,25 @@ class TournamentResults:
                 "passebunge",
                 "camat_per_1000",
             ):
-                d[c] = {
-                    "value": _f(r[c]),
-                    "se": _f(r[c + "_se"]),
-                    "ci95": [_f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])],
-                }
+                lo, hi = _f(r[c + "_ci_low"]), _f(r[c + "_ci_high"])
+                # "ci95" stays for one release beside ci_low/ci_high (docs/study.md)
+                d[c] = {"value": _f(r[c]), "se": _f(r[c + "_se"]), "ci_low": lo, "ci_high": hi}
+                d[c]["ci95"] = [lo, hi]
+            d["decision_ms"] = times.get(r["player"])  # CPU ms per decision: p50, p99
             out["players_stats"].append(d)
         out["ranking"] = list(self.ranking()["player"])
         out["caveat"] = neighbour_caveat(self.meta)
         out["margins"] = [
-            {k: (_f(v) if isinstance(v, float) else v) for k, v in row.items()}
+            {
+                "a": row["a"],
+                "b": row["b"],
+                "value": _f(row["net_diff"]),
+                "se": _f(row["se"]),
+                "ci_low": _f(row["ci_low"]),
+                "ci_high": _f(row["ci_high"]),
+                "significant": bool(row["significant"]),
+                "net_diff": _f(row["net_diff"]),  # = value; stays for one release
+            }
             for row in self.margins().to_dict("records")
         ]
         return out
@@ -290,20 +306,33 @@ class TournamentResults:
         lines = [
             f"Duplicate tournament: {self.design_text()}, seed {self.meta['seed']}, "
             f"{self.meta['rules_text']}",
-            "stones per round (lower net is better), 95% CI:",
-            f"{'player':<16}{'net':>22}{'received':>10}{'given':>8}{'win rate':>10}"
-            f"{'CAMAT/1000':>12}",
+            "stones per round (lower net is better), 95% CI across deals:",
         ]
-        for _, r in t.iterrows():
-            net = f"{r['net']:+.4f} [{r['net_ci_low']:+.3f},{r['net_ci_high']:+.3f}]"
-            lines.append(
-                f"{r['player']:<16}{net:>22}{r['received']:>10.4f}{r['given']:>8.4f}"
-                f"{r['win_rate']:>10.4f}{r['camat_per_1000']:>12.2f}"
-            )
+        rows = [
+            [
+                r["player"],
+                _est(r, "net"),
+                f"{r['received']:.4f}",
+                f"{r['given']:.4f}",
+                f"{r['win_rate']:.4f}",
+                _est(r, "camat_per_1000", 2),
+                *self._ms(r["player"]),
+            ]
+            for _, r in t.iterrows()
+        ]
+        header = ["player", "net", "received", "given", "win rate", "CAMAT/1000"]
+        lines += text_table(header + ["ms p50", "ms p99"], rows, left=1)
+        lines.append(DECISION_NOTE)
+        lines += ["", *margin_lines(self.margins(), list(itertools.combinations(t["player"], 2)))]
         import textwrap
 
         lines += [""] + textwrap.wrap(neighbour_caveat(self.meta), 92)
         return "\n".join(lines)
+
+    def _ms(self, player: str) -> list[str]:
+        """The player's CPU ms per decision, p50 and p99, as text ("-": not measured)."""
+        d = (self.meta.get("decision_ms") or {}).get(player) or {}
+        return [_ms_text(d.get("p50")), _ms_text(d.get("p99"))]
 
     def save(
         self, folder: str | Path, fmt: str = "png", dpi: int = 110, overwrite: bool = False
@@ -311,43 +340,108 @@ class TournamentResults:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
         plots and report.html, written atomically; a folder that holds
         tournament results already is refused unless ``overwrite``."""
-        from domeng.infra.fs import atomic_directory, atomic_write
+        from domeng.infra.fs import atomic_directory
 
         folder = Path(folder)
         with atomic_directory(
             folder, finished="per_deal.npz", what="tournament results", overwrite=overwrite
         ) as tmp:
-            atomic_write(tmp / "summary.json", json.dumps(self.summary(), indent=2))
-            atomic_write(tmp / "players.csv", self.table().to_csv(index=False))
-            atomic_write(tmp / "players.parquet", lambda f: self.table().to_parquet(f, index=False))
-            atomic_write(tmp / "margins.csv", self.margins().to_csv(index=False))
-            atomic_write(
-                tmp / "per_deal.npz",
-                lambda f: np.savez_compressed(
-                    f, per_deal=self.per_deal, meta=json.dumps(self.meta)
-                ),
-            )
-            pngs = self.plots(fmt, dpi)
-            (tmp / "plots").mkdir()
-            for name, data in pngs.items():
-                atomic_write(tmp / "plots" / f"{name}.png", data)
-                for ext, extra in getattr(self, "_extra", {}).items():
-                    atomic_write(tmp / "plots" / f"{name}.{ext}", extra)
-            atomic_write(tmp / "report.html", self.html(pngs))
+            self.write_files(tmp, fmt, dpi)
         return folder
+
+    def write_files(self, folder: str | Path, fmt: str = "png", dpi: int = 110) -> None:
+        """Write every file of :meth:`save` into the existing ``folder``, each
+        atomically (what ``domeng report DIR`` renders again).  Prefer :meth:`save`."""
+        from domeng.infra.fs import atomic_write, fixed_subfolder
+
+        folder = Path(folder)
+        atomic_write(folder / "summary.json", self.to_json())
+        atomic_write(folder / "players.csv", self.table().to_csv(index=False))
+        atomic_write(folder / "players.parquet", lambda f: self.table().to_parquet(f, index=False))
+        atomic_write(folder / "margins.csv", self.margins().to_csv(index=False))
+        atomic_write(
+            folder / "per_deal.npz",
+            lambda f: np.savez_compressed(f, per_deal=self.per_deal, meta=json.dumps(self.meta)),
+        )
+        pngs = self.plots(fmt, dpi)
+        plots = fixed_subfolder(folder, "plots")
+        for name, data in pngs.items():
+            atomic_write(plots / f"{name}.png", data)
+            for ext, extra in getattr(self, "_extra", {}).items():
+                atomic_write(plots / f"{name}.{ext}", extra)
+        atomic_write(folder / "report.html", self.html(pngs))
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`summary` as JSON text (schema ``domeng.tournament/1`` or
+        ``domeng.ladder/1``; no NaN: missing values are null)."""
+        return json.dumps(self.summary(), indent=indent, allow_nan=False)
 
     @classmethod
     def load(cls, folder: str | Path) -> TournamentResults:
+        """Read the results :meth:`save` wrote (``per_deal.npz``; a ladder's
+        folder: :meth:`LadderResults.load <domeng.study.ladder.LadderResults>`,
+        or :func:`domeng.study.ladder.load_results` for either).
+
+        Raises :class:`ResultsError` for a missing, incomplete or corrupt folder.
+
+        Parameters
+        ----------
+        folder:
+            A folder written by :meth:`save` (``domeng tournament --out DIR``
+            or ``domeng ladder --out DIR``).
+
+        Returns
+        -------
+        TournamentResults
+            Equal to the saved one (:meth:`equals`).
+
+        Examples
+        --------
+        >>> import domeng, tempfile
+        >>> t = domeng.tournament("random,heavy,keeper,hunter,expert", deals=2, rounds=2,
+        ...                       orders="rotations", progress=False)
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     _ = t.save(d + "/t")
+        ...     TournamentResults.load(d + "/t").equals(t)
+        True
+        """
         try:
             with np.load(Path(folder) / "per_deal.npz", allow_pickle=False) as z:
                 per_deal, meta = z["per_deal"], jsontext.loads(str(z["meta"]))
             if not isinstance(meta, dict):
                 raise ValueError("meta is not an object")
-            return cls(per_deal, meta)
-        except (OSError, KeyError, ValueError, RecursionError) as e:
+            players = meta.get("players")
+            if (
+                per_deal.ndim != 3
+                or per_deal.dtype.kind not in "iu"
+                or per_deal.shape[0] < 1
+                or per_deal.shape[2] != len(STATS)
+                or not isinstance(players, list)
+                or len(players) != per_deal.shape[1]
+                or not all(isinstance(p, str) and p.isprintable() for p in players)
+            ):
+                raise ValueError("its arrays do not match its players")
+            res = cls(per_deal, meta)
+            res.to_text()  # everything a report reads must be computable
+            return res
+        except (OSError, KeyError, ValueError, TypeError, RecursionError, ZeroDivisionError) as e:
             raise ResultsError(
                 f"cannot read tournament results in {str(folder)!r}: {load_error_text(e)}"
             ) from None
+
+    def equals(self, other: object) -> bool:
+        """Same kind, the same per-deal statistics and the same metadata."""
+        return (
+            type(other) is type(self)
+            and isinstance(other, TournamentResults)
+            and np.array_equal(self.per_deal, other.per_deal)
+            and json.dumps(self.meta, sort_keys=True) == json.dumps(other.meta, sort_keys=True)
+        )
+
+    def __repr__(self) -> str:
+        m = self.meta
+        kind, rules = m.get("kind", "tournament"), m.get("rules_text", "")
+        return study_repr(self, kind, self.design_text(), self.players, rules, m.get("seed"))
 
     def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
         """The tournament figure: players in rank order (fewest net stones
@@ -402,6 +496,8 @@ class TournamentResults:
                 ],
                 "win rate": t["win_rate"],
                 "CAMAT / 1000": t["camat_per_1000"],
+                "CPU ms / decision p50": [self._ms(p)[0] for p in t["player"]],
+                "CPU ms / decision p99": [self._ms(p)[1] for p in t["player"]],
             }
         )
         page.add("Ranking", H.table(key))
@@ -432,6 +528,36 @@ class TournamentResults:
         return page.render()
 
 
+#: under the text's table: what the time columns are
+DECISION_NOTE = (
+    "ms p50, p99: CPU milliseconds per decision, median and 99th percentile (measured "
+    "in the reference engine)"
+)
+
+
+def _ms_text(v) -> str:
+    """A time per decision in ms, to three significant digits ("-": none)."""
+    return "-" if v is None else f"{v:.3g}"
+
+
+def _est(row, col: str, digits: int = 4) -> tuple:
+    """The estimate of column ``col`` of a :meth:`TournamentResults.table` row, as a text-table cell."""
+    est = {"value": row[col], "ci_low": row[col + "_ci_low"], "ci_high": row[col + "_ci_high"]}
+    return estimate_cell(est, digits)
+
+
+def margin_lines(margins: pd.DataFrame, pairs: list[tuple[str, str]]) -> list[str]:
+    """The paired margins of net stones per round of ``pairs`` (``a`` minus
+    ``b``) as a text table, every column as wide as its widest name."""
+    rows = []
+    for a, b in pairs:
+        r = margins[(margins.a == a) & (margins.b == b)].iloc[0]
+        est = {"value": r.net_diff, "ci_low": r.ci_low, "ci_high": r.ci_high}
+        rows.append([a, b, estimate_cell(est), "*" if r.significant else ""])
+    head = "paired margins of net stones per round, a - b by deal, 95% CI (* : excludes 0):"
+    return [head, *text_table(["a", "b", "a - b", ""], rows)]
+
+
 def check_out(folder: str | Path, overwrite: bool = False) -> None:
     """Refuse an output folder :meth:`TournamentResults.save` could not use
     (a file, a link, a folder holding other things or, unless ``overwrite``,
@@ -455,6 +581,7 @@ def tournament(
     chunk_deals: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
     orders: str = "all",
+    time_decisions: bool = True,
 ) -> TournamentResults:
     """Play a duplicate tournament of five players (see the module docstring;
     ``orders``: the seating design, ``"all"``, ``"balanced"`` or ``"rotations"``).
@@ -462,7 +589,9 @@ def tournament(
     ``players``: five players (names or player objects, as for
     :func:`domeng.simulate`); each deal of ``rounds`` rounds is played in every
     seating of the design.  ``seed``, ``rules``, ``workers``, ``progress``: as
-    for :func:`domeng.simulate`; ``chunk_deals``: deals per engine call.
+    for :func:`domeng.simulate`; ``chunk_deals``: deals per engine call;
+    ``time_decisions``: also measure each player's CPU time per decision
+    (:mod:`domeng.study.decisions`; ``meta["decision_ms"]``).
     Returns :class:`TournamentResults` (``ranking()``, ``margins()``, ``save()``).
 
     >>> import domeng
@@ -519,6 +648,10 @@ def tournament(
         "elapsed_seconds": watch.compute_seconds,
         "compile_seconds": watch.compile_seconds,
     }
+    if time_decisions:
+        from domeng.study.decisions import decision_times
+
+        meta["decision_ms"] = decision_times(specs, names, rules, seed)
     return TournamentResults(per_deal, meta)
 
 

@@ -18,7 +18,7 @@ from domeng.cli.main import main
         ["trace"],
         ["play"],
         ["serve"],
-        ["sweep", "--rule", "pollo=3,4"],
+        ["sweep", "--vary", "pollo=3,4"],
     ],
 )
 def test_unknown_option_names_the_command(argv, capsys):
@@ -44,9 +44,9 @@ def test_sweep_refuses_an_option_both_swept_and_fixed(fixed, capsys, tmp_path):
     out_dir = tmp_path / "sweep"
     argv = [
         "sweep",
-        "--rule",
+        "--vary",
         "pollo=3,4",
-        "--fixed",
+        "--rule",
         fixed,
         "--tables",
         "2",
@@ -60,31 +60,44 @@ def test_sweep_refuses_an_option_both_swept_and_fixed(fixed, capsys, tmp_path):
     out, err = capsys.readouterr()
     assert out == "" and not out_dir.exists()  # refused before anything is played or written
     assert err.strip() == (
-        "domeng sweep: error: pollo_award is both swept (--rule) and held "
-        "fixed (--fixed); give it once"
+        "domeng sweep: error: pollo_award is both swept (--vary) and held "
+        "fixed (--rule); give it once"
     )
 
 
-def test_sweep_fixed_other_option_still_runs(capsys):
-    argv = [
-        "sweep",
-        "--rule",
-        "pollo=3,4",
-        "--fixed",
-        "ceki=2",
-        "--tables",
-        "2",
-        "--rounds",
-        "2",
-        "--json",
-        "--no-progress",
-    ]
-    assert main(argv) == 0, capsys.readouterr().err
+def _sweep_json(capsys, *argv: str) -> tuple[dict, str]:
     import json
 
-    s = json.loads(capsys.readouterr().out)
+    assert main(["sweep", *argv, "-t", "2", "-r", "2", "--json", "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    return json.loads(out), err
+
+
+def test_sweep_vary_sweeps_and_rule_fixes(capsys):
+    """--rule fixes an option at every point, as in every other command; the
+    swept axis is --vary (issue 23 item 5); no note on stderr."""
+    s, err = _sweep_json(capsys, "--vary", "pollo=3,4", "--rule", "ceki=2")
+    assert err == ""
     assert s["schema"] == "domeng.sweep/1" and s["grid"] == {"pollo_award": [3, 4]}
     assert s["rules"]["ceki_award"] == 2  # the fixed value holds at every point
+    assert s["points"] == [{"pollo_award": 3}, {"pollo_award": 4}]
+    # a single-valued --rule is a fixed option, not "an empty sweep"
+    s, err = _sweep_json(capsys, "--rule", "pollo=4", "--vary", "ceki=2,3")
+    assert s["grid"] == {"ceki_award": [2, 3]} and s["rules"]["pollo_award"] == 4
+
+
+def test_sweep_old_spelling_works_with_one_note(capsys):
+    """The spelling of the last release (--rule as the swept axis, --fixed for
+    the held values) gives the same sweep, with one note line each on stderr."""
+    new, _ = _sweep_json(capsys, "--vary", "pollo=3,4", "--rule", "ceki=2")
+    old, err = _sweep_json(capsys, "--rule", "pollo=3,4", "--fixed", "ceki=2")
+    lines = err.splitlines()
+    assert len(lines) == 2 and all(x.startswith("domeng sweep: note: ") for x in lines)
+    assert "--vary pollo=3,4" in lines[0] and "--rule ceki=2" in lines[1]
+    strip = ("command",)
+    assert {k: v for k, v in old.items() if k not in strip} == {
+        k: v for k, v in new.items() if k not in strip
+    }
 
 
 def _help(command: str) -> str:

@@ -55,7 +55,7 @@ def titles(monkeypatch):
             "Domeng paired comparison: 1 table x 1 round per arm",
         ),
         (
-            ["sweep", "-t", "1", "-r", "1", "--rule", "ceki=2,3"],
+            ["sweep", "-t", "1", "-r", "1", "--vary", "ceki=2,3"],
             "Domeng sweep: 2 grid points x 1 table x 1 round",
         ),
         (

@@ -116,6 +116,21 @@ EXPECTED_COLUMNS = {
         "camat_share_ci_high",
     ],
     "camats_per_table": ["camats", "tables", "share"],
+    "estimates": [
+        "metric",
+        "seat",
+        "player",
+        "kind",
+        "reason",
+        "offset",
+        "value",
+        "se",
+        "ci_low",
+        "ci_high",
+        "n",
+        "unit",
+        "name",
+    ],
 }
 
 

@@ -14,7 +14,7 @@ from domeng.cli.main import main
 from domeng.results.results import Results
 
 CMP = ["compare", "-t", "30", "-r", "8", "--variant", "pollo=4", "--no-progress"]
-SWEEP = ["sweep", "-t", "30", "-r", "8", "--rule", "pollo=3,4", "--no-progress"]
+SWEEP = ["sweep", "-t", "30", "-r", "8", "--vary", "pollo=3,4", "--no-progress"]
 #: a study that stops on the data after several chunks (60 tables each)
 SEQ = [
     "--target-ci",
