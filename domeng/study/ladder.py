@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from domeng.core.defaults import PLOT_DPI
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
 from domeng.core.wording import counted
@@ -76,7 +77,7 @@ class LadderResults(TournamentResults):
             )
         return "\n".join(lines)
 
-    def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
+    def plots(self, fmt: str = "png", dpi: int = PLOT_DPI) -> dict[str, bytes]:
         """The ladder figure: net stones and CAMATs per 1000 rounds of each
         player, in rank order (PNG; ``fmt`` svg or pdf is kept for
         :meth:`save` too)."""

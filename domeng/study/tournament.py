@@ -42,6 +42,7 @@ import pandas as pd
 
 from domeng.batch.tables import initial_states, kernel_players, run_tables
 from domeng.core import layout as L
+from domeng.core.defaults import PLOT_DPI
 from domeng.core.errors import DomengError, ResultsError
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
@@ -305,7 +306,7 @@ class TournamentResults:
         return "\n".join(lines)
 
     def save(
-        self, folder: str | Path, fmt: str = "png", dpi: int = 110, overwrite: bool = False
+        self, folder: str | Path, fmt: str = "png", dpi: int = PLOT_DPI, overwrite: bool = False
     ) -> Path:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
         plots and report.html, written atomically; a folder that holds
@@ -348,7 +349,7 @@ class TournamentResults:
                 f"cannot read tournament results in {str(folder)!r}: {load_error_text(e)}"
             ) from None
 
-    def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
+    def plots(self, fmt: str = "png", dpi: int = PLOT_DPI) -> dict[str, bytes]:
         """The tournament figure: players in rank order (fewest net stones
         first), one horizontal bar each, so every label is readable."""
         from domeng.results.compare_report import figure_files
