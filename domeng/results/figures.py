@@ -38,13 +38,13 @@ OKABE_ITO = (
     "#0072B2",  # blue
     "#E69F00",  # orange
     "#009E73",  # bluish green
-    "#D55E00",  # vermillion
+    "#D55E00",  # vermilion
     "#56B4E9",  # sky blue
     "#CC79A7",  # reddish purple
     "#F0E442",  # yellow
     "#000000",  # black
 )
-BLUE, ORANGE, GREEN, VERMILLION = OKABE_ITO[:4]
+BLUE, ORANGE, GREEN, VERMILION = OKABE_ITO[:4]
 GREY = "#777777"
 #: the sequential colour map of heat maps (one hue: its order reads in grey too)
 CMAP = "Blues"
@@ -57,7 +57,7 @@ FORMATS = ("png", "svg", "pdf")
 CAPTION_GID = "domeng-caption"
 
 
-def _rc() -> dict[str, Any]:
+def _rc() -> Any:
     from cycler import cycler
 
     return {

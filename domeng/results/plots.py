@@ -445,7 +445,7 @@ def plot_camat_gaps(
         a.bar(d.rounds_between, d.share, **{"width": 0.9, "color": F.BLUE, **style})
         mean = res.summary()["rounds_between_camats"]["mean"]["value"]
         if mean is not None:
-            a.axvline(mean, color=F.VERMILLION, lw=1.5, label=f"mean {mean:.1f} rounds")
+            a.axvline(mean, color=F.VERMILION, lw=1.5, label=f"mean {mean:.1f} rounds")
             a.legend()
         a.set_xlabel("rounds between CAMATs" + (" (last bar: 127 or more)" if last >= 127 else ""))
         a.set_ylabel("share of CAMATs")
