@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 def _config(cmp: Comparison, arm: str = "arm") -> str:
     """The configuration of a comparison (``arm="point"``: of a sweep)."""
     b = cmp.baseline
-    first = f"baseline {cmp.baseline_name}" if arm == "arm" else "the first point"
+    name = cmp.baseline_name
+    first = "the first point" if arm == "point" else "the baseline"
+    if arm == "arm" and name != "baseline":
+        first += f" ({_words(name)})"
     return (
         f"{counted_x((b.tables, 'table'), (b.rounds, 'round'))} per {arm}, seed {b.seed}, "
         f"the same tables in every {arm}; players (seat 0..4) {', '.join(b.players)}; "
@@ -204,7 +207,7 @@ def plot_sweep(
     >>> sw = domeng.sweep(["pollo=3,4"], tables=2, rounds=2, seed=1, progress=False)
     >>> fig = plot_sweep(sw, metrics=["stones_per_round.total"])
     >>> fig.axes[0].get_ylabel()
-    'change from pollo award 3 (stones per round)'
+    'paired change (stones per round)'
     """
     from domeng.results.sweep import PLOT_METRICS
 
@@ -237,14 +240,15 @@ def plot_sweep(
     ref_text = ", ".join(f"{_words(o)} {_value(ref[o])}" for o in swept) or "the first point"
     for a, m in zip(axes, names):
         g = df[df.metric == m]
-        groups = g.groupby(others, sort=False) if others else [((), g)]
+        groups = list(g.groupby(others, sort=False)) if others else [((), g)]
         for k, (key, gg) in enumerate(groups):
+            dodge = (k - (len(groups) - 1) / 2) * min(0.08, 0.4 / len(groups))  # lines apart
             gg = gg.set_index(option).reindex(values)
             key = key if isinstance(key, tuple) else (key,)
             label = ", ".join(f"{_words(o)} {_value(v)}" for o, v in zip(others, key)) or None
             kw = {"marker": "o", "capsize": 3, "color": F.OKABE_ITO[k % len(F.OKABE_ITO)], **style}
             a.errorbar(
-                np.arange(len(values)),
+                np.arange(len(values)) + dodge,
                 gg["diff"],
                 yerr=F.err(gg["diff"], gg.diff_ci_low, gg.diff_ci_high),
                 label=label,
@@ -254,12 +258,12 @@ def plot_sweep(
         a.set_xticks(np.arange(len(values)))
         a.set_xticklabels([_value(v) for v in values])
         a.set_xlabel(_words(option))
-        a.set_ylabel(f"change from {ref_text} ({g.unit.iloc[0]})")
+        a.set_ylabel(f"paired change ({g.unit.iloc[0]})")
         a.set_title(metric_words(m))
         a.grid(alpha=0.3)
     if made:
         if others:
-            fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=4)
+            fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper")
         fig.suptitle(f"Sweep of {_words(option)}: paired change from {ref_text}")
     if with_caption if with_caption is not None else made:
         F.add_caption(
