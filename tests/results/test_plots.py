@@ -388,3 +388,37 @@ def test_the_figures_section_of_docs_study_runs(tmp_path, monkeypatch):
     for p in tmp_path.iterdir():
         if p.suffix == ".png":
             assert _png_dpi(p.read_bytes()) == pytest.approx(300, abs=0.1)
+
+
+# ------------------------------------------------------------ tournament and ladder
+def test_tournament_and_ladder_plots_are_functions_too(tmp_path):
+    from domeng.study.ladder import ladder
+    from domeng.study.tournament import tournament
+    from domeng.study.tournament_plots import plot_ladder, plot_tournament
+
+    t = tournament(
+        "hunter,keeper,heavy,random,random", deals=3, rounds=3, orders="rotations", progress=False
+    )
+    fig = Figure()
+    axes = fig.subplots(1, 3)
+    assert plot_tournament(t, ax=axes) is fig
+    r = t.ranking()
+    widths = [p.get_width() for p in axes[0].patches]
+    assert widths == pytest.approx(list(r["net"]))
+    new = plot_tournament(t)
+    assert "3 deals x 3 rounds x 5 seatings" in F.caption_of(new)
+    for text in _texts(new)["titles"] + _texts(new)["labels"]:
+        assert "seed" not in text and " x " not in text and not KEY.search(text), text
+    lad = ladder(
+        "hunter,keeper,heavy,random,random,expert",
+        deals=2,
+        rounds=2,
+        orders="rotations",
+        progress=False,
+    )
+    lfig = plot_ladder(lad)
+    assert [a.get_xlabel() for a in lfig.axes] == [
+        "net stones per round (received - given; lower is better)",
+        "CAMATs per 1000 rounds",
+    ]
+    assert _png_dpi(t.plots()["tournament"]) == pytest.approx(300, abs=0.1)
