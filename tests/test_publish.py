@@ -33,6 +33,7 @@ DOCTEST_MODULES = [
     "domeng.results.plots",
     "domeng.results.diff_plots",
     "domeng.results.figures",
+    "domeng.study.tournament_plots",
     "domeng.core.rules",
     "domeng.engine.reference",
     "domeng.engine.step",
@@ -183,6 +184,7 @@ API_EXAMPLES: dict[str, list[str]] = {
     ],
     "domeng.results.diff_plots": ["plot_forest", "plot_sweep"],
     "domeng.results.figures": ["plot_style", "add_caption", "figure_bytes"],
+    "domeng.study.tournament_plots": ["plot_tournament", "plot_ladder"],
     "domeng.core.rules": ["Rules", "parse", "from_mapping", "replace", "changed"],
     "domeng.engine.reference": ["Table", "Round", "new_round", "play_round", "describe"],
     "domeng.engine.step": [

@@ -104,6 +104,15 @@ def plot_tournament(
     -------
     matplotlib.figure.Figure
         The figure drawn into.
+
+    Examples
+    --------
+    >>> import domeng
+    >>> from domeng.study.tournament_plots import plot_tournament
+    >>> t = domeng.tournament("hunter,keeper,heavy,random,expert", deals=2, rounds=2,
+    ...                       orders="rotations", progress=False)
+    >>> plot_tournament(t, panels="net").axes[0].get_ylabel()
+    'player, in rank order'
     """
     return _draw(res, ax, panels, with_caption, TOURNAMENT_PANELS, style, "Duplicate tournament")
 
@@ -119,7 +128,35 @@ def plot_ladder(
 ) -> Figure:
     """A ladder: each player's net stones per round and CAMATs per 1000
     rounds, in rank order, with 95% intervals (panels ``"net"``,
-    ``"camat_per_1000"``; the parameters as for :func:`plot_tournament`)."""
+    ``"camat_per_1000"``; the parameters as for :func:`plot_tournament`).
+
+    Parameters
+    ----------
+    res:
+        The ladder's results (:func:`domeng.study.ladder.ladder`).
+    ax:
+        None (a new figure), a matplotlib Axes, or one Axes per panel.
+    panels:
+        Which of ``"net"``, ``"camat_per_1000"`` to draw.
+    with_caption:
+        Add the caption below the figure (default: only to a new figure).
+    **style:
+        Keywords of :meth:`matplotlib.axes.Axes.barh`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+
+    Examples
+    --------
+    >>> from domeng.study.ladder import ladder
+    >>> from domeng.study.tournament_plots import plot_ladder
+    >>> lad = ladder("hunter,keeper,heavy,random,random,expert", deals=2, rounds=2,
+    ...              orders="rotations", progress=False)
+    >>> len(plot_ladder(lad).axes)
+    2
+    """
     return _draw(res, ax, panels, with_caption, LADDER_PANELS, style, "Ladder")
 
 
