@@ -15,7 +15,7 @@ from domeng.cli.args import (
     seed,
     whole,
 )
-from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
+from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES, PLOT_DPI
 
 
 def add_study_options(s, what: str) -> None:
@@ -94,9 +94,9 @@ def add_plot_options(s) -> None:
     s.add_argument(
         "--dpi",
         type=whole(30, maximum=1200),
-        default=110,
+        default=PLOT_DPI,
         metavar="DPI",
-        help="resolution of the plots (default 110)",
+        help=f"resolution of the plot files, dots per inch (default {PLOT_DPI})",
     )
 
 

@@ -32,6 +32,8 @@ N_BUILTIN = 5
 DEFAULT_TABLES = 2000
 DEFAULT_ROUNDS = 500
 DEFAULT_PLAYERS = ("random", "heavy", "keeper", "hunter", "random")
+#: the resolution of plot files, dots per inch (``--dpi``; :mod:`domeng.results.figures`)
+PLOT_DPI = 300
 
 # ---------------------------------------------------------------- a table with people
 HUMAN = "human"

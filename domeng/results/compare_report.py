@@ -20,11 +20,9 @@ folder is locked).
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
-import numpy as np
 
 from domeng.core.wording import counted, counted_x
 from domeng.infra import fs, jsontext
@@ -38,6 +36,15 @@ from domeng.results.armsfolder import (
     write_arms_index,
 )
 from domeng.results.comparison import COMPARE_SCHEMA, KEY_METRICS, Comparison, stopping_text
+from domeng.results.diff_plots import plot_forest, sweep_figures
+from domeng.results.figures import (
+    DPI,
+    FORMATS,
+    caption_of,
+    figure_bytes,
+    figure_files,
+    report_png,
+)
 from domeng.results.sweep import PLOT_METRICS, SWEEP_SCHEMA, Sweep
 
 #: kind -> (the finished marker, the manifest (the unfinished marker), its schema)
@@ -46,144 +53,15 @@ KINDS = {
     "sweep": (*FILES["sweep"], SWEEP_SCHEMA),
 }
 
-FORMATS = ("png", "svg", "pdf")
-
-
-def figure_bytes(fig, fmt: str = "png", dpi: int = 110) -> bytes:
-    """A matplotlib figure as PNG, SVG or PDF bytes."""
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    buf = io.BytesIO()
-    fig.savefig(buf, format=fmt, dpi=dpi, bbox_inches="tight")
-    return buf.getvalue()
-
-
-class _plt:
-    """What the plots need of pyplot, without pyplot: figures from the object
-    API (:func:`domeng.results.report._subplots`), so no backend is set."""
-
-    @staticmethod
-    def subplots(*args, **kwargs):
-        from domeng.results.report import _subplots
-
-        return _subplots(*args, **kwargs)
-
-    @property
-    def rcParams(self):
-        import matplotlib
-
-        return matplotlib.rcParams
-
 
 def forest_plot(cmp: Comparison, metrics: list[str] | None = None):
-    """Differences variant - baseline as a share of the baseline value (so
-    metrics of every unit share one axis), with 95% intervals."""
-    plt = _plt()
-    d = cmp.differences()
-    metrics = [m for m in (metrics or KEY_METRICS) if m in set(d.metric)]
-    variants = list(cmp.variants)
-    fig, ax = plt.subplots(
-        figsize=(9, 0.3 * len(metrics) * max(1, len(variants)) ** 0.5 + 1.6), layout="constrained"
-    )
-    h = 0.8 / max(len(variants), 1)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for k, v in enumerate(variants):
-        g = d[d.variant == v].set_index("metric").reindex(metrics)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scale = np.where(g.baseline != 0, 100.0 / g.baseline.abs(), np.nan)
-        y = np.arange(len(metrics)) + (k - (len(variants) - 1) / 2) * h
-        x = g.value * scale
-        ax.errorbar(
-            x,
-            y,
-            xerr=[x - g.ci_low * scale, g.ci_high * scale - x],
-            fmt="o",
-            color=colors[k % len(colors)],
-            capsize=2,
-            ms=4,
-            label=v,
-        )
-    ax.axvline(0, color="#777777", lw=1)
-    ax.set_yticks(range(len(metrics)))
-    ax.set_yticklabels(metrics, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("variant - baseline, % of the baseline value (95% CI, paired)")
-    ax.set_ylabel("metric")
-    ax.grid(axis="x", alpha=0.3)
-    fig.legend(
-        *ax.get_legend_handles_labels(),
-        loc="outside lower center",
-        fontsize=8,
-        title="variant",
-        title_fontsize=8,
-        ncols=1,
-    )
-    b = cmp.baseline
-    ax.set_title(
-        f"Paired differences, {counted_x((b.tables, 'table'), (b.rounds, 'round'))} per arm",
-        fontsize=10,
-    )
-    return fig
+    """The comparison's figure (:func:`domeng.results.diff_plots.plot_forest`)."""
+    return plot_forest(cmp, metrics=metrics)
 
 
 def sweep_plots(sw: Sweep, metrics: list[str] | None = None) -> dict:
-    """One figure per swept option: each metric against the option's values
-    (one line per combination of the other options), with 95% intervals."""
-    plt = _plt()
-    df = sw.frame()
-    metrics = [m for m in (metrics or PLOT_METRICS) if m in set(df.metric)]
-    out = {}
-    for opt, values in sw.grid.items():
-        if len(values) < 2:
-            continue
-        others = [o for o in sw.grid if o != opt and len(sw.grid[o]) > 1]
-        ncol = min(3, len(metrics))
-        nrow = -(-len(metrics) // ncol)
-        fig, axes = plt.subplots(
-            nrow, ncol, figsize=(4.2 * ncol, 3.3 * nrow), layout="constrained", squeeze=False
-        )
-        for ax, m in zip(axes.flat, metrics):
-            g = df[df.metric == m]
-            groups = g.groupby(others, sort=False) if others else [((), g)]
-            for key, gg in groups:
-                gg = gg.set_index(opt).reindex(values)
-                xs = np.arange(len(values))
-                label = (
-                    ", ".join(
-                        f"{o}={H.value_text(k)}"
-                        for o, k in zip(others, key if isinstance(key, tuple) else (key,))
-                    )
-                    or None
-                )
-                ax.errorbar(
-                    xs,
-                    gg.value,
-                    yerr=[gg.value - gg.ci_low, gg.ci_high - gg.value],
-                    marker="o",
-                    capsize=3,
-                    label=label,
-                )
-            ax.set_xticks(np.arange(len(values)))
-            ax.set_xticklabels([H.value_text(v) for v in values])
-            ax.set_xlabel(opt)
-            ax.set_ylabel(f"{m}\n({g.unit.iloc[0]})", fontsize=8)
-            ax.grid(alpha=0.3)
-        for ax in list(axes.flat)[len(metrics) :]:
-            ax.set_visible(False)
-        if others:
-            handles, labels = axes.flat[0].get_legend_handles_labels()
-            fig.legend(
-                handles, labels, loc="outside lower center", ncols=min(4, len(labels)), fontsize=8
-            )
-        b = sw.comparison.baseline
-        fig.suptitle(
-            f"Sweep of {opt}: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} "
-            "per point "
-            "(95% CI)",
-            fontsize=10,
-        )
-        out[f"sweep-{opt}"] = fig
-    return out
+    """One figure per swept option (:func:`domeng.results.diff_plots.plot_sweep`)."""
+    return sweep_figures(sw, metrics)
 
 
 def _write_table(folder: Path, name: str, df) -> None:
@@ -192,28 +70,17 @@ def _write_table(folder: Path, name: str, df) -> None:
     atomic_write(tables / f"{name}.parquet", lambda f: df.to_parquet(f, index=False))
 
 
-def figure_files(fig, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
-    """The figure as FORMAT bytes and as PNG (for the HTML report)."""
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    out = {}
-    for f in dict.fromkeys((fmt, "png")):
-        buf = io.BytesIO()
-        fig.savefig(buf, format=f, dpi=dpi, bbox_inches="tight")
-        out[f] = buf.getvalue()
-    return out
-
-
-def _plots(folder: Path, figs: dict, fmt: str, dpi: int) -> dict[str, bytes]:
-    """Write each figure as FORMAT (and PNG for the report); returns the PNGs."""
+def _plots(folder: Path, figs: dict, fmt: str, dpi: int) -> tuple[dict, dict]:
+    """Write each figure as FORMAT and PNG (at ``dpi``); returns the PNGs the
+    report embeds (:func:`domeng.results.figures.report_png`) and their captions."""
     plots = fixed_subfolder(folder, "plots")
-    pngs = {}
+    pngs, captions = {}, {}
     for name, fig in figs.items():
-        files = figure_files(fig, fmt, dpi)
-        for f, data in files.items():
+        for f, data in figure_files(fig, fmt, dpi).items():
             atomic_write(plots / f"{name}.{f}", data)
-        pngs[name] = files["png"]
-    return pngs
+        pngs[name] = report_png(fig)
+        captions[name] = caption_of(fig)
+    return pngs, captions
 
 
 # ---------------------------------------------------------------- folders
@@ -237,7 +104,7 @@ def write_manifest(folder: Path, manifest: dict) -> None:
     atomic_write(folder / KINDS[manifest["kind"]][1], json.dumps(manifest, indent=2) + "\n")
 
 
-def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) -> Path:
+def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = DPI) -> Path:
     """Write a comparison's tables, plots, report and, last, ``compare.json``
     into ``folder`` (an existing folder, locked by the caller; each file
     atomically; the arms' results are already in ``arms/K``)."""
@@ -245,22 +112,22 @@ def write_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) 
     _write_table(folder, "differences", cmp.differences())
     _write_table(folder, "values", cmp.values())
     write_arms_index(folder, list(cmp.arms))
-    pngs = _plots(folder, {"forest": forest_plot(cmp)}, fmt, dpi)
-    atomic_write(folder / "report.html", comparison_html(cmp, pngs))
+    pngs, captions = _plots(folder, {"forest": forest_plot(cmp)}, fmt, dpi)
+    atomic_write(folder / "report.html", comparison_html(cmp, pngs, captions))
     atomic_write(folder / "compare.json", cmp.to_json() + "\n")
     return folder
 
 
 def write_sweep(
-    sw: Sweep, folder, fmt: str = "png", dpi: int = 110, metrics: list[str] | None = None
+    sw: Sweep, folder, fmt: str = "png", dpi: int = DPI, metrics: list[str] | None = None
 ) -> Path:
     """Write a sweep's table, plots, report and, last, ``sweep.json`` (as
     :func:`write_comparison`)."""
     folder = Path(folder)
     _write_table(folder, "sweep", sw.frame())
     write_arms_index(folder, list(sw.comparison.arms))
-    pngs = _plots(folder, sweep_plots(sw, metrics), fmt, dpi)
-    atomic_write(folder / "report.html", sweep_html(sw, pngs, metrics))
+    pngs, captions = _plots(folder, sweep_plots(sw, metrics), fmt, dpi)
+    atomic_write(folder / "report.html", sweep_html(sw, pngs, metrics, captions))
     atomic_write(folder / "sweep.json", sw.to_json() + "\n")
     return folder
 
@@ -295,13 +162,13 @@ def _save(kind: str, cmp: Comparison, folder, write) -> Path:
     return folder
 
 
-def save_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = 110) -> Path:
+def save_comparison(cmp: Comparison, folder, fmt: str = "png", dpi: int = DPI) -> Path:
     """Write a comparison folder (module docstring)."""
     return _save("compare", cmp, folder, lambda d: write_comparison(cmp, d, fmt, dpi))
 
 
 def save_sweep(
-    sw: Sweep, folder, fmt: str = "png", dpi: int = 110, metrics: list[str] | None = None
+    sw: Sweep, folder, fmt: str = "png", dpi: int = DPI, metrics: list[str] | None = None
 ) -> Path:
     """Write a sweep folder (module docstring)."""
     return _save("sweep", sw.comparison, folder, lambda d: write_sweep(sw, d, fmt, dpi, metrics))
@@ -336,7 +203,10 @@ def load_sweep(folder) -> Sweep:
     return Sweep.load(folder)
 
 
-def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
+def comparison_html(
+    cmp: Comparison, pngs: dict[str, bytes], captions: dict[str, str] | None = None
+) -> str:
+    """The comparison's report; ``captions``: the plots' (default: a short one)."""
     b = cmp.baseline
     page = H.Page(
         f"Domeng paired comparison: {counted_x((b.tables, 'table'), (b.rounds, 'round'))} per arm"
@@ -356,7 +226,10 @@ def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
     page.add(
         "Forest plot",
         H.figure(
-            "forest", pngs["forest"], "Differences as % of the baseline value, 95% CI (paired)."
+            "forest",
+            pngs["forest"],
+            (captions or {}).get("forest")
+            or "Paired differences variant - baseline, 95% intervals, one panel per unit.",
         ),
     )
     d = cmp.differences()
@@ -402,7 +275,13 @@ def comparison_html(cmp: Comparison, pngs: dict[str, bytes]) -> str:
     return page.render()
 
 
-def sweep_html(sw: Sweep, pngs: dict[str, bytes], metrics: list[str] | None = None) -> str:
+def sweep_html(
+    sw: Sweep,
+    pngs: dict[str, bytes],
+    metrics: list[str] | None = None,
+    captions: dict[str, str] | None = None,
+) -> str:
+    """The sweep's report; ``captions``: the plots' (default: a short one)."""
     df = sw.frame()
     b = sw.comparison.baseline
     page = H.Page(
@@ -416,7 +295,13 @@ def sweep_html(sw: Sweep, pngs: dict[str, bytes], metrics: list[str] | None = No
     for name, png in pngs.items():
         page.add(
             f"Plot: {name[len('sweep-') :]}",
-            H.figure(name, png, f"95% CI across {counted(b.groups, 'group')} of tables."),
+            H.figure(
+                name,
+                png,
+                (captions or {}).get(name)
+                or f"Paired change from the first point, 95% intervals across "
+                f"{counted(b.groups, 'group')} of tables.",
+            ),
         )
     key = df[df.metric.isin(metrics or PLOT_METRICS)]
     page.add("Plotted metrics", H.table(key))

@@ -296,3 +296,71 @@ def tidy_estimates(res: Results):
     for col in ("player", "kind", "reason"):
         df[col] = df[col].astype("str")  # missing where it does not apply
     return df
+
+
+#: words of a metric name's parts (:func:`metric_words`)
+_EVENTS = {
+    "passes_per_round": "PASSes",
+    "pass_round_share": "rounds with a PASS",
+    "passebunge_per_round": "PASSEBUNGEs",
+    "passebunge_round_share": "rounds with a PASSEBUNGE",
+}
+_STONES = {
+    "total": "stones moved, in all",
+    "from_table": "stones from the table",
+    "from_players": "stones from players",
+    "by_reason": "stones for {}",
+    "by_reason_from_table": "stones from the table for {}",
+    "by_reason_from_players": "stones from players for {}",
+    "from_seat": "stones from seat {}",
+    "from_player": "stones from {} (per seat)",
+    "to_seat": "stones to seat {}",
+    "to_player": "stones to {} (per seat)",
+}
+_SIMPLE = {
+    "tiles_per_round": "tiles played",
+    "turns_per_round": "turns",
+    "rounds_between_camats.mean": "rounds between CAMATs (mean)",
+    "camat_per_1000_rounds.total": "CAMATs",
+    "final_state.table_stones": "stones on the table at the end",
+    "final_state.no_camat_share": "tables with no CAMAT holder at the end",
+    "final_state.camats_per_table": "CAMATs won per table",
+    "stones_per_round.unpaid.total": "stones owed, unpaid (D7)",
+}
+
+
+def metric_words(name: str) -> str:
+    """A metric's name in words, for a plot's label: ``"stones from players"``
+    for ``stones_per_round.from_players`` (its unit, :attr:`Part.unit`, is
+    said apart); a name it does not know is returned as it is."""
+    if name in _SIMPLE:
+        return _SIMPLE[name]
+    if name in _EVENTS:
+        return _EVENTS[name]
+    head, _, rest = name.partition(".")
+    key, _, arg = rest.partition(".")
+    if head == "end_kind":
+        return f"rounds ending in {rest}"
+    if head in ("passes_by_seat", "passes_by_player") and arg in _EVENTS:
+        who = f"seat {key}" if head == "passes_by_seat" else f"{key} (per seat)"
+        return f"{_EVENTS[arg]} of {who}"
+    if head == "stones_per_round" and key == "unpaid":
+        what, _, which = arg.partition(".")
+        about = {"by_reason": "for {}", "to_seat": "to seat {}"}.get(what)
+        if about:
+            return "stones owed, unpaid (D7), " + about.format(which)
+    if head == "stones_per_round" and key in _STONES:
+        return _STONES[key].format(arg)
+    if head == "camat_per_1000_rounds":
+        return f"CAMATs of seat {arg}" if key == "by_seat" else f"CAMATs of {arg} (per seat)"
+    if head == "win_rate_by_starter_offset":
+        return "rounds won by the starter" if rest == "0" else f"rounds won by starter + {rest}"
+    if head == "win_rate_by_seat":
+        return f"rounds won by seat {rest}"
+    if head == "win_rate_by_player":
+        return f"rounds won by {rest} (per seat)"
+    if head == "start_share_by_seat":
+        return f"rounds started by seat {rest}"
+    if head == "final_state" and key == "stones_held_by_seat":
+        return f"stones held by seat {arg} at the end"
+    return name

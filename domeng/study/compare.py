@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from domeng.core.defaults import PLOT_DPI
 from domeng.core.errors import CheckpointError
 from domeng.core.rules import Rules
 from domeng.infra import fs
@@ -155,7 +156,7 @@ def compare(
     command: str | None = None,
     out: str | os.PathLike | None = None,
     fmt: str = "png",
-    dpi: int = 110,
+    dpi: int = PLOT_DPI,
     overwrite: bool = False,
 ) -> Comparison:
     """Play the baseline and every variant on the same tables and return the
@@ -384,7 +385,7 @@ def resume_study(
     progress=None,
     allow_import=False,
     fmt: str = "png",
-    dpi: int = 110,
+    dpi: int = PLOT_DPI,
     metrics: list[str] | None = None,
     expect: dict | None = None,
 ):
@@ -510,7 +511,7 @@ def sweep(
     command: str | None = None,
     out: str | os.PathLike | None = None,
     fmt: str = "png",
-    dpi: int = 110,
+    dpi: int = PLOT_DPI,
     metrics: list[str] | None = None,
     overwrite: bool = False,
 ):

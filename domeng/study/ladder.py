@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from domeng.core.compiling import Stopwatch
+from domeng.core.defaults import PLOT_DPI
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
 from domeng.core.wording import counted
@@ -82,41 +83,14 @@ class LadderResults(TournamentResults):
         lines += ["", *margin_lines(self.margins(), list(pairwise(t["player"])))]
         return "\n".join(lines)
 
-    def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
+    def plots(self, fmt: str = "png", dpi: int = PLOT_DPI) -> dict[str, bytes]:
         """The ladder figure: net stones and CAMATs per 1000 rounds of each
         player, in rank order (PNG; ``fmt`` svg or pdf is kept for
         :meth:`save` too)."""
-        from domeng.results.compare_report import figure_files
-        from domeng.results.report import _bars, _err, _subplots
+        from domeng.results.figures import figure_files
+        from domeng.study.tournament_plots import plot_ladder
 
-        t = self.ranking()
-        n = len(t)
-        fig, axes = _subplots(1, 2, figsize=(max(9, 1.3 * n + 4), 4.2), layout="constrained")
-        x = np.arange(n)
-        axes[0].bar(
-            x,
-            t["net"],
-            yerr=_err(t["net"], t["net_ci_low"], t["net_ci_high"]),
-            capsize=4,
-            color=["#2a7ab9" if v <= 0 else "#c0504d" for v in t["net"]],
-        )
-        axes[0].axhline(0, color="#777777", lw=1)
-        axes[0].set_xticks(x)
-        axes[0].set_xticklabels(t["player"], rotation=30, ha="right")
-        axes[0].set_title("net stones per round (lower is better)")
-        axes[0].grid(axis="y", alpha=0.3)
-        _bars(
-            axes[1],
-            list(t["player"]),
-            t["camat_per_1000"],
-            (t["camat_per_1000_ci_low"], t["camat_per_1000_ci_high"]),
-            fmt="{:.1f}",
-        )
-        axes[1].set_xticks(x)
-        axes[1].set_xticklabels(t["player"], rotation=30, ha="right")
-        axes[1].set_title("CAMAT per 1000 rounds")
-        fig.suptitle(f"Ladder, {self.design_text()} (95% CI)", fontsize=11)
-        files = figure_files(fig, fmt, dpi)
+        files = figure_files(plot_ladder(self), fmt, dpi)
         self._extra = {k: v for k, v in files.items() if k != "png"}
         return {"ladder": files["png"]}
 

@@ -43,6 +43,7 @@ import pandas as pd
 from domeng.batch.tables import initial_states, kernel_players, run_tables
 from domeng.core import layout as L
 from domeng.core.compiling import Stopwatch
+from domeng.core.defaults import PLOT_DPI
 from domeng.core.errors import DomengError, ResultsError
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
@@ -335,7 +336,7 @@ class TournamentResults:
         return [_ms_text(d.get("p50")), _ms_text(d.get("p99"))]
 
     def save(
-        self, folder: str | Path, fmt: str = "png", dpi: int = 110, overwrite: bool = False
+        self, folder: str | Path, fmt: str = "png", dpi: int = PLOT_DPI, overwrite: bool = False
     ) -> Path:
         """summary.json, players.csv/.parquet, margins.csv, per_deal.npz,
         plots and report.html, written atomically; a folder that holds
@@ -349,7 +350,7 @@ class TournamentResults:
             self.write_files(tmp, fmt, dpi)
         return folder
 
-    def write_files(self, folder: str | Path, fmt: str = "png", dpi: int = 110) -> None:
+    def write_files(self, folder: str | Path, fmt: str = "png", dpi: int = PLOT_DPI) -> None:
         """Write every file of :meth:`save` into the existing ``folder``, each
         atomically (what ``domeng report DIR`` renders again).  Prefer :meth:`save`."""
         from domeng.infra.fs import atomic_write, fixed_subfolder
@@ -443,36 +444,13 @@ class TournamentResults:
         kind, rules = m.get("kind", "tournament"), m.get("rules_text", "")
         return study_repr(self, kind, self.design_text(), self.players, rules, m.get("seed"))
 
-    def plots(self, fmt: str = "png", dpi: int = 110) -> dict[str, bytes]:
+    def plots(self, fmt: str = "png", dpi: int = PLOT_DPI) -> dict[str, bytes]:
         """The tournament figure: players in rank order (fewest net stones
         first), one horizontal bar each, so every label is readable."""
-        from domeng.results.compare_report import figure_files
-        from domeng.results.report import _subplots
+        from domeng.results.figures import figure_files
+        from domeng.study.tournament_plots import plot_tournament
 
-        t = self.ranking()
-        labels = [f"{i + 1}. {p}" for i, p in enumerate(t["player"])]
-        y = np.arange(len(t))
-        fig, axes = _subplots(1, 3, figsize=(11, 3.6), sharey=True, layout="constrained")
-        panels = (
-            ("net", "net stones per round\n(received - given; lower is better)", "#2a7ab9"),
-            ("win_rate", "round win rate (share of rounds)", "#d9822b"),
-            ("camat_per_1000", "CAMAT per 1000 rounds", "#4f9a4f"),
-        )
-        for ax, (col, xlabel, color) in zip(axes, panels):
-            lo = (t[col] - t[col + "_ci_low"]).fillna(0).clip(lower=0)
-            hi = (t[col + "_ci_high"] - t[col]).fillna(0).clip(lower=0)
-            ax.barh(y, t[col], xerr=[lo, hi], color=color, capsize=3, height=0.6)
-            ax.axvline(0, color="#777777", lw=1)
-            if col == "win_rate":
-                ax.axvline(0.2, color="#777777", lw=1, ls="--")
-            ax.set_xlabel(xlabel, fontsize=9)
-            ax.grid(axis="x", alpha=0.3)
-        axes[0].set_yticks(y)
-        axes[0].set_yticklabels(labels)
-        axes[0].invert_yaxis()
-        axes[0].set_ylabel("player, in rank order")
-        fig.suptitle(f"Duplicate tournament, {self.design_text()} (95% CI)", fontsize=10)
-        files = figure_files(fig, fmt, dpi)
+        files = figure_files(plot_tournament(self), fmt, dpi)
         self._extra = {k: v for k, v in files.items() if k != "png"}
         return {"tournament": files["png"]}
 

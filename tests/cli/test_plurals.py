@@ -1,6 +1,6 @@
 """A count of one is singular everywhere a study prints it: the text, the
-report's title and page, and every plot title ("1 table x 1 round", not
-"1 tables x 1 rounds"; walk4 found "1 lineups", "1 deals")."""
+report's title and page, and every plot's title and caption ("1 table x 1
+round", not "1 tables x 1 rounds"; walk4 found "1 lineups", "1 deals")."""
 
 from __future__ import annotations
 
@@ -26,12 +26,17 @@ def test_counted_x():
 
 @pytest.fixture
 def titles(monkeypatch):
-    """Every figure and axes title drawn while the test runs."""
+    """Every figure and axes title, and every figure text (the captions),
+    drawn while the test runs."""
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     seen: list[str] = []
-    suptitle, set_title = Figure.suptitle, Axes.set_title
+    suptitle, set_title, text = Figure.suptitle, Axes.set_title, Figure.text
+
+    def fig_text(self, x, y, s, *a, **k):
+        seen.append(" ".join(s.split()))
+        return text(self, x, y, s, *a, **k)
 
     def sup(self, t, *a, **k):
         seen.append(t)
@@ -43,6 +48,7 @@ def titles(monkeypatch):
 
     monkeypatch.setattr(Figure, "suptitle", sup)
     monkeypatch.setattr(Axes, "set_title", ax_title)
+    monkeypatch.setattr(Figure, "text", fig_text)
     return seen
 
 
