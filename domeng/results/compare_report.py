@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from domeng.core.wording import counted, counted_x
 from domeng.infra import fs, jsontext
 from domeng.infra.fs import atomic_write, fixed_subfolder
