@@ -6,6 +6,7 @@ from domeng.cli.args import UsageError, add_players_epilog
 from domeng.cli.compare import (
     add_study_options,
     check_output,
+    check_records,
     print_result,
     resume_arms,
     study_arguments,
@@ -68,6 +69,7 @@ def cmd_sweep(args) -> int:
     from domeng.results.html import command_line
     from domeng.study.compare import parse_grid, sweep
 
+    check_records(args, "sweep")
     if args.resume is not None:
         sw = resume_arms(args, "sweep", {"--rule": args.rule, "--fixed": args.fixed})
         return print_result(sw, args, args.resume, sw.to_text(args.metric or None))
@@ -112,6 +114,7 @@ def cmd_sweep(args) -> int:
         dpi=args.dpi,
         metrics=args.metric or None,
         overwrite=args.force,
+        records=args.records,
         **study,
     )
     return print_result(sw, args, args.out, sw.to_text(args.metric or None))

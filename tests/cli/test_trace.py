@@ -53,7 +53,8 @@ def test_trace_json_names_tiles_and_shows_the_holdings(capsys):
     from domeng.core.tiles import numbers
 
     def name(t):
-        return "%d-%d" % numbers(t)
+        hi, lo = numbers(t)
+        return f"{hi}-{lo}"
 
     deal = got[1]
     assert deal["type"] == "deal"
