@@ -30,6 +30,7 @@ DOCTEST_MODULES = [
     "domeng.results.results",
     "domeng.results.comparison",
     "domeng.results.sweep",
+    "domeng.results.records",
     "domeng.core.rules",
     "domeng.engine.reference",
     "domeng.engine.step",
@@ -168,6 +169,7 @@ API_EXAMPLES: dict[str, list[str]] = {
     "domeng.results.results": ["Results"],
     "domeng.results.comparison": ["Comparison"],
     "domeng.results.sweep": ["Sweep"],
+    "domeng.results.records": ["read_records", "metric_from_records", "difference_from_records"],
     "domeng.core.rules": ["Rules", "parse", "from_mapping", "replace", "changed"],
     "domeng.engine.reference": ["Table", "Round", "new_round", "play_round", "describe"],
     "domeng.engine.step": [

@@ -4,6 +4,8 @@ records with a table-clustered SE, checked by hand on small frames."""
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -101,3 +103,28 @@ def test_bad_input_is_one_clear_error():
     unpaired = pd.DataFrame({"arm": ["b", "v"], "table": [0, 1], "tiles": [1, 2]})
     with pytest.raises(ResultsError, match="not paired"):
         difference_from_records(unpaired, "tiles", "v", "b")
+
+
+def test_the_study_md_example_runs(capsys):
+    """The records example of docs/study.md runs as written, and its numbers
+    are what pandas gives directly."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "study.md"
+    blocks = [
+        b
+        for b in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S)
+        if "metric_from_records(" in b
+    ]
+    assert len(blocks) == 1
+    ns: dict = {}
+    exec(compile(blocks[0], "docs/study.md", "exec"), ns)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 2 and printed[0].count("[") == 1
+    assert ns["variant"] == "players=hunter,hunter,hunter,hunter,hunter"
+    rec, seats = ns["rec"], ns["seats"]
+    base3 = seats[(seats.arm == "baseline") & (seats.seat == 3)]
+    assert ns["est"]["value"] == pytest.approx(base3.received_pass.mean())
+    assert ns["est"]["ci_low"] < ns["est"]["value"] < ns["est"]["ci_high"]
+    means = rec.groupby("arm", observed=True).tiles.mean()
+    assert ns["diff"]["value"] == pytest.approx(means[ns["variant"]] - means["baseline"])
+    assert set(ns["diff"]) == {"value", "se", "ci_low", "ci_high"}
+    assert 0 <= ns["blocked"]["ci_low"] <= ns["blocked"]["value"] <= ns["blocked"]["ci_high"] <= 1
