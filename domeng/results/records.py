@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -29,7 +29,7 @@ from domeng.core.errors import ResultsError
 from domeng.results import stats
 
 #: per-row values: a column name, a function of the frame, or an array
-Values = str | Callable[[pd.DataFrame], Any] | np.ndarray | pd.Series
+Values: TypeAlias = "str | Callable[[pd.DataFrame], Any] | np.ndarray | pd.Series"
 
 
 def read_records(folder: str | os.PathLike, seats: bool = False) -> pd.DataFrame:
