@@ -112,9 +112,14 @@ def records_table(recs: np.ndarray, schema=None):
 
 
 def table_records(table) -> np.ndarray:
-    """A pyarrow Table of :func:`parts_schema` -> records ``int64[m, REC_LEN]``."""
+    """A pyarrow Table of :func:`parts_schema` -> records ``int64[m, REC_LEN]``
+    (a table with other columns is refused: ``ValueError``)."""
     import pyarrow as pa
 
+    schema = parts_schema()
+    if table.column_names != schema.names:
+        raise ValueError("a records part with other columns than a chunk's")
+    table = table.cast(schema)
     recs = np.zeros((table.num_rows, L.REC_LEN), dtype=np.int64)
     for name in table.column_names:
         col = table.column(name).combine_chunks()

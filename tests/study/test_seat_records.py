@@ -168,3 +168,11 @@ def test_a_seat_file_that_cannot_be_written_leaves_nothing(tmp_path):
     with pytest.raises(domeng.DomengError, match="is a directory"):
         domeng.simulate(tables=1, rounds=1, records=tmp_path / "r.parquet", progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r_seats.parquet"]
+
+
+def test_a_records_part_round_trips_and_a_foreign_one_is_refused():
+    recs = run_tables(LINEUP, seed=1, n_tables=2, rounds=3, records=True).records
+    part = records_mod.records_table(recs, records_mod.parts_schema())
+    np.testing.assert_array_equal(records_mod.table_records(part), recs)
+    with pytest.raises(ValueError, match="other columns"):
+        records_mod.table_records(records_mod.records_table(recs))  # the seats' columns missing
