@@ -109,7 +109,10 @@ def _read_arms(folder: Path, kind: str, name: str) -> pd.DataFrame:
                 df.insert(j, option, value)
         df.insert(0, "arm", pd.Categorical([arm] * len(df), categories=names))
         frames.append(df)
-    return pd.concat(frames, ignore_index=True)
+    out = pd.concat(frames, ignore_index=True)
+    if "player" in out.columns:  # each arm's file has its own players: one categorical
+        out["player"] = out["player"].astype(str).astype("category")
+    return out
 
 
 def _values(df: pd.DataFrame, v: Values, what: str) -> np.ndarray:

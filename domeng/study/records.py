@@ -264,6 +264,10 @@ class RecordWriter:
             return
         recs = np.concatenate(self._buf) if len(self._buf) > 1 else self._buf[0]
         self._buf, self._buffered = [], 0
+        self._write_rows(recs)
+
+    def _write_rows(self, recs: np.ndarray) -> None:
+        """Write records as one row group of each file."""
         self._files[0].writer.write_table(records_table(recs, self.schema))
         if self.seat_schema is not None:
             self._files[1].writer.write_table(seats_table(recs, self.players, self.seat_schema))
@@ -273,8 +277,9 @@ class RecordWriter:
         """Append a pyarrow Table of records of :func:`parts_schema` (a part
         written by a checkpoint)."""
         self._flush()
-        self.write(table_records(table))
-        self._flush()
+        recs = table_records(table)
+        if len(recs):
+            self._write_rows(recs)
 
     def close(self) -> Path:
         """Flush, close and move the file(s) to their final names (the

@@ -44,6 +44,7 @@ def test_compare_writes_each_arms_records_keyed_by_arm_and_table(compared, tmp_p
     assert len(seats) == 5 * len(rec)
     variant = seats[seats.arm == arms[1]]
     assert set(variant.player.astype(str)) == {"hunter"}
+    assert seats.player.dtype == "category"
     # paired: both arms played the same tables, the same first deal (same leads in round 1)
     first = rec[rec["round"] == 1].pivot(index="table", columns="arm", values="lead")
     assert (first[arms[0]] == first[arms[1]]).all()
