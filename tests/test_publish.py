@@ -35,6 +35,7 @@ DOCTEST_MODULES = [
     "domeng.results.diff_plots",
     "domeng.results.figures",
     "domeng.study.tournament_plots",
+    "domeng.results.records",
     "domeng.core.rules",
     "domeng.engine.reference",
     "domeng.engine.step",
@@ -186,6 +187,7 @@ API_EXAMPLES: dict[str, list[str]] = {
     "domeng.results.diff_plots": ["plot_forest", "plot_sweep"],
     "domeng.results.figures": ["plot_style", "add_caption", "figure_bytes"],
     "domeng.study.tournament_plots": ["plot_tournament", "plot_ladder"],
+    "domeng.results.records": ["read_records", "metric_from_records", "difference_from_records"],
     "domeng.core.rules": ["Rules", "parse", "from_mapping", "replace", "changed"],
     "domeng.engine.reference": ["Table", "Round", "new_round", "play_round", "describe"],
     "domeng.engine.step": [

@@ -262,11 +262,11 @@ def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, 
 
 
 @njit(cache=True, nogil=True)
-def trace_kernel(pids, fns, rules, st, rounds, agg, tr):
-    """Play one table with the full move-by-move trace; returns rows written
-    (rows past ``tr``'s length are counted but not written)."""
-    recs = np.zeros((1, L.REC_LEN), dtype=np.int64)
-    _played, S = play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 0, tr.shape[0])
+def trace_kernel(pids, fns, rules, st, rounds, agg, tr, recs):
+    """Play one table with the full move-by-move trace and each round's
+    record (``recs[rounds, REC_LEN]``); returns rows written (rows past
+    ``tr``'s length are counted but not written)."""
+    _played, S = play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 1, tr.shape[0])
     n = min(S.tn[0], tr.shape[0])
     for k in range(n):
         for c in range(TR_WIDTH):

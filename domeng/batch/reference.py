@@ -21,7 +21,8 @@ from domeng.infra.progress import advance
 
 def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
     """Add one finished round to a table's aggregates ``agg`` and update its
-    state vector ``st``; returns the round's record (``REC_COLUMNS``)."""
+    state vector ``st``; returns the round's record (``REC_COLUMNS``, then
+    the per-seat blocks ``SEAT_COLUMNS``: :mod:`domeng.core.layout`)."""
     res = rnd.result
     assert res is not None
     kind = END_KINDS.index(res.kind)
@@ -56,17 +57,23 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
         agg[L.A_CUCUQ + res.cucuq] += 1
     by_reason = [0] * L.N_REASONS
     from_table = 0
+    rec = np.zeros(L.REC_LEN, dtype=np.int64)
     for tr in res.transfers:
         r = REASONS.index(tr.reason)
         agg[L.flow_index(tr.source, tr.dest, r)] += tr.amount
         by_reason[r] += tr.amount
+        rec[L.seat_col(tr.dest, L.SC_RECEIVED + r)] += tr.amount
         if tr.source == TABLE:
             from_table += tr.amount
+            rec[L.seat_col(tr.dest, L.SC_FROM_TABLE)] += tr.amount
+        else:
+            rec[L.seat_col(tr.source, L.SC_GIVEN + r)] += tr.amount
     unpaid = 0
     for ev in rnd.events:
         if ev["type"] == "unpaid":
             agg[L.A_UNPAID + ev["to"] * L.N_REASONS + REASONS.index(ev["reason"])] += ev["amount"]
             unpaid += ev["amount"]
+            rec[L.seat_col(ev["to"], L.SC_UNPAID)] += ev["amount"]
     st[L.ST_ROUNDS] += 1
     st[L.ST_SINCE_CAMAT] += 1
     if res.camat is not None:
@@ -82,7 +89,13 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
     st[L.ST_CAMAT] = -1 if t.camat is None else t.camat
     st[L.ST_NEXT_STARTER] = -1 if t.next_starter is None else t.next_starter
     st[L.ST_RNG : L.ST_RNG + 6] = np.array(t.rng_states(), dtype=np.uint64).view(np.int64)
-    rec = np.zeros(L.REC_LEN, dtype=np.int64)
+    sums = rnd.pip_sums()
+    for p in range(L.N_SEATS):
+        rec[L.seat_col(p, L.SC_PASSES)] = passed[p]
+        rec[L.seat_col(p, L.SC_PASSEBUNGE)] = pb[p]
+        rec[L.seat_col(p, L.SC_STONES)] = t.stones[p]  # after a CAMAT's return (D15)
+        rec[L.seat_col(p, L.SC_TILES_LEFT)] = len(rnd.hands[p])
+        rec[L.seat_col(p, L.SC_PIP_SUM)] = sums[p]
     rec[L.RC_ROUND] = rnd.number
     rec[L.RC_STARTER] = rnd.starter
     rec[L.RC_KIND] = kind

@@ -297,18 +297,38 @@ def trace_table(
 
     Returns ``(events per round, aggregates, final state)``.
     """
+    events, agg, st, _recs = trace_table_records(players, rules, seed, table, rounds, state)
+    return events, agg, st
+
+
+def trace_table_records(
+    players: Sequence[str] | str,
+    rules: Rules | None = None,
+    seed: int = 0,
+    table: int = 0,
+    rounds: int = 1,
+    state: np.ndarray | None = None,
+) -> tuple[list[list[dict[str, Any]]], np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`trace_table` with each round's record as well (``int64[rounds,
+    REC_LEN]``, :mod:`domeng.core.layout`: e.g. the stones each seat holds
+    after the round).
+
+    Returns ``(events per round, aggregates, final state, records)``.
+    """
     rules = rules if rules is not None else Rules()
     pids, fns = kernel_players(players)
     prepare_engine()
     st = initial_states(seed, table, 1, rules)[0] if state is None else np.array(state)
     agg = np.zeros(L.AGG_LEN, dtype=np.int64)
     tr = np.zeros((rounds * TR_ROWS_PER_ROUND, TR_WIDTH), dtype=np.int64)
+    recs = np.zeros((rounds, L.REC_LEN), dtype=np.int64)
     with _quiet_compile():
-        n = interruptible(loop.trace_kernel, pids, fns, rules.to_array(), st, rounds, agg, tr)
+        n = interruptible(loop.trace_kernel, pids, fns, rules.to_array(), st, rounds, agg, tr, recs)
     _check_bad_moves(st[None, :], resolve_players(players))
     if n > tr.shape[0]:  # pragma: no cover - the buffer is sized for the worst case
         raise RuntimeError("trace buffer overflow")
-    return decode_rows(tr[:n]), agg, st
+    recs[:, L.RC_TABLE] = table
+    return decode_rows(tr[:n]), agg, st, recs
 
 
 def default_threads() -> int:

@@ -72,6 +72,13 @@ def add_study_options(s, what: str) -> None:
     )
     s.add_argument("--force", action="store_true", help=FORCE_HELP)
     s.add_argument(
+        "--records",
+        action="store_true",
+        help="also write each arm's records (one row per table-round, and one per "
+        "table-round-seat) to DIR/arms/K/records.parquet and records_seats.parquet "
+        "(needs --out; domeng.results.read_records(DIR) reads them keyed by arm and table)",
+    )
+    s.add_argument(
         "--resume",
         default=None,
         metavar="DIR",
@@ -183,6 +190,19 @@ def check_output(out: str | None, kind: str, force: bool = False) -> None:
     check(out, finished, manifest, f"{kind} study", f"domeng {kind} --resume {out}", force)
 
 
+def check_records(args, kind: str) -> None:
+    """``--records`` needs ``--out`` and a fixed number of tables (one line otherwise)."""
+    if not args.records:
+        return
+    if args.out is None and args.resume is None:
+        raise UsageError(f"domeng {kind}: error: --records needs --out DIR")
+    if getattr(args, "target_ci", None):
+        raise UsageError(
+            f"domeng {kind}: error: --records cannot be used with --target-ci (a study "
+            "that stops on the data writes no records)"
+        )
+
+
 def study_arguments(args) -> dict:
     """tables, rounds, players, seed of compare and sweep, defaults applied."""
     return dict(
@@ -226,6 +246,7 @@ def resume_arms(args, kind: str, study_flags: dict):
             seed=args.seed,
             target_ci=getattr(args, "target_ci", None) or None,
             max_rounds=getattr(args, "max_rounds", None),
+            records=True if args.records else None,
         ),
     )
 
@@ -252,6 +273,7 @@ def cmd_compare(args) -> int:
         arms = _arms(args.variant or ["pollo=4"], args.baseline, study["players"], args.rule)
         print("\n".join(known_metrics(arms)))
         return 0
+    check_records(args, "compare")
     if args.resume is not None:
         cmp = resume_arms(
             args,
@@ -283,6 +305,7 @@ def cmd_compare(args) -> int:
         fmt=args.format,
         dpi=args.dpi,
         overwrite=args.force,
+        records=args.records,
         **study,
     )
     return _print_comparison(cmp, args, args.out)

@@ -9,6 +9,7 @@ from domeng.cli.args import UsageError, add_players_epilog, progress_wanted
 from domeng.cli.compare import (
     add_study_options,
     check_output,
+    check_records,
     print_result,
     resume_arms,
     study_arguments,
@@ -109,6 +110,7 @@ def cmd_sweep(args) -> int:
     from domeng.study.names import resolve_names_safely
     from domeng.study.sequential import known_metrics
 
+    check_records(args, "sweep")
     if args.resume is not None:
         sw = resume_arms(
             args, "sweep", {"--vary": args.vary, "--rule": args.rule, "--fixed": args.fixed}
@@ -154,6 +156,7 @@ def cmd_sweep(args) -> int:
         dpi=args.dpi,
         metrics=args.metric or None,
         overwrite=args.force,
+        records=args.records,
         **study,
     )
     return print_result(sw, args, args.out, sw.to_text(args.metric or None))

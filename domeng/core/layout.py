@@ -41,7 +41,13 @@ last CAMAT, and the generators' states (stored as int64 bits): the deal
 stream and one stream per seat's player (see :mod:`domeng.core.rng`).  A table can be
 continued from its state, which is what checkpoints keep.
 
-Per-round records (``int64[REC_LEN]``, columns ``REC_COLUMNS``).
+Per-round records (``int64[REC_LEN]``): the round's columns ``REC_COLUMNS``,
+then one block of ``SEAT_LEN`` per seat (``SEAT_COLUMNS``, offset
+:func:`seat_col`): stones received and given by reason, received from the
+table, owed to the seat and unpaid (D7), passes and PASSEBUNGE (D6), stones
+held after the round (after a CAMAT's return, D15), tiles left and their pip
+sum at the round's end (D12).  A study writes the blocks as its long
+``records_seats`` table (one row per table x round x seat).
 """
 
 from __future__ import annotations
@@ -191,7 +197,34 @@ REC_COLUMNS = (
     "lead",
     "second_passed",
 )
-REC_LEN = len(REC_COLUMNS)
+#: per-seat fields of a record (one block of ``SEAT_LEN`` per seat after the
+#: round's columns); ``received_*`` include stones from the table, ``given_*``
+#: count stones the seat paid (D7)
+SEAT_COLUMNS = (
+    tuple(f"received_{r.lower()}" for r in REASON_NAMES)
+    + tuple(f"given_{r.lower()}" for r in REASON_NAMES)
+    + ("received_from_table", "unpaid", "passes", "passebunge", "stones", "tiles_left", "pip_sum")
+)
+SEAT_LEN = len(SEAT_COLUMNS)
+SC_RECEIVED = 0  #: [7] stones received, by reason (from the table or a seat)
+SC_GIVEN = SC_RECEIVED + N_REASONS  #: [7] stones given to another seat, by reason
+SC_FROM_TABLE = SC_GIVEN + N_REASONS  #: stones received from the table
+SC_UNPAID = SC_FROM_TABLE + 1  #: stones owed to the seat that nobody could pay (D7)
+SC_PASSES = SC_UNPAID + 1  #: passes incl. PASSEBUNGE
+SC_PASSEBUNGE = SC_PASSES + 1  #: PASSEBUNGE (D6)
+SC_STONES = SC_PASSEBUNGE + 1  #: stones held after the round (after a CAMAT's return, D15)
+SC_TILES_LEFT = SC_STONES + 1  #: tiles in hand at the round's end
+SC_PIP_SUM = SC_TILES_LEFT + 1  #: their pip sum (D12)
+#: offset of the first seat's block in a record
+RC_SEATS = len(REC_COLUMNS)
+REC_LEN = RC_SEATS + N_SEATS * SEAT_LEN
+
+
+def seat_col(seat: int, field: int) -> int:
+    """Offset in a record of seat ``seat``'s field ``field`` (``SC_*``)."""
+    return RC_SEATS + seat * SEAT_LEN + field
+
+
 (
     RC_TABLE,
     RC_ROUND,
@@ -217,7 +250,7 @@ REC_LEN = len(REC_COLUMNS)
     RC_CAMAT,
     RC_LEAD,
     RC_SECOND_PASSED,
-) = range(REC_LEN)
+) = range(RC_SEATS)
 #: ``lead``: the tile led; ``second_passed``: 1 if the seat after the starter
 #: passed on its first turn (the foundation's exact first-round values are
 #: checked on these)

@@ -104,7 +104,7 @@ W_FROM_TABLE = 22
 W_UNPAID = 23
 W_NPASS = 24
 W_NPB = 25
-W_LEN = 42  # with the outcome slots W_KIND.. below
+W_LEN = 122  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. below
 
 
 # ---------------------------------------------------------------- trace
@@ -217,6 +217,8 @@ def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
         agg[L.A_FLOW + (0 * 5 + dest) * 7 + reason] += take
         w[W_BY_REASON + reason] += take
         w[W_FROM_TABLE] += take
+        w[W_RECV + dest * 7 + reason] += take
+        w[W_SEAT_FROM_TABLE + dest] += take
         _trace(tr, tn, do_trace, EV_TRANSFER, reason, TABLE, dest, take, 0, 0)
         due -= take
     for i in range(n_payers):
@@ -231,11 +233,14 @@ def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
             obs[OBS_STONES + dest] += give
             agg[L.A_FLOW + ((p + 1) * 5 + dest) * 7 + reason] += give
             w[W_BY_REASON + reason] += give
+            w[W_RECV + dest * 7 + reason] += give
+            w[W_GIVE + p * 7 + reason] += give
             _trace(tr, tn, do_trace, EV_TRANSFER, reason, p, dest, give, 0, 0)
             due -= give
     if due > 0:
         agg[L.A_UNPAID + dest * 7 + reason] += due
         w[W_UNPAID] += due
+        w[W_SEAT_UNPAID + dest] += due
         _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, due, 0, 0, 0)
 
 
@@ -312,6 +317,11 @@ W_SECOND_PASSED = 34  # the seat after the starter passed on its first turn
 W_SIZE = 35  # the size of the round's award ("up to N", D8..D14)
 W_CAMAT = 36  # the seat that became CAMAT when the round was settled (D15), else -1
 W_HELD = 37  # [5] stones each seat held when the round was settled, before a CAMAT's return
+# per-seat flows of the round (the per-seat blocks of a record, layout.SEAT_COLUMNS)
+W_RECV = 42  # [5 seat, 7 reason] stones received (from the table or a seat)
+W_GIVE = 77  # [5 seat, 7 reason] stones given to another seat
+W_SEAT_FROM_TABLE = 112  # [5] stones received from the table
+W_SEAT_UNPAID = 117  # [5] stones owed to the seat that nobody could pay (D7)
 
 
 @njit(cache=True, inline="always")
@@ -594,6 +604,26 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
         rec[L.RC_CAMAT] = camat
         rec[L.RC_LEAD] = w[W_LEAD]
         rec[L.RC_SECOND_PASSED] = w[W_SECOND_PASSED]
+
+
+@njit(cache=True, _nrt=False)
+def record_seats(obs, w, hands, rec):
+    """The per-seat blocks of the round's record (``layout.SEAT_COLUMNS``),
+    once the round is settled (:func:`finish_round`): stones received and
+    given by reason (D7), passes and PASSEBUNGE (D6), stones held after the
+    round (after a CAMAT's return, D15), tiles left and their pip sum (D12)."""
+    for p in range(5):
+        b = L.RC_SEATS + p * L.SEAT_LEN
+        for r in range(7):
+            rec[b + L.SC_RECEIVED + r] = w[W_RECV + p * 7 + r]
+            rec[b + L.SC_GIVEN + r] = w[W_GIVE + p * 7 + r]
+        rec[b + L.SC_FROM_TABLE] = w[W_SEAT_FROM_TABLE + p]
+        rec[b + L.SC_UNPAID] = w[W_SEAT_UNPAID + p]
+        rec[b + L.SC_PASSES] = w[W_PASSED + p]
+        rec[b + L.SC_PASSEBUNGE] = w[W_PB + p]
+        rec[b + L.SC_STONES] = obs[OBS_STONES + p]
+        rec[b + L.SC_TILES_LEFT] = popcount(hands[p])
+        rec[b + L.SC_PIP_SUM] = pip_sum(hands[p])
 
 
 @njit(cache=True, _nrt=False)

@@ -403,6 +403,8 @@ def step(S, action):
             S.ctl[C_STARTER],
             S.ctl[C_ROUND],
         )
+        if S.ctl[C_REC]:
+            K.record_seats(S.obs, S.w, S.hands, S.rec)
         S.ctl[C_SEAT] = -1
         S.ctl[C_OVER] = 1
     else:

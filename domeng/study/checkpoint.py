@@ -14,9 +14,10 @@ keeps in ``DIR``:
     file, ``fsync``, ``os.replace``, ``fsync`` of the folder), so a file
     that exists is complete.
 ``chunks/records-NNNNNNN.parquet``
-    with records: the chunk's per-round records, written durably *before*
-    its chunk file; merged in table order into the records file when the
-    study ends, then removed.
+    with records: the chunk's per-round records with each seat's block
+    (:func:`domeng.study.records.parts_schema`), written durably *before*
+    its chunk file; merged in table order into the records file and its
+    per-seat file (``records_seats.parquet``) when the study ends, then removed.
 
 When every chunk is there, the results are written into ``DIR``
 (``summary.json``, ``tables/``, and ``results.npz`` last): a folder with
@@ -58,7 +59,7 @@ from domeng.results.results import _layout_meta
 from domeng.study.chunks import ChunkResult, Plan, run_study
 from domeng.study.cluster import fingerprint
 from domeng.study.names import check_player_names
-from domeng.study.records import RecordWriter, records_table
+from domeng.study.records import RecordWriter, parts_schema, records_table
 from domeng.study.summary import count, make_progress
 
 FORMAT = "domeng.study.checkpoint/2"
@@ -568,12 +569,12 @@ class Checkpoint:
 
     def records_writer(self, index: int) -> RecordWriter:
         """A writer of chunk ``index``'s records part (durable on close)."""
-        return RecordWriter(self.records_part(index))
+        return RecordWriter(self.records_part(index), part=True)
 
     def write_chunk(self, r: ChunkResult) -> None:
         """Write a finished chunk durably (its records first, if it carries them)."""
         if self.plan.records and r.records is not None:
-            table = records_table(r.records)
+            table = records_table(r.records, parts_schema())
 
             def write_parquet(f):
                 import pyarrow.parquet as pq

@@ -158,6 +158,7 @@ def compare(
     fmt: str = "png",
     dpi: int = PLOT_DPI,
     overwrite: bool = False,
+    records: bool = False,
 ) -> Comparison:
     """Play the baseline and every variant on the same tables and return the
     paired :class:`~domeng.results.comparison.Comparison`.
@@ -192,6 +193,12 @@ def compare(
         The command line to record in the comparison's metadata, or None.
     out, fmt, dpi:
         The folder to write (above), the plots' format and resolution.
+    overwrite:
+        Replace a comparison already in ``out``.
+    records:
+        With ``out``: also write each arm's per-round and per-seat records
+        (``arms/K/records.parquet``, ``arms/K/records_seats.parquet``);
+        :func:`domeng.results.read_records` reads them keyed by arm and table.
 
     Returns
     -------
@@ -224,6 +231,7 @@ def compare(
         "max_rounds": None,
         "command": command,
     }
+    _check_records(records, out, target_ci, study)
     if target_ci is not None:
         tg = parse_targets(target_ci, known_metrics(arms))
         study["target_ci"] = {t.metric: t.half_width for t in tg}
@@ -242,6 +250,20 @@ def compare(
         write=lambda c, d: write_comparison(c, d, fmt, dpi),
         overwrite=overwrite,
     )
+
+
+def _check_records(records, out, target_ci, study: dict) -> None:
+    """``records=True`` needs a folder (each arm's records are written in
+    ``arms/K``) and a fixed number of tables; it is kept in ``study``."""
+    if isinstance(records, bool) and not records:
+        return
+    if records is not True:
+        raise StudyError(f"records must be True or False, got {records!r}")
+    if out is None:
+        raise StudyError("records need out=FOLDER: each arm's records are written in its folder")
+    if target_ci is not None:
+        raise StudyError("records are not written by a study that stops on the data (target_ci)")
+    study["records"] = True
 
 
 def _play(
@@ -301,6 +323,8 @@ def _play(
             ):
                 raise CheckpointError(f"{str(d)!r} holds another study than its manifest says")
         else:
+            if study.get("records") and d is not None:
+                kw["records"] = d / "records.parquet"
             res = simulate(players=list(p), workers=workers, progress=progress, checkpoint=d, **kw)
         out[name] = res
     return Comparison(out, meta)
@@ -410,6 +434,7 @@ def resume_study(
             "command",
             "grid",
             "points",
+            "records",
         )
         if k in m
     }
@@ -514,6 +539,7 @@ def sweep(
     dpi: int = PLOT_DPI,
     metrics: list[str] | None = None,
     overwrite: bool = False,
+    records: bool = False,
 ):
     """Play every point of the grid on the same tables (paired as in
     :func:`compare`; the reference is the first point) and return a
@@ -529,8 +555,8 @@ def sweep(
     tables, rounds, players, rules, seed, workers, progress:
         As for :func:`~domeng.study.simulate.simulate`, for every point
         (``rules``: the options the grid does not set).
-    command, out, fmt, dpi, overwrite:
-        As for :func:`compare`.
+    command, out, fmt, dpi, overwrite, records:
+        As for :func:`compare` (records: each point's in ``arms/K``).
     metrics:
         The metrics to plot in ``out`` (None: a default set).
 
@@ -569,6 +595,7 @@ def sweep(
         "grid": g,
         "points": points,
     }
+    _check_records(records, out, None, study)
     return _study(
         "sweep",
         arms,

@@ -88,8 +88,10 @@ def simulate(
         Tables per call of the batch engine (None: about 200,000 rounds per
         chunk).  Results do not depend on it.
     records:
-        Path of a Parquet file to write one row per table-round to (see
-        :class:`RecordWriter`), or None.
+        Path of a Parquet file to write one row per table-round to, and
+        beside it (``records.parquet`` -> ``records_seats.parquet``) one row
+        per table-round-seat (see :class:`~domeng.study.records.RecordWriter`),
+        or None.
     progress:
         True: a progress bar on stderr; False: none; None: a bar only when
         stderr is a terminal; a callable: called as ``progress(done_tables,
