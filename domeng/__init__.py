@@ -6,6 +6,8 @@ engine, a numba batch engine and Monte Carlo studies.
 * :mod:`domeng.core.rules` -- rule constants and options
 * ``domeng.compare(...)`` and ``domeng.sweep(...)`` play variants of the rules or
   lineups on the same tables (paired differences, :mod:`domeng.study.compare`);
+  ``domeng.run(domeng.StudySpec(...))`` runs a study given as one spec or file
+  (:mod:`domeng.study.spec`);
   ``domeng.simulate_until(...)`` stops a study on the data (:mod:`domeng.study.sequential`)
 * ``domeng.simulate(...)`` runs a study and returns ``domeng.Results`` (see
   :mod:`domeng.study.simulate`, :mod:`domeng.results.results`); on a Dask cluster with
@@ -34,11 +36,13 @@ __all__ = [
     "Results",
     "Round",
     "Rules",
+    "StudySpec",
     "Sweep",
     "Table",
     "__version__",
     "compare",
     "resume",
+    "run",
     "simulate",
     "simulate_until",
     "sweep",
@@ -52,6 +56,8 @@ _LAZY = {
     "compare": ("study.compare", "compare"),
     "sweep": ("study.compare", "sweep"),
     "tournament": ("study.tournament", "tournament"),
+    "StudySpec": ("study.spec", "StudySpec"),
+    "run": ("study.spec", "run"),
     "Comparison": ("results.comparison", "Comparison"),
     "Sweep": ("results.sweep", "Sweep"),
     "Results": ("results.results", "Results"),

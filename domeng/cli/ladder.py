@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domeng.cli.args import FORCE_HELP, add_players_epilog, players_help, seed, whole
+from domeng.cli.config import add_config_options
 
 
 def add_parser(sub) -> None:
@@ -76,6 +77,7 @@ def add_parser(sub) -> None:
 
     add_plot_options(ld)
     ld.set_defaults(func=cmd_ladder)
+    add_config_options(ld)
     add_players_epilog(ld, "tournament")
 
 
@@ -87,8 +89,14 @@ def cmd_ladder(args) -> int:
     from domeng.study.tournament import check_out
 
     rules = Rules.parse(args.rule)
+    if args.dry_run:
+        from domeng.cli.config import dry_run
+
+        return dry_run("ladder", args, check_out)
     if args.out:
         check_out(args.out, args.force)  # before the ladder is played, not after
+    from domeng.results.html import command_line
+
     res = ladder(
         args.players,
         deals=args.deals,
@@ -98,12 +106,12 @@ def cmd_ladder(args) -> int:
         orders=args.orders,
         workers=args.workers,
         progress=False if (args.no_progress or args.json) else None,
+        out=args.out or None,
+        fmt=args.format,
+        dpi=args.dpi,
+        overwrite=args.force,
+        command=command_line(args.argv),
     )
-    if args.out:
-        from domeng.results.html import command_line
-
-        res.meta["command"] = command_line(args.argv)
-        res.save(args.out, args.format, args.dpi, overwrite=args.force)
     if args.json:
         print(json.dumps(res.summary()))
     else:

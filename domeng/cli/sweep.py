@@ -10,6 +10,7 @@ from domeng.cli.compare import (
     resume_arms,
     study_arguments,
 )
+from domeng.cli.config import add_config_options
 
 
 def add_parser(sub) -> None:
@@ -46,6 +47,7 @@ def add_parser(sub) -> None:
     )
     add_study_options(s, "grid point")
     s.set_defaults(func=cmd_sweep)
+    add_config_options(s)
     add_players_epilog(s, "study")
 
 
@@ -85,6 +87,10 @@ def cmd_sweep(args) -> int:
             "(--fixed); give it once"
         )
     study = study_arguments(args)
+    if args.dry_run:
+        from domeng.cli.config import dry_run
+
+        return dry_run("sweep", args, lambda out, force: check_output(out, "sweep", force))
     check_output(args.out, "sweep", args.force)
     if args.metric:
         from domeng.study.names import resolve_names_safely

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domeng.cli.args import FORCE_HELP, add_players_epilog, players_help, seed, whole
+from domeng.cli.config import add_config_options
 
 
 def add_parser(sub) -> None:
@@ -79,6 +80,7 @@ def add_parser(sub) -> None:
 
     add_plot_options(tn)
     tn.set_defaults(func=cmd_tournament)
+    add_config_options(tn)
     add_players_epilog(tn, "tournament")
 
 
@@ -89,8 +91,14 @@ def cmd_tournament(args) -> int:
     from domeng.study.tournament import check_out, tournament
 
     rules = Rules.parse(args.rule)
+    if args.dry_run:
+        from domeng.cli.config import dry_run
+
+        return dry_run("tournament", args, check_out)
     if args.out:
         check_out(args.out, args.force)  # before the tournament is played, not after
+    from domeng.results.html import command_line
+
     res = tournament(
         args.players,
         deals=args.deals,
@@ -100,12 +108,12 @@ def cmd_tournament(args) -> int:
         workers=args.workers,
         orders=args.orders,
         progress=False if (args.no_progress or args.json) else None,
+        out=args.out or None,
+        fmt=args.format,
+        dpi=args.dpi,
+        overwrite=args.force,
+        command=command_line(args.argv),
     )
-    if args.out:
-        from domeng.results.html import command_line
-
-        res.meta["command"] = command_line(args.argv)
-        res.save(args.out, args.format, args.dpi, overwrite=args.force)
     if args.json:
         print(json.dumps(res.summary()))
     else:

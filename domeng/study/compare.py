@@ -56,6 +56,8 @@ from domeng.study.simulate import (
     make_progress,
     simulate,
 )
+from domeng.study.spec import StudySpec
+from domeng.study.spec import record as spec_record
 
 Arm = tuple  # (Rules, tuple of 5 player names)
 
@@ -156,6 +158,7 @@ def compare(
     fmt: str = "png",
     dpi: int = 110,
     overwrite: bool = False,
+    spec: StudySpec | None = None,
 ) -> Comparison:
     """Play the baseline and every variant on the same tables and return the
     paired :class:`~domeng.results.comparison.Comparison`.
@@ -190,6 +193,10 @@ def compare(
         The command line to record in the comparison's metadata, or None.
     out, fmt, dpi:
         The folder to write (above), the plots' format and resolution.
+    spec:
+        The study as one :class:`~domeng.study.spec.StudySpec` (kind
+        ``compare``; or given as ``variants``) instead of the keywords
+        above; ``out`` records it as ``config.toml``.
 
     Returns
     -------
@@ -212,6 +219,10 @@ def compare(
     >>> list(d.columns[:3]), set(d["variant"])
     (['variant', 'metric', 'unit'], {'pollo_award=4'})
     """
+    if spec is not None or isinstance(variants, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(compare, variants if spec is None else spec, locals())
     arms = _arms(variants, baseline, players, rules)
     rounds = _count("rounds", rounds)
     study: dict[str, Any] = {
@@ -230,7 +241,7 @@ def compare(
         )
     elif max_rounds is not None:
         raise StudyError("--max-rounds caps a study that stops on the data: give --target-ci too")
-    return _study(
+    result = _study(
         "compare",
         arms,
         study,
@@ -240,6 +251,23 @@ def compare(
         write=lambda c, d: write_comparison(c, d, fmt, dpi),
         overwrite=overwrite,
     )
+    spec_record(
+        out,
+        "compare",
+        variants=variants,
+        baseline=baseline,
+        tables=study["tables"] if target_ci is None else None,
+        rounds=rounds,
+        players=players,
+        rules=rules,
+        seed=seed,
+        target_ci=study["target_ci"],
+        max_rounds=study["max_rounds"],
+        workers=workers,
+        fmt=fmt,
+        dpi=dpi,
+    )
+    return result
 
 
 def _play(
@@ -492,6 +520,7 @@ def sweep(
     dpi: int = 110,
     metrics: list[str] | None = None,
     overwrite: bool = False,
+    spec: StudySpec | None = None,
 ):
     """Play every point of the grid on the same tables (paired as in
     :func:`compare`; the reference is the first point) and return a
@@ -511,6 +540,10 @@ def sweep(
         As for :func:`compare`.
     metrics:
         The metrics to plot in ``out`` (None: a default set).
+    spec:
+        The study as one :class:`~domeng.study.spec.StudySpec` (kind
+        ``sweep``; or given as ``grid``) instead of the keywords above;
+        ``out`` records it as ``config.toml``.
 
     Returns
     -------
@@ -524,6 +557,10 @@ def sweep(
     >>> sorted(set(sw.frame()["pollo_award"]))
     [3, 4]
     """
+    if spec is not None or isinstance(grid, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(sweep, grid if spec is None else spec, locals())
     from domeng.results.sweep import Sweep
 
     g = parse_grid(grid)
@@ -547,7 +584,7 @@ def sweep(
         "grid": g,
         "points": points,
     }
-    return _study(
+    result = _study(
         "sweep",
         arms,
         study,
@@ -558,6 +595,21 @@ def sweep(
         write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
         overwrite=overwrite,
     )
+    spec_record(
+        out,
+        "sweep",
+        grid=g,
+        tables=study["tables"],
+        rounds=study["rounds"],
+        players=list(lineup),
+        rules=base_rules,
+        seed=seed,
+        workers=workers,
+        fmt=fmt,
+        dpi=dpi,
+        metrics=metrics,
+    )
+    return result
 
 
 __all__ = ["compare", "parse_arm", "parse_grid", "resume_study", "sweep"]

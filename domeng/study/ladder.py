@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from itertools import combinations, pairwise
 from math import comb
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,15 @@ from domeng.core.wording import counted
 from domeng.players.registry import resolve_player
 from domeng.study.arrangements import seatings
 from domeng.study.names import refuse_research_players
-from domeng.study.tournament import STATS, TournamentResults, _progress, tournament
+from domeng.study.spec import StudySpec
+from domeng.study.tournament import (
+    STATS,
+    TournamentResults,
+    _progress,
+    check_out,
+    save_duplicate,
+    tournament,
+)
 
 #: most lineups a ladder plays (C(10, 5) = 252)
 MAX_LINEUPS = 252
@@ -124,8 +133,47 @@ def ladder(
     orders: str = "all",
     workers: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
+    out: str | Path | None = None,
+    fmt: str = "png",
+    dpi: int = 110,
+    overwrite: bool = False,
+    command: str | None = None,
+    spec: StudySpec | None = None,
 ) -> LadderResults:
-    """Rank five or more players in duplicate matches (see the module docstring)."""
+    """Rank five or more players in duplicate matches (see the module docstring).
+
+    Parameters
+    ----------
+    players:
+        Five to ten players (names or player objects), or a comma-separated string.
+    deals, rounds, seed, rules, orders, workers, progress:
+        As for :func:`~domeng.study.tournament.tournament`, for every lineup of five.
+    out, fmt, dpi, overwrite, command:
+        As for :func:`~domeng.study.tournament.tournament`: save the results in
+        ``out`` (checked first) with its resolved spec as ``config.toml``.
+    spec:
+        The whole ladder as one :class:`~domeng.study.spec.StudySpec` (kind
+        ``ladder``; or given as ``players``) instead of the keywords.
+
+    Returns
+    -------
+    LadderResults
+        The ranking, margins and per-deal sums.
+
+    Examples
+    --------
+    >>> from domeng.study.ladder import ladder
+    >>> r = ladder("random,heavy,keeper,hunter,expert,random", deals=2, rounds=2,
+    ...            orders="rotations", progress=False)
+    >>> r.meta["lineups"]
+    6
+    """
+    if spec is not None or isinstance(players, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(ladder, players if spec is None else spec, locals())
+    if out is not None:
+        check_out(out, overwrite)  # before anything is played
     if isinstance(players, str):
         items = [s for s in (x.strip() for x in players.split(",")) if s]
     else:
@@ -182,4 +230,6 @@ def ladder(
         f"once per seating ({orders}, {design} seatings)",
         "elapsed_seconds": time.time() - t0,
     }
-    return LadderResults(per_deal, meta)
+    return save_duplicate(
+        LadderResults(per_deal, meta), players, out, (fmt, dpi, overwrite), command
+    )

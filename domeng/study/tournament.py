@@ -51,6 +51,8 @@ from domeng.players.registry import resolve_players
 from domeng.results.meta import load_error_text
 from domeng.results.stats import interval, num, paired_difference, ratio, t_interval
 from domeng.study.arrangements import seat_of, seatings
+from domeng.study.spec import StudySpec
+from domeng.study.spec import record as spec_record
 
 #: per-deal, per-player statistics (columns of TournamentResults.per_deal)
 #: the columns of TournamentResults.table() that are shares (Wilson intervals)
@@ -454,6 +456,12 @@ def tournament(
     chunk_deals: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
     orders: str = "all",
+    out: str | Path | None = None,
+    fmt: str = "png",
+    dpi: int = 110,
+    overwrite: bool = False,
+    command: str | None = None,
+    spec: StudySpec | None = None,
 ) -> TournamentResults:
     """Play a duplicate tournament of five players (see the module docstring;
     ``orders``: the seating design, ``"all"``, ``"balanced"`` or ``"rotations"``).
@@ -462,6 +470,12 @@ def tournament(
     :func:`domeng.simulate`); each deal of ``rounds`` rounds is played in every
     seating of the design.  ``seed``, ``rules``, ``workers``, ``progress``: as
     for :func:`domeng.simulate`; ``chunk_deals``: deals per engine call.
+    ``out``: save the results there (:meth:`TournamentResults.save` with
+    ``fmt``, ``dpi``, ``overwrite``; ``command`` recorded in its metadata),
+    the folder checked before anything is played, and its resolved spec
+    written as ``config.toml``.  ``spec``: the whole tournament as one
+    :class:`~domeng.study.spec.StudySpec` (kind ``tournament``; or given as
+    ``players``) instead of the keywords.
     Returns :class:`TournamentResults` (``ranking()``, ``margins()``, ``save()``).
 
     >>> import domeng
@@ -470,6 +484,13 @@ def tournament(
     >>> t.deals, list(t.ranking().columns[:2])
     (2, ['player', 'position'])
     """
+    if spec is not None or isinstance(players, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(tournament, players if spec is None else spec, locals())
+    folder = out  # (``out`` names each chunk's output below)
+    if folder is not None:
+        check_out(folder, overwrite)  # before anything is played
     if isinstance(rules, Rules) or rules is None:
         rules = rules or Rules()
     else:
@@ -518,7 +539,34 @@ def tournament(
         "seatings": len(design),
         "elapsed_seconds": time.time() - t0,
     }
-    return TournamentResults(per_deal, meta)
+    res = TournamentResults(per_deal, meta)
+    return save_duplicate(res, players, folder, (fmt, dpi, overwrite), command)
+
+
+def save_duplicate(res, players, out, how: tuple, command: str | None):
+    """With ``out``: save a tournament's (or ladder's) results there (``how``:
+    format, dpi, overwrite) and record its resolved spec (``players``: as
+    given) as ``config.toml``; returns ``res``."""
+    if out is None:
+        return res
+    fmt, dpi, overwrite = how
+    if command is not None:
+        res.meta["command"] = command
+    res.save(out, fmt, dpi, overwrite=overwrite)
+    m = res.meta
+    spec_record(
+        out,
+        m["kind"],
+        players=players,
+        deals=m["deals"],
+        rounds=m["rounds"],
+        seed=m["seed"],
+        rules=m["rules"],
+        orders=m["orders"],
+        fmt=fmt,
+        dpi=dpi,
+    )
+    return res
 
 
 def _progress(progress, total: int, rounds: int) -> Callable[[int, int], None] | None:
