@@ -165,9 +165,10 @@ def _one(parser, path: str, key: str, action: argparse.Action, value: Any) -> An
     if action.type is None and not isinstance(value, str):
         raise _error(parser, path, key, f"must be a string, got {value!r}")
     text = str(value)
-    if action.type is not None:
+    conv: Any = action.type
+    if conv is not None:
         try:
-            converted = action.type(text)
+            converted = conv(text)
         except (argparse.ArgumentTypeError, TypeError, ValueError) as e:
             raise _error(parser, path, key, str(e)) from None
     else:
@@ -237,6 +238,6 @@ def dry_run(kind: str, args: argparse.Namespace, check: Callable[[str, bool], An
     if threads is None:
         import numba
 
-        threads = int(numba.config.NUMBA_NUM_THREADS)
+        threads = int(numba.get_num_threads())
     print(dry_run_text(spec, folder, threads))
     return 0

@@ -142,7 +142,7 @@ def _measure_compare(names: list[str], targets_by_metric: dict):
 
 
 def compare(
-    variants: Sequence[str | dict] | str | dict,
+    variants: Sequence[str | dict] | str | dict | StudySpec | None = None,
     baseline: str | dict | None = None,
     tables: int = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
@@ -506,7 +506,7 @@ def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
 
 
 def sweep(
-    grid: Sequence[str] | dict,
+    grid: Sequence[str] | dict | StudySpec | None = None,
     tables: int = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
     players: str | Sequence[str] = DEFAULT_PLAYERS,
@@ -561,6 +561,8 @@ def sweep(
         from domeng.study.spec import call_with_spec
 
         return call_with_spec(sweep, grid if spec is None else spec, locals())
+    if grid is None:
+        raise StudyError("a sweep needs a grid, e.g. ['pollo=3,4'] (or spec=)")
     from domeng.results.sweep import Sweep
 
     g = parse_grid(grid)

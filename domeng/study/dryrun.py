@@ -171,15 +171,16 @@ def pilot(rules, players: Sequence[str], rounds: int, most: int = PILOT_MAX_ROUN
 
 
 def _duration(seconds: float) -> str:
+    """``about 1.5 min`` (or ``under 0.1 s``)."""
     if seconds < 0.1:
         return "under 0.1 s"
     if seconds < 60:
-        return f"{seconds:.1f} s"
+        return f"about {seconds:.1f} s"
     minutes = seconds / 60
     if minutes < 120:
-        return f"{minutes:.1f} min"
+        return f"about {minutes:.1f} min"
     hours = minutes / 60
-    return f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.1f} days"
+    return f"about {hours:.1f} h" if hours < 48 else f"about {hours / 24:.1f} days"
 
 
 def estimate_text(planned: Planned, threads: int, rounds: int) -> str:
@@ -190,8 +191,8 @@ def estimate_text(planned: Planned, threads: int, rounds: int) -> str:
     one = planned.total_rounds / slowest.rate
     size = "at most " if planned.sequential else ""
     text = (
-        f"{size}about {_duration(one)} on one engine thread"
-        + (f", down to {_duration(one / threads)} on {threads}" if threads > 1 else "")
+        f"{size}{_duration(one)} on one engine thread"
+        + (f", {_duration(one / threads)} on {threads} at best" if threads > 1 else "")
         + f" (pilot: {slowest.rounds:,} rounds in {slowest.seconds:.2f} s, "
         f"{slowest.rate:,.0f} rounds/s; compiling {sum(q.compile_seconds for q in pilots):.1f} s "
         "not counted)"

@@ -125,7 +125,7 @@ class LadderResults(TournamentResults):
 
 
 def ladder(
-    players: Sequence[Any] | str,
+    players: Sequence[Any] | str | StudySpec | None = None,
     deals: int = 100,
     rounds: int = 10,
     seed: int = 0,
@@ -172,6 +172,8 @@ def ladder(
         from domeng.study.spec import call_with_spec
 
         return call_with_spec(ladder, players if spec is None else spec, locals())
+    if players is None:
+        raise DomengError("a ladder needs its players (or spec=)")
     if out is not None:
         check_out(out, overwrite)  # before anything is played
     if isinstance(players, str):

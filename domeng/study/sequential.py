@@ -261,7 +261,7 @@ def known_metrics(arms: dict[str, tuple]) -> list[str]:
 
 
 def simulate_until(
-    target_ci: dict | list[str],
+    target_ci: dict | list[str] | StudySpec | None = None,
     rounds: int = DEFAULT_ROUNDS,
     players=DEFAULT_PLAYERS,
     rules=None,
@@ -322,6 +322,8 @@ def simulate_until(
         from domeng.study.spec import call_with_spec
 
         return call_with_spec(simulate_until, target_ci if spec is None else spec, locals())
+    if target_ci is None:
+        raise StudyError("a study that stops on the data needs target_ci (or spec=)")
     from domeng.results.metrics import metric_parts
     from domeng.results.stats import ratio
     from domeng.study.names import resolve_names_safely

@@ -51,7 +51,7 @@ _count = count
 
 # ---------------------------------------------------------------- simulate
 def simulate(
-    tables: int = DEFAULT_TABLES,
+    tables: int | StudySpec = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
     players: str | Sequence[str] = DEFAULT_PLAYERS,
     rules: Rules | str | Sequence[str] | dict | None = None,

@@ -393,6 +393,11 @@ def _check_together(kind: str, out: dict, source: str | None, key_of) -> None:
         raise _error(source, key_of("variants"), "is missing: a comparison needs a variant")
     if kind == "sweep" and not out["grid"]:
         raise _error(source, key_of("grid"), "is missing: a sweep needs NAME=V1,V2,...")
+    if kind == "sweep":
+        swept = {item.split("=", 1)[0] for item in out["grid"]}
+        both = [item for item in out["rules"] if item.split("=", 1)[0] in swept]
+        if both:
+            raise _error(source, key_of("rules"), f"holds {both[0]!r}, an option the grid sweeps")
     if kind in _DUPLICATE and out["players"] is None:
         raise _error(source, key_of("players"), f"is missing: a {kind} needs its players")
     if out.get("records") and out.get("out") is None:

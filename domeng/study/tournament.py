@@ -447,7 +447,7 @@ _f = num
 
 
 def tournament(
-    players: Sequence[Any] | str,
+    players: Sequence[Any] | str | StudySpec | None = None,
     deals: int = 200,
     rounds: int = 10,
     seed: int = 0,
@@ -488,9 +488,10 @@ def tournament(
         from domeng.study.spec import call_with_spec
 
         return call_with_spec(tournament, players if spec is None else spec, locals())
-    folder = out  # (``out`` names each chunk's output below)
-    if folder is not None:
-        check_out(folder, overwrite)  # before anything is played
+    if players is None:
+        raise DomengError("a tournament needs its five players (or spec=)")
+    if out is not None:
+        check_out(out, overwrite)  # before anything is played
     if isinstance(rules, Rules) or rules is None:
         rules = rules or Rules()
     else:
@@ -520,8 +521,8 @@ def tournament(
         for r, seating in enumerate(design):
             lineup = [specs[i] for i in seating]  # seat s: player seating[s]
             st = duplicate_states(seed, start, n, r, rules, len(design))
-            out = run_tables(lineup, rules, seed, start, n, rounds, threads=workers, state=st)
-            per_deal[start : start + n] += _per_player(out.agg, seat_of(seating))
+            played = run_tables(lineup, rules, seed, start, n, rounds, threads=workers, state=st)
+            per_deal[start : start + n] += _per_player(played.agg, seat_of(seating))
             done += n
             if report:
                 report(done, total)
@@ -540,7 +541,7 @@ def tournament(
         "elapsed_seconds": time.time() - t0,
     }
     res = TournamentResults(per_deal, meta)
-    return save_duplicate(res, players, folder, (fmt, dpi, overwrite), command)
+    return save_duplicate(res, players, out, (fmt, dpi, overwrite), command)
 
 
 def save_duplicate(res, players, out, how: tuple, command: str | None):
