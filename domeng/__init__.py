@@ -57,7 +57,7 @@ _LAZY = {
     "sweep": ("study.compare", "sweep"),
     "tournament": ("study.tournament", "tournament"),
     "StudySpec": ("study.spec", "StudySpec"),
-    "run": ("study.spec", "run"),
+    "run": ("study.entry", "run"),
     "Comparison": ("results.comparison", "Comparison"),
     "Sweep": ("results.sweep", "Sweep"),
     "Results": ("results.results", "Results"),

@@ -27,6 +27,8 @@ DOCTEST_MODULES = [
     "domeng.study.sequential",
     "domeng.study.checkpoint",
     "domeng.study.tournament",
+    "domeng.study.spec",
+    "domeng.study.dryrun",
     "domeng.results.results",
     "domeng.results.comparison",
     "domeng.results.sweep",
@@ -165,6 +167,7 @@ def _documented_names(module: str) -> list[str]:
 API_EXAMPLES: dict[str, list[str]] = {
     "domeng.study.simulate": ["simulate"],
     "domeng.study.compare": ["compare", "sweep"],
+    "domeng.study.spec": ["StudySpec", "to_dict", "from_dict", "to_toml", "from_toml", "run"],
     "domeng.results.results": ["Results"],
     "domeng.results.comparison": ["Comparison"],
     "domeng.results.sweep": ["Sweep"],

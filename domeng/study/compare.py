@@ -56,7 +56,7 @@ from domeng.study.simulate import (
     make_progress,
     simulate,
 )
-from domeng.study.spec import StudySpec
+from domeng.study.spec import StudySpec, parse_grid
 from domeng.study.spec import record as spec_record
 
 Arm = tuple  # (Rules, tuple of 5 player names)
@@ -471,40 +471,6 @@ def resume_study(
 
 
 # ---------------------------------------------------------------- sweeps
-def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
-    """``["pollo=3,4,5", "passebunge_every_pass=true,false"]`` (or a dict of
-    lists) -> ``{option: [values]}``, each value checked by :class:`Rules`."""
-    items = list(specs.items()) if isinstance(specs, dict) else []
-    if not isinstance(specs, dict):
-        for spec in specs:
-            name, sep, values = str(spec).partition("=")
-            if not sep or not name.strip():
-                raise StudyError(
-                    f"malformed grid {spec!r}: expected NAME=V1,V2,... e.g. pollo=3,4,5"
-                )
-            vals = [v.strip() for v in values.split(",")]
-            if not values.strip() or any(v == "" for v in vals):
-                raise StudyError(f"malformed grid {spec!r}: a value is missing")
-            items.append((name.strip(), vals))
-    grid: dict[str, list] = {}
-    for name, vals in items:
-        key = Rules._canonical_name(name)
-        if key in grid:
-            raise StudyError(f"malformed grid: {name} is given twice")
-        vals = list(vals)
-        if not vals:
-            raise StudyError(f"empty sweep: {name} has no values")
-        conv = [getattr(Rules.parse(f"{key}={value_text(v)}"), key) for v in vals]
-        if len(set(conv)) != len(conv):
-            raise StudyError(f"malformed grid: {name} repeats a value")
-        grid[key] = conv
-    if not grid:
-        raise StudyError("empty sweep: give at least one --rule NAME=V1,V2,...")
-    if all(len(v) == 1 for v in grid.values()):
-        raise StudyError("empty sweep: every option has a single value; give two or more")
-    return grid
-
-
 def sweep(
     grid: Sequence[str] | dict | StudySpec | None = None,
     tables: int = DEFAULT_TABLES,

@@ -81,7 +81,7 @@ def plan(spec: StudySpec) -> Planned:
 
         arms = list(_arms(list(spec.variants), spec.baseline, list(players), rules).items())
     elif kind == "sweep":
-        from domeng.study.compare import parse_grid
+        from domeng.study.spec import parse_grid
 
         grid = parse_grid(list(spec.grid))
         points = math.prod(len(v) for v in grid.values())

@@ -120,8 +120,8 @@ def simulate(
         The whole study as one :class:`~domeng.study.spec.StudySpec` (kind
         ``simulate``) instead of the keywords above, which then must not be
         given; ``progress``, ``client``, ``stall_seconds`` and ``overwrite``
-        may.  A spec with ``target_ci`` runs
-        :func:`~domeng.study.sequential.simulate_until`.  The study folder
+        may.  A spec with ``target_ci`` is refused (run it with
+        :func:`~domeng.study.sequential.simulate_until` or ``domeng.run``).  The study folder
         (``checkpoint``) records the resolved spec as ``config.toml``.
 
     Returns

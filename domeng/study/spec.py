@@ -7,8 +7,8 @@ chunking, records) and the kind's own ones (the variants of a comparison,
 the grid of a sweep, the deals and seating design of a tournament or
 ladder, the targets of a study that stops on the data) and where it writes
 (``out``).  Every study entry point takes one (``domeng.simulate(spec)``,
-``domeng.compare(spec=spec)``, ...; :func:`run` picks the entry point from
-``spec.kind``); their keyword arguments are a convenience over the same
+``domeng.compare(spec=spec)``, ...; :func:`domeng.study.entry.run` picks
+the entry point from ``spec.kind``); their keyword arguments are a convenience over the same
 code.  A study folder records the spec it ran as ``config.toml``
 (:data:`CONFIG_NAME`), which ``domeng simulate --config DIR/config.toml``
 (or ``StudySpec.from_toml``) reads back.
@@ -43,6 +43,7 @@ import tomllib
 
 from domeng.core.errors import DomengError, StudyError
 from domeng.core.rules import Rules
+from domeng.results.html import value_text
 
 #: the kinds of study, each a command and an entry point
 KINDS = ("simulate", "compare", "sweep", "tournament", "ladder")
@@ -373,18 +374,50 @@ def _check(kind: str, name: str, value: Any) -> Any:
         return items
     if name == "rules":
         changed = Rules.parse(list(items)).changed()
-        return tuple(f"{k}={_value_text(v)}" for k, v in changed.items())
+        return tuple(f"{k}={value_text(v)}" for k, v in changed.items())
     if name == "grid":
-        from domeng.study.compare import parse_grid
-
         grid = parse_grid(list(items))
-        return tuple(f"{k}={','.join(_value_text(v) for v in vs)}" for k, vs in grid.items())
+        return tuple(f"{k}={','.join(value_text(v) for v in vs)}" for k, vs in grid.items())
     if name == "target_ci":
         for item in items:
             metric, sep, hw = item.partition("=")
             if not sep or not metric.strip() or not _positive(hw):
                 raise StudyError(f"must be METRIC=HALF_WIDTH (a number > 0), got {item!r}")
     return items
+
+
+def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
+    """A sweep's grid: ``["pollo=3,4,5", "passebunge_every_pass=true,false"]`` (or a dict of
+    lists) -> ``{option: [values]}``, each value checked by :class:`Rules`."""
+    items = list(specs.items()) if isinstance(specs, dict) else []
+    if not isinstance(specs, dict):
+        for spec in specs:
+            name, sep, values = str(spec).partition("=")
+            if not sep or not name.strip():
+                raise StudyError(
+                    f"malformed grid {spec!r}: expected NAME=V1,V2,... e.g. pollo=3,4,5"
+                )
+            vals = [v.strip() for v in values.split(",")]
+            if not values.strip() or any(v == "" for v in vals):
+                raise StudyError(f"malformed grid {spec!r}: a value is missing")
+            items.append((name.strip(), vals))
+    grid: dict[str, list] = {}
+    for name, vals in items:
+        key = Rules._canonical_name(name)
+        if key in grid:
+            raise StudyError(f"malformed grid: {name} is given twice")
+        vals = list(vals)
+        if not vals:
+            raise StudyError(f"empty sweep: {name} has no values")
+        conv = [getattr(Rules.parse(f"{key}={value_text(v)}"), key) for v in vals]
+        if len(set(conv)) != len(conv):
+            raise StudyError(f"malformed grid: {name} repeats a value")
+        grid[key] = conv
+    if not grid:
+        raise StudyError("empty sweep: give at least one --rule NAME=V1,V2,...")
+    if all(len(v) == 1 for v in grid.values()):
+        raise StudyError("empty sweep: every option has a single value; give two or more")
+    return grid
 
 
 def _check_together(kind: str, out: dict, source: str | None, key_of) -> None:
@@ -428,10 +461,6 @@ def _positive(text: str) -> bool:
     except ValueError:
         return False
     return v > 0 and v != float("inf")
-
-
-def _value_text(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 # ---------------------------------------------------------------- TOML
@@ -500,8 +529,8 @@ def call_with_spec(entry: Any, spec: Any, given: Mapping[str, Any]) -> Any:
     """Run entry point ``entry`` (``simulate``, ``compare``, ...) on ``spec``;
     ``given``: the call's own arguments (its ``locals()``), which may add
     only what is not the study (progress, client, overwrite, command...).
-    A ``simulate`` spec with ``target_ci`` runs
-    :func:`~domeng.study.sequential.simulate_until`."""
+    A ``simulate`` spec with ``target_ci`` is for
+    :func:`~domeng.study.sequential.simulate_until` (:func:`run` picks it)."""
     import inspect
 
     if not isinstance(spec, StudySpec):
@@ -524,14 +553,13 @@ def call_with_spec(entry: Any, spec: Any, given: Mapping[str, Any]) -> Any:
                 f"{name}(): give the study as a spec or as keywords, not both ({key}=)"
             )
         runtime[key] = value
-    if name == "simulate" and spec.target_ci:
-        from domeng.study.sequential import simulate_until
-
-        entry = simulate_until
-        takes = inspect.signature(entry).parameters
-        for key in runtime:
-            if key not in takes:
-                raise StudyError(f"a study that stops on the data (target_ci) does not take {key}=")
+    if (name == "simulate") == bool(spec.target_ci):
+        raise StudyError(
+            "a simulate spec with target_ci stops on the data: run it with "
+            "domeng.simulate_until(spec) or domeng.run(spec)"
+            if spec.target_ci
+            else "simulate_until() needs a spec with target_ci: run this one with domeng.simulate"
+        )
     return entry(**spec.keywords(), **runtime)
 
 
@@ -557,9 +585,7 @@ def record(folder: str | os.PathLike | None, kind: str, **values: Any) -> StudyS
     if rules is not None:
         from domeng.study.summary import coerce_rules
 
-        values["rules"] = [
-            f"{k}={_value_text(v)}" for k, v in coerce_rules(rules).changed().items()
-        ]
+        values["rules"] = [f"{k}={value_text(v)}" for k, v in coerce_rules(rules).changed().items()]
     if kind == "compare":
         values["variants"] = [_variant_text(v) for v in _listed(values.get("variants"))]
         if isinstance(values.get("baseline"), dict):
@@ -568,13 +594,16 @@ def record(folder: str | os.PathLike | None, kind: str, **values: Any) -> StudyS
         values["target_ci"] = [f"{m}={hw!r}" for m, hw in values["target_ci"].items()]
     if isinstance(values.get("grid"), dict):
         values["grid"] = [
-            f"{k}={','.join(_value_text(v) for v in vs)}" for k, vs in values["grid"].items()
+            f"{k}={','.join(value_text(v) for v in vs)}" for k, vs in values["grid"].items()
         ]
     values["out"] = os.fspath(folder)
     spec = StudySpec(kind, **{k: v for k, v in values.items() if v is not None})
-    from domeng.infra.fs import atomic_write
+    from domeng.infra.fs import atomic_write, write_failure
 
-    atomic_write(Path(folder) / CONFIG_NAME, spec.to_toml())
+    try:
+        atomic_write(Path(folder) / CONFIG_NAME, spec.to_toml())
+    except OSError as e:
+        raise write_failure(Path(folder) / CONFIG_NAME, e, "the study's config") from None
     return spec
 
 
@@ -590,33 +619,10 @@ def _variant_text(v: Any) -> str:
         return v
     items = dict(v)
     lineup = items.pop("players", None)
-    parts = [",".join(f"{k}={_value_text(x)}" for k, x in items.items())] if items else []
+    parts = [",".join(f"{k}={value_text(x)}" for k, x in items.items())] if items else []
     if lineup is not None:
         parts.append("players=" + (lineup if isinstance(lineup, str) else ",".join(lineup)))
     return ";".join(parts)
 
 
-def run(spec: StudySpec, **runtime: Any) -> Any:
-    """Run ``spec`` through its kind's entry point (``runtime``: what is not
-    the study, e.g. ``progress=False``, ``overwrite=True``).
-
-    Examples
-    --------
-    >>> from domeng.study.spec import StudySpec, run
-    >>> run(StudySpec(tables=2, rounds=2, seed=1), progress=False).total_rounds
-    4
-    """
-    import importlib
-
-    module = {
-        "simulate": "simulate",
-        "compare": "compare",
-        "sweep": "compare",
-        "tournament": "tournament",
-        "ladder": "ladder",
-    }[spec.kind]
-    entry = getattr(importlib.import_module(f"domeng.study.{module}"), spec.kind)
-    return entry(spec=spec, **runtime)
-
-
-__all__ = ["CONFIG_NAME", "KINDS", "StudySpec", "call_with_spec", "record", "run"]
+__all__ = ["CONFIG_NAME", "KINDS", "StudySpec", "call_with_spec", "parse_grid", "record"]

@@ -226,13 +226,16 @@ def test_every_entry_point_takes_the_spec_and_matches_its_keywords():
 
 def test_a_spec_with_targets_runs_simulate_until():
     spec = StudySpec(rounds=2, seed=1, target_ci=["passes_per_round=1.0"], max_rounds=2000)
-    res = domeng.simulate(spec, progress=False)
+    res = domeng.run(spec, progress=False)
+    assert same(domeng.simulate_until(spec=spec, progress=False), res)
     again = domeng.simulate_until({"passes_per_round": 1.0}, rounds=2, seed=1, max_rounds=2000,
                                   progress=False)  # fmt: skip
     assert res.meta["stopping"]["reason"] == again.meta["stopping"]["reason"]
     assert same(res, again)
-    with pytest.raises(StudyError, match="does not take client="):
-        domeng.simulate(spec, client=object())
+    with pytest.raises(StudyError, match="stops on the data: run it with"):
+        domeng.simulate(spec)
+    with pytest.raises(StudyError, match="needs a spec with target_ci"):
+        domeng.simulate_until(StudySpec(tables=2, rounds=2))
 
 
 def test_spec_and_keywords_together_or_the_wrong_kind_are_refused():
