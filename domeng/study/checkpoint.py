@@ -564,6 +564,7 @@ def resume(
     records: bool | None = None,
     allow_import: bool | Iterable[str] = False,
     stall_seconds: float | None = None,
+    spec=None,
 ):
     """Continue the study in ``folder`` (started with ``simulate(...,
     checkpoint=folder)`` or ``domeng simulate --out folder``) after a crash:
@@ -577,7 +578,10 @@ def resume(
     manifest are imported only if given again in ``players`` or their module
     is in ``allow_import`` (True: any; see ``docs/security.md``).
     ``workers``: local engine threads; ``progress``: as for :func:`domeng.simulate`.
-    ``client``, ``stall_seconds``: as for :func:`domeng.simulate`.  Returns the
+    ``client``, ``stall_seconds``: as for :func:`domeng.simulate`.  ``spec``:
+    a :class:`~domeng.study.spec.StudySpec` (kind ``simulate``) whose fields
+    stand for those parameters (each it sets must equal the folder's).  The folder's
+    ``config.toml`` is written from its manifest.  Returns the
     :class:`~domeng.results.results.Results`.
 
     >>> import domeng, tempfile, os
@@ -587,6 +591,12 @@ def resume(
     >>> again.win_by_seat().equals(first.win_by_seat())
     True
     """
+    if spec is not None:
+        from domeng.study.spec import expected_of
+
+        given = dict(tables=tables, rounds=rounds, seed=seed, players=players, rules=rules,
+                     chunk_tables=chunk_tables, records=records)  # fmt: skip
+        tables, rounds, seed, players, rules, chunk_tables, records = expected_of(spec, given)
     if players is not None:  # named again by the user: their modules may be imported
         from domeng.study.names import modules_named, resolve_names_safely
 
@@ -612,6 +622,7 @@ def resume(
             chunk_tables=chunk_tables,
             records=records,
         )
+        _record_config(folder, ck.plan)
         if workers is not None:
             workers = count("workers", workers)
             if client is not None:
@@ -636,6 +647,16 @@ def resume(
         )
     finally:
         ck.close()
+
+
+def _record_config(folder, plan: Plan) -> None:
+    """The folder's ``config.toml``, from its manifest (a study whose players
+    are objects has none)."""
+    from domeng.study.spec import record
+
+    if plan.engine_players is None:
+        record(folder, "simulate", tables=plan.tables, rounds=plan.rounds, seed=plan.seed,
+               players=list(plan.players), rules=plan.rules, records=plan.records)  # fmt: skip
 
 
 __all__ = ["FORMAT", "Checkpoint", "CheckpointError", "durable_write", "resume"]

@@ -570,6 +570,22 @@ def _equal(a: Any, b: Any) -> bool:
         return False
 
 
+def expected_of(spec: Any, given: Mapping[str, Any]) -> tuple:
+    """``resume(folder, spec=)``: the parameters a resumed simulate study must
+    have, from ``spec`` (``given``: the same given as keywords, which must
+    then be None): tables, rounds, seed, players, rules, chunk_tables, records."""
+    if not isinstance(spec, StudySpec) or spec.kind != "simulate" or spec.target_ci:
+        raise StudyError("resume() takes a simulate StudySpec without target_ci")
+    both = [k for k, v in given.items() if v is not None]
+    if both:
+        raise StudyError(
+            f"resume(): give the study as a spec or as keywords, not both ({both[0]}=)"
+        )
+    players = None if spec.players is None else list(spec.players)
+    return (spec.tables, spec.rounds, spec.seed, players, list(spec.rules) or None,
+            spec.chunk_tables, spec.records or None)  # fmt: skip
+
+
 def record(folder: str | os.PathLike | None, kind: str, **values: Any) -> StudySpec | None:
     """Write the resolved spec of a study that ran into ``folder`` as
     ``config.toml`` (:data:`CONFIG_NAME`), atomically; returns it.  Nothing

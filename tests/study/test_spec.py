@@ -439,3 +439,18 @@ def test_the_docs_study_file_runs(tmp_path, capsys):
     assert code == 0, err
     written = StudySpec.from_toml(out / CONFIG_NAME)
     assert written == spec.replace(out=str(out), fmt="png", dpi=110)
+
+
+def test_resume_takes_a_spec_and_writes_the_config(tmp_path):
+    from domeng.core.errors import CheckpointError
+
+    folder = tmp_path / "s"
+    first = domeng.simulate(tables=3, rounds=2, seed=6, progress=False, checkpoint=folder)
+    (folder / CONFIG_NAME).unlink()
+    again = domeng.resume(folder, spec=StudySpec(tables=3, rounds=2, seed=6), progress=False)
+    assert same(again, first)
+    assert StudySpec.from_toml(folder / CONFIG_NAME).seed == 6  # written from the manifest
+    with pytest.raises(CheckpointError, match="seed=7"):
+        domeng.resume(folder, spec=StudySpec(tables=3, rounds=2, seed=7), progress=False)
+    with pytest.raises(StudyError, match="not both"):
+        domeng.resume(folder, spec=StudySpec(tables=3), rounds=2, progress=False)
