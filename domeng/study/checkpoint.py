@@ -622,7 +622,6 @@ def resume(
             chunk_tables=chunk_tables,
             records=records,
         )
-        _record_config(folder, ck.plan)
         if workers is not None:
             workers = count("workers", workers)
             if client is not None:
@@ -632,31 +631,36 @@ def resume(
                 )
         finished = ck.pruned_results()
         if finished is not None:  # a finished study: nothing to play
-            return finished
+            return _recorded(folder, ck.plan, finished)
         done0 = sum(r.n for r in ck.load_done())
         progress_fn = make_progress(
             progress, ck.plan.tables, ck.plan.rounds, done0, players=ck.plan.players
         )
-        return run_study(
+        return _recorded(
+            folder,
             ck.plan,
-            client=client,
-            threads=workers,
-            checkpoint=ck,
-            progress_fn=progress_fn,
-            stall_seconds=stall_seconds,
+            run_study(
+                ck.plan,
+                client=client,
+                threads=workers,
+                checkpoint=ck,
+                progress_fn=progress_fn,
+                stall_seconds=stall_seconds,
+            ),
         )
     finally:
         ck.close()
 
 
-def _record_config(folder, plan: Plan) -> None:
-    """The folder's ``config.toml``, from its manifest (a study whose players
-    are objects has none)."""
+def _recorded(folder, plan: Plan, res):
+    """``res``, once the folder's ``config.toml`` is written from its manifest
+    (a study whose players are objects has none)."""
     from domeng.study.spec import record
 
     if plan.engine_players is None:
         record(folder, "simulate", tables=plan.tables, rounds=plan.rounds, seed=plan.seed,
                players=list(plan.players), rules=plan.rules, records=plan.records)  # fmt: skip
+    return res
 
 
 __all__ = ["FORMAT", "Checkpoint", "CheckpointError", "durable_write", "resume"]
