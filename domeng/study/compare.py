@@ -56,7 +56,7 @@ from domeng.study.simulate import (
     make_progress,
     simulate,
 )
-from domeng.study.spec import StudySpec, parse_grid
+from domeng.study.spec import StudySpec, parse_grid, record_arms
 from domeng.study.spec import record as spec_record
 
 Arm = tuple  # (Rules, tuple of 5 player names)
@@ -445,7 +445,7 @@ def resume_study(
     if kind == "sweep":
         from domeng.results.sweep import Sweep
 
-        return _study(
+        result = _study(
             kind,
             arms,
             study,
@@ -457,17 +457,20 @@ def resume_study(
             wrap=lambda c: Sweep(study["grid"], study["points"], c),
             write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
         )
-    return _study(
-        kind,
-        arms,
-        study,
-        folder,
-        workers=workers,
-        progress=progress,
-        resume=True,
-        allow_import=allow_import,
-        write=lambda c, d: write_comparison(c, d, fmt, dpi),
-    )
+    else:
+        result = _study(
+            kind,
+            arms,
+            study,
+            folder,
+            workers=workers,
+            progress=progress,
+            resume=True,
+            allow_import=allow_import,
+            write=lambda c, d: write_comparison(c, d, fmt, dpi),
+        )
+    record_arms(folder, kind, study, arms, (fmt, dpi, metrics))
+    return result
 
 
 # ---------------------------------------------------------------- sweeps

@@ -623,6 +623,38 @@ def record(folder: str | os.PathLike | None, kind: str, **values: Any) -> StudyS
     return spec
 
 
+def record_arms(folder: Any, kind: str, study: Mapping, arms: Mapping, how: tuple) -> None:
+    """The ``config.toml`` of a resumed comparison or sweep, from its manifest:
+    ``study`` (tables, rounds, seed, targets, grid) and ``arms`` (name ->
+    (Rules, players), the baseline or first point first); ``how``: format,
+    dpi, metrics."""
+    (base_rules, base_players), *others = list(arms.values())
+    values: dict[str, Any] = dict(
+        rounds=study["rounds"], seed=study["seed"], players=list(base_players),
+        workers=None, fmt=how[0], dpi=how[1],
+    )  # fmt: skip
+    if study.get("target_ci"):
+        values.update(target_ci=study["target_ci"], max_rounds=study.get("max_rounds"))
+    else:
+        values["tables"] = study["tables"]
+    base = base_rules.to_dict()
+    if kind == "sweep":
+        grid = dict(study["grid"])
+        values.update(grid=grid, metrics=how[2])
+        values["rules"] = {k: v for k, v in base_rules.changed().items() if k not in grid}
+    else:
+        values["rules"] = base_rules
+        variants = []
+        for rules, players in others:
+            diff = {k: v for k, v in rules.to_dict().items() if base[k] != v}
+            parts = [",".join(f"{k}={value_text(v)}" for k, v in diff.items())] if diff else []
+            if tuple(players) != tuple(base_players):
+                parts.append("players=" + ",".join(players))
+            variants.append(";".join(parts))
+        values["variants"] = variants
+    record(folder, kind, **values)
+
+
 def _listed(value: Any) -> list:
     if value is None:
         return []

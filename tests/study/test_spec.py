@@ -454,3 +454,29 @@ def test_resume_takes_a_spec_and_writes_the_config(tmp_path):
         domeng.resume(folder, spec=StudySpec(tables=3, rounds=2, seed=7), progress=False)
     with pytest.raises(StudyError, match="not both"):
         domeng.resume(folder, spec=StudySpec(tables=3), rounds=2, progress=False)
+
+
+@pytest.mark.parametrize(
+    "command, argv",
+    [
+        ("compare", ["-V", "pollo=4", "-V", "players=heavy;ceki=2", "--rule", "cappu=2"]),
+        ("sweep", ["--rule", "pollo=3,4", "--fixed", "ceki=2"]),
+    ],
+)
+def test_a_resumed_comparison_or_sweep_writes_the_same_config(command, argv, tmp_path, capsys):
+    out = tmp_path / "c"
+    code, _, err = run_cli([command, *argv, "-t", "2", "-r", "2", "--out", out, "--no-progress",
+                            "--json"], capsys)  # fmt: skip
+    assert code == 0, err
+    written = StudySpec.from_toml(out / CONFIG_NAME)
+    (out / CONFIG_NAME).unlink()
+    code, _, err = run_cli([command, "--resume", out, "--no-progress", "--json"], capsys)
+    assert code == 0, err
+    again = StudySpec.from_toml(out / CONFIG_NAME)
+    if command == "compare":  # the manifest keeps each variant's rules in full
+        assert again.variants == (
+            "pollo_award=4",
+            "ceki_award=2;players=" + ",".join(["heavy"] * 5),
+        )
+        again = again.replace(variants=written.variants)
+    assert again == written
