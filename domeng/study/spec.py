@@ -553,7 +553,7 @@ def call_with_spec(entry: Any, spec: Any, given: Mapping[str, Any]) -> Any:
                 f"{name}(): give the study as a spec or as keywords, not both ({key}=)"
             )
         runtime[key] = value
-    if (name == "simulate") == bool(spec.target_ci):
+    if kind == "simulate" and (name == "simulate") == bool(spec.target_ci):
         raise StudyError(
             "a simulate spec with target_ci stops on the data: run it with "
             "domeng.simulate_until(spec) or domeng.run(spec)"
