@@ -104,7 +104,6 @@ def parse_with_config(
         if isinstance(value, list) and isinstance(got, list) and len(got) > len(value):
             setattr(ns, dest, got[len(value) :])
     _refuse_imports(parser, path, values, ns)
-    ns.config_keys = sorted(values)
     return ns, extras
 
 
