@@ -8,6 +8,8 @@ engine, a numba batch engine and Monte Carlo studies.
   matches (:mod:`domeng.study.tournament`, :mod:`domeng.study.ladder`)
 * ``domeng.compare(...)`` and ``domeng.sweep(...)`` play variants of the rules or
   lineups on the same tables (paired differences, :mod:`domeng.study.compare`);
+  ``domeng.run(domeng.StudySpec(...))`` runs a study given as one spec or file
+  (:mod:`domeng.study.spec`);
   ``domeng.simulate_until(...)`` stops a study on the data (:mod:`domeng.study.sequential`)
 * ``domeng.simulate(...)`` runs a study and returns ``domeng.Results`` (see
   :mod:`domeng.study.simulate`, :mod:`domeng.results.results`); on a Dask cluster with
@@ -36,12 +38,14 @@ __all__ = [
     "Results",
     "Round",
     "Rules",
+    "StudySpec",
     "Sweep",
     "Table",
     "__version__",
     "compare",
     "ladder",
     "resume",
+    "run",
     "simulate",
     "simulate_until",
     "sweep",
@@ -56,6 +60,8 @@ _LAZY = {
     "sweep": ("study.compare", "sweep"),
     "tournament": ("study.tournament", "tournament"),
     "ladder": ("study.ladder", "ladder"),
+    "StudySpec": ("study.spec", "StudySpec"),
+    "run": ("study.entry", "run"),
     "Comparison": ("results.comparison", "Comparison"),
     "Sweep": ("results.sweep", "Sweep"),
     "Results": ("results.results", "Results"),

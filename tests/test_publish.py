@@ -28,6 +28,9 @@ DOCTEST_MODULES = [
     "domeng.study.checkpoint",
     "domeng.study.tournament",
     "domeng.study.ladder",
+    "domeng.study.spec",
+    "domeng.study.dryrun",
+    "domeng.study.entry",
     "domeng.results.results",
     "domeng.results.comparison",
     "domeng.results.sweep",
@@ -171,6 +174,8 @@ def _documented_names(module: str) -> list[str]:
 API_EXAMPLES: dict[str, list[str]] = {
     "domeng.study.simulate": ["simulate"],
     "domeng.study.compare": ["compare", "sweep"],
+    "domeng.study.spec": ["StudySpec", "to_dict", "from_dict", "to_toml", "from_toml"],
+    "domeng.study.entry": ["run"],
     "domeng.results.results": ["Results"],
     "domeng.results.comparison": ["Comparison"],
     "domeng.results.sweep": ["Sweep"],

@@ -63,6 +63,15 @@ class Parser(argparse.ArgumentParser):
             self._command_parser(ns).error(f"unrecognized arguments: {' '.join(extras)}")
         return ns
 
+    def parse_known_args(self, args=None, namespace=None):
+        """As argparse's; a command with ``--config FILE`` takes the file's
+        values as its defaults (:mod:`domeng.cli.config`: the command line wins)."""
+        if not any(a.dest == "config" for a in self._actions):
+            return super().parse_known_args(args, namespace)
+        from domeng.cli.config import parse_with_config
+
+        return parse_with_config(self, super().parse_known_args, args, namespace)
+
     def _command_parser(self, ns: argparse.Namespace) -> argparse.ArgumentParser:
         for action in self._actions:
             if isinstance(action, argparse._SubParsersAction):

@@ -15,6 +15,7 @@ from domeng.cli.args import (
     seed,
     whole,
 )
+from domeng.cli.config import add_config_options
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES, PLOT_DPI
 
 
@@ -155,6 +156,7 @@ def add_parser(sub) -> None:
         "step-down or Bonferroni (see docs/study.md)",
     )
     s.set_defaults(func=cmd_compare)
+    add_config_options(s)
     add_players_epilog(s, "study")
 
 
@@ -291,6 +293,10 @@ def cmd_compare(args) -> int:
             "domeng compare: error: --max-rounds caps a study that stops on the "
             "data; give --target-ci too"
         )
+    if args.dry_run:
+        from domeng.cli.config import dry_run
+
+        return dry_run("compare", args, lambda out, force: check_output(out, "compare", force))
     check_output(args.out, "compare", args.force)
     cmp = compare(
         args.variant,

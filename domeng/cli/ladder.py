@@ -11,6 +11,7 @@ from domeng.cli.args import (
     seed,
     whole,
 )
+from domeng.cli.config import add_config_options
 
 
 def add_parser(sub) -> None:
@@ -84,6 +85,7 @@ def add_parser(sub) -> None:
 
     add_plot_options(ld)
     ld.set_defaults(func=cmd_ladder)
+    add_config_options(ld)
     add_players_epilog(ld, "tournament")
 
 
@@ -95,8 +97,14 @@ def cmd_ladder(args) -> int:
     from domeng.study.tournament import check_out
 
     rules = Rules.parse(args.rule)
+    if args.dry_run:
+        from domeng.cli.config import dry_run
+
+        return dry_run("ladder", args, check_out)
     if args.out:
         check_out(args.out, args.force)  # before the ladder is played, not after
+    from domeng.results.html import command_line
+
     res = ladder(
         args.players,
         deals=args.deals,
@@ -106,12 +114,12 @@ def cmd_ladder(args) -> int:
         orders=args.orders,
         workers=args.workers,
         progress=progress_wanted(args),
+        out=args.out or None,
+        fmt=args.format,
+        dpi=args.dpi,
+        overwrite=args.force,
+        command=command_line(args.argv),
     )
-    if args.out:
-        from domeng.results.html import command_line
-
-        res.meta["command"] = command_line(args.argv)
-        res.save(args.out, args.format, args.dpi, overwrite=args.force)
     if args.json:
         print(json.dumps(res.summary()))
     else:

@@ -17,6 +17,7 @@ from domeng.cli.args import (
     whole,
 )
 from domeng.cli.compare import add_plot_options, add_target_options
+from domeng.cli.config import add_config_options
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -149,6 +150,7 @@ def add_parser(sub) -> None:
     )
     add_plot_options(s)
     s.set_defaults(func=cmd_simulate)
+    add_config_options(s)
     add_players_epilog(s, "study")
 
 
@@ -179,6 +181,10 @@ def cmd_simulate(args) -> int:
             "domeng simulate: error: --max-rounds caps a study that stops on the "
             "data; give --target-ci too"
         )
+    if args.dry_run:
+        from domeng.cli.config import dry_run
+
+        return dry_run("simulate", args, _check_out)
     if args.resume is not None:
         if args.out is not None and Path(args.out).resolve() != Path(args.resume).resolve():
             raise UsageError(

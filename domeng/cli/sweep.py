@@ -14,6 +14,7 @@ from domeng.cli.compare import (
     resume_arms,
     study_arguments,
 )
+from domeng.cli.config import add_config_options
 
 
 def add_parser(sub) -> None:
@@ -58,6 +59,7 @@ def add_parser(sub) -> None:
         help="print the metric names (for --metric) and exit",
     )
     s.set_defaults(func=cmd_sweep)
+    add_config_options(s)
     add_players_epilog(s, "study")
 
 
@@ -136,6 +138,12 @@ def cmd_sweep(args) -> int:
             f"domeng sweep: error: {both[0]} is both swept (--vary) and held fixed "
             "(--rule); give it once"
         )
+    if args.dry_run:
+        from domeng.cli.config import dry_run
+
+        args.vary, args.rule = vary, fixed  # the old spelling (--rule as the axis) too
+
+        return dry_run("sweep", args, lambda out, force: check_output(out, "sweep", force))
     check_output(args.out, "sweep", args.force)
     if args.metric:
         lineup = tuple(resolve_names_safely(study["players"]))

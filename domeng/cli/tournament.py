@@ -11,6 +11,7 @@ from domeng.cli.args import (
     seed,
     whole,
 )
+from domeng.cli.config import add_config_options
 
 
 def add_parser(sub) -> None:
@@ -87,6 +88,7 @@ def add_parser(sub) -> None:
 
     add_plot_options(tn)
     tn.set_defaults(func=cmd_tournament)
+    add_config_options(tn)
     add_players_epilog(tn, "tournament")
 
 
@@ -97,8 +99,14 @@ def cmd_tournament(args) -> int:
     from domeng.study.tournament import check_out, tournament
 
     rules = Rules.parse(args.rule)
+    if args.dry_run:
+        from domeng.cli.config import dry_run
+
+        return dry_run("tournament", args, check_out)
     if args.out:
         check_out(args.out, args.force)  # before the tournament is played, not after
+    from domeng.results.html import command_line
+
     res = tournament(
         args.players,
         deals=args.deals,
@@ -108,12 +116,12 @@ def cmd_tournament(args) -> int:
         workers=args.workers,
         orders=args.orders,
         progress=progress_wanted(args),
+        out=args.out or None,
+        fmt=args.format,
+        dpi=args.dpi,
+        overwrite=args.force,
+        command=command_line(args.argv),
     )
-    if args.out:
-        from domeng.results.html import command_line
-
-        res.meta["command"] = command_line(args.argv)
-        res.save(args.out, args.format, args.dpi, overwrite=args.force)
     if args.json:
         print(json.dumps(res.summary()))
     else:

@@ -639,6 +639,7 @@ def resume(
     records: bool | None = None,
     allow_import: bool | Iterable[str] = False,
     stall_seconds: float | None = None,
+    spec=None,
 ):
     """Continue the study in ``folder`` (started with ``simulate(...,
     checkpoint=folder)`` or ``domeng simulate --out folder``) after a crash:
@@ -652,7 +653,10 @@ def resume(
     manifest are imported only if given again in ``players`` or their module
     is in ``allow_import`` (True: any; see ``docs/security.md``).
     ``workers``: local engine threads; ``progress``: as for :func:`domeng.simulate`.
-    ``client``, ``stall_seconds``: as for :func:`domeng.simulate`.  Returns the
+    ``client``, ``stall_seconds``: as for :func:`domeng.simulate`.  ``spec``:
+    a :class:`~domeng.study.spec.StudySpec` (kind ``simulate``) whose fields
+    stand for those parameters (each it sets must equal the folder's).  The folder's
+    ``config.toml`` is written from its manifest.  Returns the
     :class:`~domeng.results.results.Results`.
 
     >>> import domeng, tempfile, os
@@ -662,6 +666,12 @@ def resume(
     >>> again.win_by_seat().equals(first.win_by_seat())
     True
     """
+    if spec is not None:
+        from domeng.study.spec import expected_of
+
+        given = dict(tables=tables, rounds=rounds, seed=seed, players=players, rules=rules,
+                     chunk_tables=chunk_tables, records=records)  # fmt: skip
+        tables, rounds, seed, players, rules, chunk_tables, records = expected_of(spec, given)
     if players is not None:  # named again by the user: their modules may be imported
         from domeng.study.names import modules_named, resolve_names_safely
 
@@ -698,21 +708,36 @@ def resume(
         if finished is not None:  # a finished study: nothing to play; its outputs written again
             finish_prune(ck.folder)
             finished.write_files(ck.folder)
-            return finished
+            return _recorded(folder, ck.plan, finished)
         done0 = sum(r.n for r in ck.load_done())
         progress_fn = make_progress(
             progress, ck.plan.tables, ck.plan.rounds, done0, players=ck.plan.players
         )
-        return run_study(
+        return _recorded(
+            folder,
             ck.plan,
-            client=client,
-            threads=workers,
-            checkpoint=ck,
-            progress_fn=progress_fn,
-            stall_seconds=stall_seconds,
+            run_study(
+                ck.plan,
+                client=client,
+                threads=workers,
+                checkpoint=ck,
+                progress_fn=progress_fn,
+                stall_seconds=stall_seconds,
+            ),
         )
     finally:
         ck.close()
+
+
+def _recorded(folder, plan: Plan, res):
+    """``res``, once the folder's ``config.toml`` is written from its manifest
+    (a study whose players are objects has none)."""
+    from domeng.study.spec import record
+
+    if plan.engine_players is None:
+        record(folder, "simulate", tables=plan.tables, rounds=plan.rounds, seed=plan.seed,
+               players=list(plan.players), rules=plan.rules, records=plan.records)  # fmt: skip
+    return res
 
 
 __all__ = [

@@ -58,6 +58,8 @@ from domeng.study.simulate import (
     make_progress,
     simulate,
 )
+from domeng.study.spec import StudySpec, parse_grid, record_arms
+from domeng.study.spec import record as spec_record
 
 Arm = tuple  # (Rules, tuple of 5 player names)
 
@@ -142,7 +144,7 @@ def _measure_compare(names: list[str], targets_by_metric: dict):
 
 
 def compare(
-    variants: Sequence[str | dict] | str | dict,
+    variants: Sequence[str | dict] | str | dict | StudySpec | None = None,
     baseline: str | dict | None = None,
     tables: int = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
@@ -159,6 +161,7 @@ def compare(
     dpi: int = PLOT_DPI,
     overwrite: bool = False,
     records: bool = False,
+    spec: StudySpec | None = None,
 ) -> Comparison:
     """Play the baseline and every variant on the same tables and return the
     paired :class:`~domeng.results.comparison.Comparison`.
@@ -199,6 +202,10 @@ def compare(
         With ``out``: also write each arm's per-round and per-seat records
         (``arms/K/records.parquet``, ``arms/K/records_seats.parquet``);
         :func:`domeng.results.read_records` reads them keyed by arm and table.
+    spec:
+        The study as one :class:`~domeng.study.spec.StudySpec` (kind
+        ``compare``; or given as ``variants``) instead of the keywords
+        above; ``out`` records it as ``config.toml``.
 
     Returns
     -------
@@ -221,6 +228,10 @@ def compare(
     >>> list(d.columns[:3]), set(d["variant"])
     (['variant', 'metric', 'unit'], {'pollo_award=4'})
     """
+    if spec is not None or isinstance(variants, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(compare, variants if spec is None else spec, locals())
     arms = _arms(variants, baseline, players, rules)
     rounds = _count("rounds", rounds)
     study: dict[str, Any] = {
@@ -240,7 +251,7 @@ def compare(
         )
     elif max_rounds is not None:
         raise StudyError("--max-rounds caps a study that stops on the data: give --target-ci too")
-    return _study(
+    result = _study(
         "compare",
         arms,
         study,
@@ -250,6 +261,24 @@ def compare(
         write=lambda c, d: write_comparison(c, d, fmt, dpi),
         overwrite=overwrite,
     )
+    spec_record(
+        out,
+        "compare",
+        variants=variants,
+        baseline=baseline,
+        tables=study["tables"] if target_ci is None else None,
+        rounds=rounds,
+        players=players,
+        rules=rules,
+        seed=seed,
+        target_ci=study["target_ci"],
+        max_rounds=study["max_rounds"],
+        records=records,
+        workers=workers,
+        fmt=fmt,
+        dpi=dpi,
+    )
+    return result
 
 
 def _check_records(records, out, target_ci, study: dict) -> None:
@@ -464,7 +493,7 @@ def resume_study(
     if kind == "sweep":
         from domeng.results.sweep import Sweep
 
-        return _study(
+        result = _study(
             kind,
             arms,
             study,
@@ -476,56 +505,25 @@ def resume_study(
             wrap=lambda c: Sweep(study["grid"], study["points"], c),
             write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
         )
-    return _study(
-        kind,
-        arms,
-        study,
-        folder,
-        workers=workers,
-        progress=progress,
-        resume=True,
-        allow_import=allow_import,
-        write=lambda c, d: write_comparison(c, d, fmt, dpi),
-    )
+    else:
+        result = _study(
+            kind,
+            arms,
+            study,
+            folder,
+            workers=workers,
+            progress=progress,
+            resume=True,
+            allow_import=allow_import,
+            write=lambda c, d: write_comparison(c, d, fmt, dpi),
+        )
+    record_arms(folder, kind, study, arms, (fmt, dpi, metrics))
+    return result
 
 
 # ---------------------------------------------------------------- sweeps
-def parse_grid(specs: Sequence[str] | dict) -> dict[str, list]:
-    """``["pollo=3,4,5", "passebunge_every_pass=true,false"]`` (or a dict of
-    lists) -> ``{option: [values]}``, each value checked by :class:`Rules`."""
-    items = list(specs.items()) if isinstance(specs, dict) else []
-    if not isinstance(specs, dict):
-        for spec in specs:
-            name, sep, values = str(spec).partition("=")
-            if not sep or not name.strip():
-                raise StudyError(
-                    f"malformed grid {spec!r}: expected NAME=V1,V2,... e.g. pollo=3,4,5"
-                )
-            vals = [v.strip() for v in values.split(",")]
-            if not values.strip() or any(v == "" for v in vals):
-                raise StudyError(f"malformed grid {spec!r}: a value is missing")
-            items.append((name.strip(), vals))
-    grid: dict[str, list] = {}
-    for name, vals in items:
-        key = Rules._canonical_name(name)
-        if key in grid:
-            raise StudyError(f"malformed grid: {name} is given twice")
-        vals = list(vals)
-        if not vals:
-            raise StudyError(f"empty sweep: {name} has no values")
-        conv = [getattr(Rules.parse(f"{key}={value_text(v)}"), key) for v in vals]
-        if len(set(conv)) != len(conv):
-            raise StudyError(f"malformed grid: {name} repeats a value")
-        grid[key] = conv
-    if not grid:
-        raise StudyError("empty sweep: give at least one --vary NAME=V1,V2,...")
-    if all(len(v) == 1 for v in grid.values()):
-        raise StudyError("empty sweep: every option has a single value; give two or more")
-    return grid
-
-
 def sweep(
-    grid: Sequence[str] | dict,
+    grid: Sequence[str] | dict | StudySpec | None = None,
     tables: int = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
     players: str | Sequence[str] = DEFAULT_PLAYERS,
@@ -540,6 +538,7 @@ def sweep(
     metrics: list[str] | None = None,
     overwrite: bool = False,
     records: bool = False,
+    spec: StudySpec | None = None,
 ):
     """Play every point of the grid on the same tables (paired as in
     :func:`compare`; the reference is the first point) and return a
@@ -559,6 +558,10 @@ def sweep(
         As for :func:`compare` (records: each point's in ``arms/K``).
     metrics:
         The metrics to plot in ``out`` (None: a default set).
+    spec:
+        The study as one :class:`~domeng.study.spec.StudySpec` (kind
+        ``sweep``; or given as ``grid``) instead of the keywords above;
+        ``out`` records it as ``config.toml``.
 
     Returns
     -------
@@ -572,6 +575,12 @@ def sweep(
     >>> sorted(set(sw.frame()["pollo_award"]))
     [3, 4]
     """
+    if spec is not None or isinstance(grid, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(sweep, grid if spec is None else spec, locals())
+    if grid is None:
+        raise StudyError("a sweep needs a grid, e.g. ['pollo=3,4'] (or spec=)")
     from domeng.results.sweep import Sweep
 
     g = parse_grid(grid)
@@ -596,7 +605,7 @@ def sweep(
         "points": points,
     }
     _check_records(records, out, None, study)
-    return _study(
+    result = _study(
         "sweep",
         arms,
         study,
@@ -607,6 +616,22 @@ def sweep(
         write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
         overwrite=overwrite,
     )
+    spec_record(
+        out,
+        "sweep",
+        grid=g,
+        tables=study["tables"],
+        rounds=study["rounds"],
+        players=list(lineup),
+        rules=base_rules,
+        seed=seed,
+        records=records,
+        workers=workers,
+        fmt=fmt,
+        dpi=dpi,
+        metrics=metrics,
+    )
+    return result
 
 
 __all__ = ["compare", "parse_arm", "parse_grid", "resume_study", "sweep"]

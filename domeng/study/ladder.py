@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import combinations, pairwise
 from math import comb
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,13 +34,16 @@ from domeng.core.wording import counted
 from domeng.players.registry import resolve_player
 from domeng.study.arrangements import seatings
 from domeng.study.names import refuse_research_players
+from domeng.study.spec import StudySpec
 from domeng.study.tournament import (
     DECISION_NOTE,
     STATS,
     TournamentResults,
     _est,
     _progress,
+    check_out,
     margin_lines,
+    save_duplicate,
     text_table,
     tournament,
 )
@@ -106,7 +110,7 @@ def load_results(folder) -> TournamentResults:
 
 
 def ladder(
-    players: Sequence[Any] | str,
+    players: Sequence[Any] | str | StudySpec | None = None,
     deals: int = 100,
     rounds: int = 10,
     seed: int = 0,
@@ -114,6 +118,12 @@ def ladder(
     orders: str = "all",
     workers: int | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
+    out: str | Path | None = None,
+    fmt: str = "png",
+    dpi: int = PLOT_DPI,
+    overwrite: bool = False,
+    command: str | None = None,
+    spec: StudySpec | None = None,
 ) -> LadderResults:
     """Rank five or more players in duplicate matches (see the module docstring).
 
@@ -125,6 +135,12 @@ def ladder(
         position (``random#0``, ``random#5``).
     deals, rounds, seed, rules, orders, workers, progress:
         As for :func:`domeng.tournament`, for every lineup of five.
+    out, fmt, dpi, overwrite, command:
+        As for :func:`~domeng.study.tournament.tournament`: save the results in
+        ``out`` (checked first) with its resolved spec as ``config.toml``.
+    spec:
+        The whole ladder as one :class:`~domeng.study.spec.StudySpec` (kind
+        ``ladder``; or given as ``players``) instead of the keywords.
 
     Returns
     -------
@@ -140,6 +156,14 @@ def ladder(
     >>> lad.meta["lineups"], lad.players[-1], lad.summary()["schema"]
     (6, 'random#5', 'domeng.ladder/1')
     """
+    if spec is not None or isinstance(players, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(ladder, players if spec is None else spec, locals())
+    if players is None:
+        raise DomengError("a ladder needs its players (or spec=)")
+    if out is not None:
+        check_out(out, overwrite)  # before anything is played
     if isinstance(players, str):
         items = [s for s in (x.strip() for x in players.split(",")) if s]
     else:
@@ -199,7 +223,9 @@ def ladder(
     from domeng.study.decisions import decision_times
 
     meta["decision_ms"] = decision_times(specs, names, Rules.from_mapping(r["rules"]), seed)
-    return LadderResults(per_deal, meta)
+    return save_duplicate(
+        LadderResults(per_deal, meta), players, out, (fmt, dpi, overwrite), command
+    )
 
 
 def _lineup_progress(report, base: int, total: int):

@@ -33,6 +33,8 @@ from domeng.results.results import Results
 from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.study.chunks import Plan, Sums, chunk_task
 from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, StudyError
+from domeng.study.spec import StudySpec
+from domeng.study.spec import record as spec_record
 from domeng.study.summary import MAX_GROUPS, default_chunk_tables
 
 #: the cap of a study that stops on the data, when --max-rounds is not given (rounds per arm)
@@ -282,7 +284,7 @@ def known_metrics(arms: dict[str, tuple]) -> list[str]:
 
 
 def simulate_until(
-    target_ci: dict | list[str],
+    target_ci: dict | list[str] | StudySpec | None = None,
     rounds: int = DEFAULT_ROUNDS,
     players=DEFAULT_PLAYERS,
     rules=None,
@@ -294,6 +296,7 @@ def simulate_until(
     resume: bool = False,
     allow_import=False,
     overwrite: bool = False,
+    spec: StudySpec | None = None,
 ) -> Results:
     """A study that stops on the data: play blocks of tables until each
     target metric's 95% half-width (a confidence sequence) is at most its
@@ -320,6 +323,10 @@ def simulate_until(
         The study folder (above), whether to go on with one, the
         ``module:function`` players a resumed folder may import, and
         whether to replace a study already there.
+    spec:
+        The study as one :class:`~domeng.study.spec.StudySpec` (kind
+        ``simulate`` with ``target_ci``) instead of the keywords above (or
+        as ``target_ci``); the folder records it as ``config.toml``.
 
     Returns
     -------
@@ -334,6 +341,12 @@ def simulate_until(
     >>> res.meta["stopping"]["reason"], res.tables
     ('target reached', 60)
     """
+    if spec is not None or isinstance(target_ci, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(simulate_until, target_ci if spec is None else spec, locals())
+    if target_ci is None:
+        raise StudyError("a study that stops on the data needs target_ci (or spec=)")
     from domeng.results.metrics import metric_parts
     from domeng.results.stats import ratio
     from domeng.study.names import resolve_names_safely
@@ -364,6 +377,17 @@ def simulate_until(
         overwrite=overwrite,
         resume=resume,
         allow_import=allow_import,
+    )
+    spec_record(
+        checkpoint,
+        "simulate",
+        target_ci={t.metric: t.half_width for t in targets},
+        max_rounds=max_rounds,
+        rounds=rounds,
+        players=list(arm[1]),
+        rules=arm[0],
+        seed=seed,
+        workers=workers,
     )
     return res[0]
 

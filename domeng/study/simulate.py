@@ -42,6 +42,8 @@ from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 from domeng.core.errors import StudyError
 from domeng.core.rules import Rules
 from domeng.study.names import resolve_names_safely
+from domeng.study.spec import StudySpec
+from domeng.study.spec import record as spec_record
 from domeng.study.summary import check_budget, coerce_rules, count, make_progress
 
 _count = count
@@ -49,7 +51,7 @@ _count = count
 
 # ---------------------------------------------------------------- simulate
 def simulate(
-    tables: int = DEFAULT_TABLES,
+    tables: int | StudySpec = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
     players: str | Sequence[str] = DEFAULT_PLAYERS,
     rules: Rules | str | Sequence[str] | dict | None = None,
@@ -62,6 +64,7 @@ def simulate(
     checkpoint: str | os.PathLike | None = None,
     stall_seconds: float | None = None,
     overwrite: bool = False,
+    spec: StudySpec | None = None,
 ):
     """Play ``tables`` independent tables of ``rounds`` rounds each (D16)
     and return a :class:`~domeng.results.results.Results`.
@@ -69,7 +72,8 @@ def simulate(
     Parameters
     ----------
     tables, rounds:
-        Number of tables (games) and rounds per table, each >= 1.
+        Number of tables (games) and rounds per table, each >= 1; or
+        ``tables`` a :class:`~domeng.study.spec.StudySpec` (as ``spec``).
     players:
         One built-in name for all seats, five names (seat 0..4) as a list
         or a comma-separated string: ``random``, ``heavy``, ``keeper``, ``hunter``,
@@ -114,6 +118,13 @@ def simulate(
         With ``client``: a cluster that finishes no chunk for this long fails
         with :class:`~domeng.core.errors.ClusterFailure` (default 600 s; the
         checkpoint stays intact).
+    spec:
+        The whole study as one :class:`~domeng.study.spec.StudySpec` (kind
+        ``simulate``) instead of the keywords above, which then must not be
+        given; ``progress``, ``client``, ``stall_seconds`` and ``overwrite``
+        may.  A spec with ``target_ci`` is refused (run it with
+        :func:`~domeng.study.sequential.simulate_until` or ``domeng.run``).  The study folder
+        (``checkpoint``) records the resolved spec as ``config.toml``.
 
     Returns
     -------
@@ -136,7 +147,15 @@ def simulate(
     >>> again = domeng.simulate(tables=2, rounds=2, seed=1, progress=False)  # the same seed
     >>> res.win_by_seat().equals(again.win_by_seat())
     True
+    >>> from domeng.study.spec import StudySpec
+    >>> spec = StudySpec(tables=2, rounds=2, seed=1)  # the same study as one spec
+    >>> domeng.simulate(spec, progress=False).win_by_seat().equals(res.win_by_seat())
+    True
     """
+    if spec is not None or isinstance(tables, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(simulate, tables if spec is None else spec, locals())
     tables = _count("tables", tables)
     rounds = _count("rounds", rounds)
     check_budget(tables, rounds)
@@ -156,6 +175,7 @@ def simulate(
             )
     names = resolve_names_safely(players)
     rules_obj = coerce_rules(rules)
+    given_chunk_tables = chunk_tables  # recorded only if given (the numbers do not depend on it)
     if chunk_tables is None:
         from domeng.study.chunks import default_chunk_tables as cluster_chunk_tables
 
@@ -186,7 +206,7 @@ def simulate(
         ckpt = Checkpoint.create(checkpoint, plan, records, lock=True, overwrite=overwrite)
     try:
         progress_fn = make_progress(progress, tables, rounds, players=names)
-        return run_study(
+        res = run_study(
             plan,
             client=client,
             threads=workers,
@@ -198,3 +218,17 @@ def simulate(
     finally:
         if ckpt is not None:
             ckpt.close()
+    if by_name:
+        spec_record(
+            checkpoint,
+            "simulate",
+            tables=tables,
+            rounds=rounds,
+            players=names,
+            rules=rules_obj,
+            seed=seed,
+            workers=workers,
+            chunk_tables=given_chunk_tables,
+            records=records is not None,
+        )
+    return res

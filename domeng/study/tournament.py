@@ -55,6 +55,8 @@ from domeng.results.meta import load_error_text
 from domeng.results.stats import interval, num, paired_difference, ratio, t_interval
 from domeng.results.texttable import estimate_cell, study_repr, text_table
 from domeng.study.arrangements import seat_of, seatings
+from domeng.study.spec import StudySpec
+from domeng.study.spec import record as spec_record
 
 #: the schema of the JSON of a tournament and of a ladder (:meth:`TournamentResults.summary`)
 SCHEMAS = {"tournament": "domeng.tournament/1", "ladder": "domeng.ladder/1"}
@@ -550,7 +552,7 @@ _f = num
 
 
 def tournament(
-    players: Sequence[Any] | str,
+    players: Sequence[Any] | str | StudySpec | None = None,
     deals: int = 200,
     rounds: int = 10,
     seed: int = 0,
@@ -560,6 +562,12 @@ def tournament(
     progress: bool | Callable[[int, int], None] | None = None,
     orders: str = "all",
     time_decisions: bool = True,
+    out: str | Path | None = None,
+    fmt: str = "png",
+    dpi: int = PLOT_DPI,
+    overwrite: bool = False,
+    command: str | None = None,
+    spec: StudySpec | None = None,
 ) -> TournamentResults:
     """Play a duplicate tournament of five players (see the module docstring;
     ``orders``: the seating design, ``"all"``, ``"balanced"`` or ``"rotations"``).
@@ -570,6 +578,12 @@ def tournament(
     for :func:`domeng.simulate`; ``chunk_deals``: deals per engine call;
     ``time_decisions``: also measure each player's CPU time per decision
     (:mod:`domeng.study.decisions`; ``meta["decision_ms"]``).
+    ``out``: save the results there (:meth:`TournamentResults.save` with
+    ``fmt``, ``dpi``, ``overwrite``; ``command`` recorded in its metadata),
+    the folder checked before anything is played, and its resolved spec
+    written as ``config.toml``.  ``spec``: the whole tournament as one
+    :class:`~domeng.study.spec.StudySpec` (kind ``tournament``; or given as
+    ``players``) instead of the keywords.
     Returns :class:`TournamentResults` (``ranking()``, ``margins()``, ``save()``).
 
     >>> import domeng
@@ -578,6 +592,14 @@ def tournament(
     >>> t.deals, list(t.ranking().columns[:2])
     (2, ['player', 'position'])
     """
+    if spec is not None or isinstance(players, StudySpec):
+        from domeng.study.spec import call_with_spec
+
+        return call_with_spec(tournament, players if spec is None else spec, locals())
+    if players is None:
+        raise DomengError("a tournament needs its five players (or spec=)")
+    if out is not None:
+        check_out(out, overwrite)  # before anything is played
     if isinstance(rules, Rules) or rules is None:
         rules = rules or Rules()
     else:
@@ -608,8 +630,10 @@ def tournament(
             for r, seating in enumerate(design):
                 lineup = [specs[i] for i in seating]  # seat s: player seating[s]
                 st = duplicate_states(seed, start, n, r, rules, len(design))
-                out = run_tables(lineup, rules, seed, start, n, rounds, threads=workers, state=st)
-                per_deal[start : start + n] += _per_player(out.agg, seat_of(seating))
+                played = run_tables(
+                    lineup, rules, seed, start, n, rounds, threads=workers, state=st
+                )
+                per_deal[start : start + n] += _per_player(played.agg, seat_of(seating))
                 ticks.games(n)
     meta = {
         "kind": "tournament",
@@ -630,7 +654,34 @@ def tournament(
         from domeng.study.decisions import decision_times
 
         meta["decision_ms"] = decision_times(specs, names, rules, seed)
-    return TournamentResults(per_deal, meta)
+    res = TournamentResults(per_deal, meta)
+    return save_duplicate(res, players, out, (fmt, dpi, overwrite), command)
+
+
+def save_duplicate(res, players, out, how: tuple, command: str | None):
+    """With ``out``: save a tournament's (or ladder's) results there (``how``:
+    format, dpi, overwrite) and record its resolved spec (``players``: as
+    given) as ``config.toml``; returns ``res``."""
+    if out is None:
+        return res
+    fmt, dpi, overwrite = how
+    if command is not None:
+        res.meta["command"] = command
+    res.save(out, fmt, dpi, overwrite=overwrite)
+    m = res.meta
+    spec_record(
+        out,
+        m["kind"],
+        players=players,
+        deals=m["deals"],
+        rounds=m["rounds"],
+        seed=m["seed"],
+        rules=m["rules"],
+        orders=m["orders"],
+        fmt=fmt,
+        dpi=dpi,
+    )
+    return res
 
 
 def _progress(progress, total: int, rounds: int) -> Callable[[int, int], None] | None:
