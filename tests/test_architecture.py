@@ -56,6 +56,10 @@ KNOWN_MANY_PARAMS = {
     "domeng.envs.tables:_start_episode",
     "domeng.envs.tables:advance",
     "domeng.study.compare:compare",
+    # the keyword conveniences over a StudySpec (tournament and ladder gained
+    # out/fmt/dpi/overwrite/command/spec in session 8; a spec is the record)
+    "domeng.study.tournament:tournament",
+    "domeng.study.ladder:ladder",
     "domeng.study.compare:sweep",
     "domeng.study.compare:_study",
     "domeng.study.simulate:simulate",

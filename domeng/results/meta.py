@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from domeng.core import layout as L
-from domeng.core.errors import ResultsError
+from domeng.core.errors import DomengError, ResultsError
 from domeng.core.layout import S_LEN
 from domeng.infra import jsontext
 
@@ -162,3 +162,74 @@ def load_error_text(e: BaseException) -> str:
     if "pickle" in text.lower():
         return "it holds pickled Python objects, which domeng never loads"
     return text
+
+
+def check_loaded(folder: Path, path: Path, arrays: tuple, meta: dict) -> None:
+    """Refuse a ``results.npz`` (``arrays``: group_agg, group_state,
+    group_tables; ``meta``, its layout popped) that another version wrote or
+    whose arrays and metadata do not make one study: :class:`ResultsError`,
+    one line naming the file.  :meth:`domeng.Results.load` reads with it."""
+    from domeng.core.rules import Rules
+
+    agg, state, ntab = arrays
+    layout = meta.pop("layout", None)
+    if layout != _layout_meta():
+        raise ResultsError(
+            f"results in {str(folder)!r} were written with a different array layout "
+            "(another domeng version); simulate again"
+        )
+    G = agg.shape[0] if agg.ndim == 2 else -1
+    if (
+        agg.shape != (G, L.AGG_LEN)
+        or state.shape != (G, S_LEN)
+        or ntab.shape != (G,)
+        or G < 1
+        or agg.dtype.kind not in "iu"
+        or state.dtype.kind not in "iu"
+        or ntab.dtype.kind not in "iu"
+        or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))
+    ):
+        raise ResultsError(f"corrupt results file {str(path)!r}: inconsistent arrays")
+    try:
+        for key in ("tables", "rounds", "seed"):
+            if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
+                raise ValueError(f"{key} must be a whole number")
+        if int(ntab.sum()) != meta["tables"]:
+            raise ValueError("inconsistent arrays")
+        if not isinstance(meta["rules"], dict):
+            raise ValueError("rules must be an object")
+        Rules.from_mapping(meta["rules"])
+        players = meta["players"]
+        if not (
+            isinstance(players, list)
+            and len(players) == 5
+            and all(isinstance(p, str) and p.isprintable() and 0 < len(p) <= 200 for p in players)
+        ):
+            raise ValueError("players must be a list of 5 printable names")
+        if int(agg[:, L.A_ROUNDS].sum()) != int(meta["tables"]) * int(meta["rounds"]):
+            raise ValueError("the rounds played do not match tables x rounds")
+        if "digest" in meta and meta["digest"] != study_digest(
+            meta["tables"],
+            meta["rounds"],
+            meta["seed"],
+            players,
+            meta["rules"],
+            meta.get("engine", ""),
+        ):
+            raise ValueError(
+                "its seed, rules or players were edited after the study ran "
+                "(they do not match the digest written with the results)"
+            )
+    except (
+        DomengError,
+        AttributeError,
+        TypeError,
+        ValueError,
+        KeyError,
+        IndexError,
+        OverflowError,
+        RecursionError,
+    ) as e:
+        raise ResultsError(
+            f"corrupt results file {str(path)!r}: {' '.join(str(e).split()) or type(e).__name__}"
+        ) from None

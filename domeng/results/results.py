@@ -44,16 +44,16 @@ if TYPE_CHECKING:  # pandas loads with the first table (a study starts without i
 
 from domeng.core import layout as L
 from domeng.core.errors import DomengError, ResultsError, ResultsWriteError
-from domeng.core.layout import CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS_HIST, S_LEN, S_STONES, S_TABLE
+from domeng.core.layout import CAMATS_BINS, S_CAMAT_HOLDER, S_CAMATS_HIST, S_STONES, S_TABLE
 from domeng.core.rules import Rules
 from domeng.infra import fs
 from domeng.infra.fs import atomic_directory, atomic_write
 from domeng.results.meta import (
     _json_default,
     _layout_meta,
+    check_loaded,
     check_manifest,
     read_results_file,
-    study_digest,
 )
 from domeng.results.stats import Z95, estimate, interval, num, ratio  # noqa: F401  (Z95: the old name)
 
@@ -708,56 +708,8 @@ class Results:
         if not path.is_file():
             raise ResultsError(f"{str(folder)!r} is not a domeng results folder (no results.npz)")
         agg, state, ntab, meta = read_results_file(path)
-        layout = meta.pop("layout", None)
-        if layout != _layout_meta():
-            raise ResultsError(
-                f"results in {str(folder)!r} were written with a different array layout "
-                "(another domeng version); simulate again"
-            )
-        G = agg.shape[0] if agg.ndim == 2 else -1
-        if (
-            agg.shape != (G, L.AGG_LEN)
-            or state.shape != (G, S_LEN)
-            or ntab.shape != (G,)
-            or G < 1
-            or agg.dtype.kind not in "iu"
-            or state.dtype.kind not in "iu"
-            or ntab.dtype.kind not in "iu"
-            or not all(k in meta for k in ("tables", "rounds", "seed", "rules", "players"))
-        ):
-            raise ResultsError(f"corrupt results file {str(path)!r}: inconsistent arrays")
+        check_loaded(folder, path, (agg, state, ntab), meta)
         try:
-            for key in ("tables", "rounds", "seed"):
-                if isinstance(meta[key], bool) or not isinstance(meta[key], int) or meta[key] < 0:
-                    raise ValueError(f"{key} must be a whole number")
-            if int(ntab.sum()) != meta["tables"]:
-                raise ValueError("inconsistent arrays")
-            if not isinstance(meta["rules"], dict):
-                raise ValueError("rules must be an object")
-            Rules.from_mapping(meta["rules"])
-            players = meta["players"]
-            if not (
-                isinstance(players, list)
-                and len(players) == 5
-                and all(
-                    isinstance(p, str) and p.isprintable() and 0 < len(p) <= 200 for p in players
-                )
-            ):
-                raise ValueError("players must be a list of 5 printable names")
-            if int(agg[:, L.A_ROUNDS].sum()) != int(meta["tables"]) * int(meta["rounds"]):
-                raise ValueError("the rounds played do not match tables x rounds")
-            if "digest" in meta and meta["digest"] != study_digest(
-                meta["tables"],
-                meta["rounds"],
-                meta["seed"],
-                players,
-                meta["rules"],
-                meta.get("engine", ""),
-            ):
-                raise ValueError(
-                    "its seed, rules or players were edited after the study ran "
-                    "(they do not match the digest written with the results)"
-                )
             res = cls(agg, state, ntab, meta)
             res.summary()  # everything a report reads must be computable
         except (

@@ -16,7 +16,7 @@ import numpy as np
 
 from domeng.core import layout as L
 from domeng.core.rules import Rules
-from domeng.results.results import study_digest as _results_study_digest
+from domeng.results.meta import study_digest as _results_study_digest
 from domeng.study.cluster import fingerprint
 from domeng.study.summary import MAX_GROUPS, S_LEN
 
