@@ -166,13 +166,10 @@ def compare(
     """Play the baseline and every variant on the same tables and return the
     paired :class:`~domeng.results.comparison.Comparison`.
 
-    ``variants``: specs (module docstring); ``baseline``: a spec on top of
-    ``players``/``rules`` (default: those, i.e. the default rules and
-    lineup).  ``target_ci``: ``{"METRIC": half_width}`` or
-    ``["METRIC=HALF_WIDTH"]``: play blocks of tables until every variant's
-    difference in each METRIC has a 95% half-width at most that (a
-    confidence sequence, :mod:`domeng.results.sequential`), or until
-    ``max_rounds`` rounds per arm (then ``tables`` is not used).
+    ``target_ci`` (``{"METRIC": half_width}`` or ``["METRIC=HALF_WIDTH"]``):
+    play blocks of tables until every variant's difference in each METRIC has a
+    95% half-width at most that (a confidence sequence, :mod:`domeng.results.sequential`),
+    or until ``max_rounds`` rounds per arm (then ``tables`` is not used).
 
     ``out``: a folder to write the comparison into (tables, plots as ``fmt``
     at ``dpi``, report; :mod:`domeng.results.compare_report`): each arm's
@@ -187,17 +184,14 @@ def compare(
         One spec or a list of them (a string such as ``"pollo=4"`` or
         ``"players=expert;pollo=4"``, or a dict; see the module docstring).
     baseline:
-        A spec applied on top of ``players`` and ``rules``, or None.
+        A spec applied on top of ``players`` and ``rules`` (None: those).
     tables, rounds, players, rules, seed, workers, progress:
         As for :func:`~domeng.study.simulate.simulate`, for every arm.
     target_ci, max_rounds:
         Stop on the data (above) instead of playing ``tables`` tables.
-    command:
-        The command line to record in the comparison's metadata, or None.
-    out, fmt, dpi:
-        The folder to write (above), the plots' format and resolution.
-    overwrite:
-        Replace a comparison already in ``out``.
+    command, out, fmt, dpi, overwrite:
+        The command line to record in the metadata (or None); the folder to
+        write (above), the plots' format and resolution; replace a comparison already there.
     records:
         With ``out``: also write each arm's per-round and per-seat records
         (``arms/K/records.parquet``, ``arms/K/records_seats.parquet``);
@@ -215,8 +209,7 @@ def compare(
     Raises
     ------
     StudyError
-        For a variant equal to the baseline, an unknown metric or an
-        unreachable target (a :class:`~domeng.core.errors.DomengError`).
+        A variant equal to the baseline, an unknown metric, an unreachable target.
 
     Examples
     --------
@@ -234,23 +227,10 @@ def compare(
         return call_with_spec(compare, variants if spec is None else spec, locals())
     arms = _arms(variants, baseline, players, rules)
     rounds = _count("rounds", rounds)
-    study: dict[str, Any] = {
-        "tables": _count("tables", tables),
-        "rounds": rounds,
-        "seed": seed,
-        "target_ci": None,
-        "max_rounds": None,
-        "command": command,
-    }
+    study: dict[str, Any] = {"tables": _count("tables", tables), "rounds": rounds, "seed": seed}
+    study.update(target_ci=None, max_rounds=None, command=command)
     _check_records(records, out, target_ci, study)
-    if target_ci is not None:
-        tg = parse_targets(target_ci, known_metrics(arms))
-        study["target_ci"] = {t.metric: t.half_width for t in tg}
-        study["max_rounds"] = _count(
-            "max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds
-        )
-    elif max_rounds is not None:
-        raise StudyError("--max-rounds caps a study that stops on the data: give --target-ci too")
+    _stopping(study, target_ci, max_rounds, arms)
     result = _study(
         "compare",
         arms,
@@ -279,6 +259,18 @@ def compare(
         dpi=dpi,
     )
     return result
+
+
+def _stopping(study: dict, target_ci, max_rounds, arms) -> None:
+    """A comparison that stops on the data: its targets and cap into ``study``."""
+    if target_ci is not None:
+        tg = parse_targets(target_ci, known_metrics(arms))
+        study["target_ci"] = {t.metric: t.half_width for t in tg}
+        study["max_rounds"] = _count(
+            "max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds
+        )
+    elif max_rounds is not None:
+        raise StudyError("--max-rounds caps a study that stops on the data: give --target-ci too")
 
 
 def _check_records(records, out, target_ci, study: dict) -> None:
