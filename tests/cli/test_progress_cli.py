@@ -15,7 +15,7 @@ from domeng.infra.progress import COMPILING
 STUDIES = {
     "simulate": ["simulate", "-t", "4", "-r", "5"],
     "compare": ["compare", "--variant", "pollo=4", "-t", "4", "-r", "5"],
-    "sweep": ["sweep", "--rule", "pollo=3,4", "-t", "4", "-r", "5"],
+    "sweep": ["sweep", "--vary", "pollo=3,4", "-t", "4", "-r", "5"],
     "tournament": ["tournament", "-p", "random,heavy,keeper,hunter,random", "--deals", "2"],
     "ladder": ["ladder", "-p", "random,heavy,keeper,hunter,random,heavy", "--deals", "1"],
     "trace": ["trace", "--rounds", "1"],

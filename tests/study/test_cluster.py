@@ -132,6 +132,7 @@ def test_cli_local_cluster_writes_a_resumable_study(tmp_path, capsys, local):
         "--rule",
         "pollo=4",
         "--json",
+        "--progress",  # a bar beside --json only when asked (issue 23 item 2)
         "--out",
         str(out),
         "--records",

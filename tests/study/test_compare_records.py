@@ -87,7 +87,7 @@ def test_a_resumed_comparison_writes_the_missing_arms_records(compared, tmp_path
 
 def test_sweep_records_carry_the_points_values(tmp_path, capsys):
     out = tmp_path / "s"
-    argv = ["sweep", "--rule", "pollo=3,4", "--tables", "3", "--rounds", "4"]
+    argv = ["sweep", "--vary", "pollo=3,4", "--tables", "3", "--rounds", "4"]
     assert main([*argv, "--out", str(out), "--records", "--no-progress"]) == 0
     capsys.readouterr()
     rec = read_records(out)
@@ -101,7 +101,7 @@ def test_sweep_records_carry_the_points_values(tmp_path, capsys):
 def test_records_refusals_are_one_line(tmp_path, capsys):
     for argv in (
         ["compare", "--variant", "pollo=4", "--records"],
-        ["sweep", "--rule", "pollo=3,4", "--records"],
+        ["sweep", "--vary", "pollo=3,4", "--records"],
         ["compare", "--variant", "pollo=4", "--records", "--target-ci", "passes_per_round=0.1"],
     ):
         if "--target-ci" in argv:

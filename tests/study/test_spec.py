@@ -52,7 +52,7 @@ def one_line_error(argv, capsys, *needles) -> str:
     return err
 
 
-_VARIES = ("seconds", "elapsed", "command", "time", "created", "version")
+_VARIES = ("seconds", "elapsed", "command", "time", "created", "version", "decision_ms")
 
 
 def numbers(path: Path):
@@ -164,7 +164,7 @@ def test_bad_spec_is_one_line_naming_the_field(kwargs, needle):
         ("kind = 'compare'\nvariant = []\n", "key 'variant' is missing"),
         ("kind = 'game'\n", "key 'kind' must be one of"),
         ("tables = [\n", "not valid TOML"),
-        ("kind = 'sweep'\nfixed = ['pollo=4']\nrule = ['pollo=3,4']\n", "key 'fixed' holds"),
+        ("kind = 'sweep'\nrule = ['pollo=4']\nvary = ['pollo=3,4']\n", "key 'rule' holds"),
     ],
 )
 def test_bad_file_is_one_line_naming_the_key_and_the_file(tmp_path, text, needle):
@@ -323,7 +323,7 @@ def test_a_missing_config_file_is_one_line(tmp_path, capsys):
 SMALL_FILES = {
     "simulate": 'tables = 4\nrounds = 3\nseed = 2\nrule = ["pollo=4"]\nrecords = true\n',
     "compare": 'tables = 3\nrounds = 2\nvariant = ["pollo=4"]\nrule = ["ceki=2"]\n',
-    "sweep": 'tables = 3\nrounds = 2\nrule = ["pollo=3,4"]\nfixed = ["ceki=2"]\n',
+    "sweep": 'tables = 3\nrounds = 2\nvary = ["pollo=3,4"]\nrule = ["ceki=2"]\n',
     "tournament": 'players = "random,heavy,keeper,hunter,expert"\ndeals = 2\nrounds = 1\n'
     'orders = "rotations"\n',
     "ladder": 'players = "random,heavy,keeper,hunter,expert,random"\ndeals = 2\nrounds = 1\n'
@@ -438,7 +438,9 @@ def test_the_docs_study_file_runs(tmp_path, capsys):
                             "--json"], capsys)  # fmt: skip
     assert code == 0, err
     written = StudySpec.from_toml(out / CONFIG_NAME)
-    assert written == spec.replace(out=str(out), fmt="png", dpi=110)
+    assert written == spec.replace(
+        out=str(out), fmt="png", dpi=300
+    )  # the default dpi (core/defaults.PLOT_DPI)
 
 
 def test_resume_takes_a_spec_and_writes_the_config(tmp_path):
@@ -460,7 +462,7 @@ def test_resume_takes_a_spec_and_writes_the_config(tmp_path):
     "command, argv",
     [
         ("compare", ["-V", "pollo=4", "-V", "players=heavy;ceki=2", "--rule", "cappu=2"]),
-        ("sweep", ["--rule", "pollo=3,4", "--fixed", "ceki=2"]),
+        ("sweep", ["--vary", "pollo=3,4", "--rule", "ceki=2"]),
     ],
 )
 def test_a_resumed_comparison_or_sweep_writes_the_same_config(command, argv, tmp_path, capsys):
