@@ -164,6 +164,20 @@ def load_error_text(e: BaseException) -> str:
     return text
 
 
+#: what reading a damaged results file may raise: each becomes one ResultsError line
+LOAD_ERRORS = (
+    DomengError,
+    AttributeError,
+    TypeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    ZeroDivisionError,
+    OverflowError,
+    RecursionError,
+)
+
+
 def check_loaded(folder: Path, path: Path, arrays: tuple, meta: dict) -> None:
     """Refuse a ``results.npz`` (``arrays``: group_agg, group_state,
     group_tables; ``meta``, its layout popped) that another version wrote or
@@ -220,16 +234,7 @@ def check_loaded(folder: Path, path: Path, arrays: tuple, meta: dict) -> None:
                 "its seed, rules or players were edited after the study ran "
                 "(they do not match the digest written with the results)"
             )
-    except (
-        DomengError,
-        AttributeError,
-        TypeError,
-        ValueError,
-        KeyError,
-        IndexError,
-        OverflowError,
-        RecursionError,
-    ) as e:
+    except LOAD_ERRORS as e:
         raise ResultsError(
             f"corrupt results file {str(path)!r}: {' '.join(str(e).split()) or type(e).__name__}"
         ) from None

@@ -49,6 +49,7 @@ from domeng.core.rules import Rules
 from domeng.infra import fs
 from domeng.infra.fs import atomic_directory, atomic_write
 from domeng.results.meta import (
+    LOAD_ERRORS,
     _json_default,
     _layout_meta,
     check_loaded,
@@ -712,17 +713,7 @@ class Results:
         try:
             res = cls(agg, state, ntab, meta)
             res.summary()  # everything a report reads must be computable
-        except (
-            DomengError,
-            AttributeError,
-            TypeError,
-            ValueError,
-            KeyError,
-            IndexError,
-            ZeroDivisionError,
-            OverflowError,
-            RecursionError,
-        ) as e:
+        except LOAD_ERRORS as e:
             raise ResultsError(
                 f"corrupt results file {str(path)!r}: "
                 f"{' '.join(str(e).split()) or type(e).__name__}"
