@@ -43,6 +43,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domeng.core.errors import DomengError, StoreError
 from domeng.infra import jsontext
+from domeng.play.warmup import warm_up
 from domeng.web.guard import Hosts, refusal
 from domeng.web.store import TableStore
 from domeng.web.table import Table, TableSpec, WebError, token_hash
@@ -203,9 +204,16 @@ class Hub:
 
     @staticmethod
     def build(data: Any) -> Table:
-        """A checked table, not yet served.  Runs off the loop (a computer
-        player's first use compiles it); touches no served table."""
+        """A checked table, not yet served.  Runs off the loop, in a worker
+        thread: every compile a table needs happens here (issue 22 item 10),
+        never on the loop that serves every table.  The session compiles its
+        computer players (every one the catalogue allows at a browser table);
+        a throwaway round at a table like it (:func:`~domeng.play.warmup.warm_up`)
+        compiles the engine's steps, which the loop runs later (a person's
+        move, a computer's chosen action); the first views compile the
+        previews.  Touches no served table."""
         table = Table(TableSpec.parse(data))
+        warm_up(table.session)  # the engine's step and the built-in players, here
         for s in table.humans + [None]:  # the first views compile what they use, here
             table.view_text(s)
         legal = table.game.legal_actions()

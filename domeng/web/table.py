@@ -295,13 +295,6 @@ class Table:
         self.session.auto_step(action)
         self._changed()
 
-    @property
-    def slow_to_move(self) -> bool:
-        """True when the seat to move is a search player (its moves and its
-        first compile take long: the server runs it off its loop)."""
-        s = self.session.to_move
-        return s is not None and not self.session.is_builtin(s)
-
     def act(self, seat: int | None, msg: Any) -> None:
         """A person's message (already a parsed JSON value).  Refuses with
         :class:`WebError` (the table unchanged) anything but a well-formed,
