@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import ClassVar
 
 import numpy as np
 
@@ -29,7 +30,7 @@ class _Recorded:
     construction compiles the seats' players; its ``action`` is the
     decision): notes the thread of each, decides the first legal action."""
 
-    log: list[tuple[str, str, int]] = []
+    log: ClassVar[list[tuple[str, str, int]]] = []
 
     def __init__(self, players) -> None:
         self.players = list(players)
