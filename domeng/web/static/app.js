@@ -19,6 +19,9 @@
   let state = null, ws = null, token = null, fatal = false, chosen = null;
   let replayPos = null, replayRound = null, retry = null, msgTimer = null, collapsed = false;
   let invitesFor = null;  // the table whose links were last laid out (open or folded once)
+  // following the others and the keyboard (issue 22 items 7 and 9)
+  let seenChain = null, newTiles = new Set(), myTurnBefore = false, heard = null;
+  let inflight = null, focusHand = false;
   let lang = "en", W = {}, LANGS = {}, TERMS = [], ALIASES = {}, termRe = null, options = null;
   const missing = new Set();  // keys the catalogue lacks (a test reads window.domengMissing)
   window.domengMissing = missing;
@@ -156,37 +159,58 @@
   // right to left (its tiles drawn turned round, so touching numbers still
   // meet); doubles crosswise; the last tile played marked; "L" and "R" at the
   // two open ends (the ends the end-choice buttons name).
-  const GAP = 3, MARK = 16;
-  function chainTiles(box, chain, u) {
+  // The chain is a list (role "list", each tile an item named "6-4", as a
+  // screen reader reads it); the rows are only its layout.  The end marks sit
+  // where the ends really are: "L" before the first tile, "R" after the last
+  // one, on the side its row runs to (at the left of a row read right to left).
+  // ``tap`` {left, right}: during an end choice each mark is a button that
+  // plays the chosen tile there (a phone's unambiguous left and right).
+  const GAP = 3, MARK = 16, TAP = 40;
+  function chainTiles(box, chain, u, tap, fresh) {
     box.replaceChildren();
     if (!chain.length) { box.appendChild(el("p", {class: "chain-empty"}, t("chain.empty"))); return; }
     const cs = getComputedStyle(box);
     const inner = box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
     const avail = inner > 0 ? inner : 1e9;
+    const mark = tap ? TAP : MARK;
     const width = (t) => (t.double ? u : 2 * u) + GAP;
     const rows = [[]];
-    let used = MARK + GAP;  // the "L" mark opens the first row
+    let used = mark + GAP;  // the "L" mark opens the first row
     chain.forEach((t, i) => {
-      const need = width(t) + (i === chain.length - 1 ? MARK + GAP : 0);
+      const need = width(t) + (i === chain.length - 1 ? mark + GAP : 0);
       if (rows[rows.length - 1].length && used + need > avail) { rows.push([]); used = 0; }
       rows[rows.length - 1].push(t);
       used += width(t);
     });
     rows.forEach((row, r) => {
       const back = r % 2 === 1;  // read right to left
-      const line = el("div", {class: "chain-row" + (back ? " back" : "")});
-      line.style.minHeight = `${2 * u + 2}px`;
-      if (r === 0) line.appendChild(el("span", {class: "end-mark", title: t("chain.left_end")}, t("chain.mark_left")));
+      const line = el("div", {class: "chain-row" + (back ? " back" : ""), role: "none"});
+      line.style.minHeight = `${Math.max(2 * u + 2, tap ? TAP : 0)}px`;
+      if (r === 0) line.appendChild(endMark("left", tap));
       for (const x of row) {
-        const name = `[${x.a}|${x.b}]`, label = x.last ? t("chain.last", {tile: name}) : name;
-        const span = el("span", {class: "tile chain-tile" + (x.double ? " double" : "") + (x.last ? " last" : ""),
+        const name = `${x.a}-${x.b}`, label = x.last ? t("chain.last", {tile: name}) : name;
+        const span = el("span", {class: "tile chain-tile" + (x.double ? " double" : "") + (x.last ? " last" : "")
+          + (fresh && fresh.has(x.tile) ? " new" : ""), role: "listitem",
           "data-tile": x.tile, "aria-label": label, title: label});
         span.appendChild(back ? tileSvg(x.b, x.a, x.double, u) : tileSvg(x.a, x.b, x.double, u));
         line.appendChild(span);
       }
-      if (r === rows.length - 1) line.appendChild(el("span", {class: "end-mark", title: t("chain.right_end")}, t("chain.mark_right")));
+      if (r === rows.length - 1) line.appendChild(endMark("right", tap));
       box.appendChild(line);
     });
+  }
+  // an end of the chain: a mark, or (during an end choice) a button that plays there
+  function endMark(end, tap) {
+    const text = t(end === "left" ? "chain.mark_left" : "chain.mark_right");
+    const name = t(end === "left" ? "chain.left_end" : "chain.right_end");
+    const item = el("span", {class: "end-mark", role: "listitem", "data-end-mark": end, title: name});
+    if (!tap || !tap[end]) { item.setAttribute("aria-label", name); item.textContent = text; return item; }
+    item.classList.add("tap");
+    const b = el("button", {type: "button", class: "end-tap", "data-end": end,
+      "aria-label": t(end === "left" ? "chain.play_left" : "chain.play_right")}, text);
+    b.addEventListener("click", tap[end]);
+    item.appendChild(b);
+    return item;
   }
   const narrow = () => window.innerWidth < 600;
 
@@ -202,7 +226,16 @@
     if (!ws || ws.readyState !== 1) { say(t("status.not_connected")); return; }
     ws.send(JSON.stringify(msg));
   }
-  function act(msg) { msg.version = state.version; send(msg); }
+  // an action quotes the state's version; a second one at the same version
+  // (a double click, a key held down) is ignored quietly while the first is
+  // in flight: it could only be refused as out of date
+  function act(msg) {
+    if (inflight === state.version) return;
+    msg.version = state.version;
+    if (ws && ws.readyState === 1) inflight = state.version;
+    if (msg.type === "play" || msg.type === "pass") focusHand = true;
+    send(msg);
+  }
 
   function connect() {
     clearTimeout(retry);
@@ -215,6 +248,7 @@
       try { m = JSON.parse(e.data); } catch (err) { return; }
       if (m.type === "state") { state = m; render(); }
       else if (m.type === "error") {
+        inflight = null;  // refused: the person may try again
         say(m.message);
         if (m.fatal) { fatal = true; $("status").textContent = m.message; }
       } else if (m.type === "export") download(m.game);
@@ -269,6 +303,7 @@
     if (state.ends) info.push(t("info.ends", {l: t("chain.mark_left"), left: state.ends[0], r: t("chain.mark_right"), right: state.ends[1]}));
     if (state.camat !== null) info.push(t("info.camat", {who: seatName(state.camat)}));
     $("table-info").replaceChildren(...info.map((x) => { const c = el("span", {class: "chip"}); c.append(...termify(x)); return c; }));
+    noteNewTiles();
     renderChains();
     renderHand();
     renderEnd();
@@ -277,7 +312,9 @@
     log.replaceChildren(...lines.map((line, i) => lineEl(line, i === lines.length - 1 ? {class: "now"} : {})));
     log.scrollTop = log.scrollHeight;
     $("log-count").textContent = lines.length ? `(${lines.length})` : "";
-    $("latest").textContent = state.round_over ? "" : (lines[lines.length - 1] || "");
+    renderLatest(lines);
+    announce(lines);
+    alertTurn();
     if (!collapsed && narrow()) { collapsed = true; $("log-box").open = false; }  // once: the person may open it
     const tb = $("standings").tBodies[0];
     tb.replaceChildren(...state.standings.map((r, i) => {
@@ -292,6 +329,70 @@
     const li = el("li", attrs || {});
     li.append(...termify(text));
     return li;
+  }
+
+  // ------------------------------------------------------------ following the others
+  // the tiles new on the chain since the last state (each gets a short
+  // highlight; none under prefers-reduced-motion, style.css); none the first time
+  function noteNewTiles() {
+    const now = new Set(state.chain.map((x) => x.tile));
+    const key = state.table + ":" + state.round;
+    newTiles = seenChain && seenChain.key === key ? new Set([...now].filter((x) => !seenChain.tiles.has(x))) : new Set();
+    seenChain = {key, tiles: now};
+  }
+  // the numbers of tile id t, high first (domeng/core/tiles.py's order)
+  function tileName(t) {
+    const hi = Math.floor((Math.sqrt(8 * t + 1) - 1) / 2);
+    return `${hi}-${t - hi * (hi + 1) / 2}`;
+  }
+  // each seat's last action this round, from this page's own (D17) events
+  function lastActions() {
+    const last = [null, null, null, null, null];
+    for (const ev of state.events || []) {
+      if (ev.type === "lead" || ev.type === "play") last[ev.seat] = t("follow.played", {tile: tileName(ev.tile)});
+      else if (ev.type === "pass") last[ev.seat] = ev.passebunge ? t("follow.passebunge") : t("follow.passed");
+      else if (ev.type === "deal") last.fill(null);
+    }
+    return last;
+  }
+  // the moves since this person's own last move (a phone shows them all: three
+  // computer moves are not folded to the last one); a wider screen, the latest
+  function sinceMyTurn(lines) {
+    const items = state.log_items;
+    let from = 0;
+    items.forEach((x, i) => {
+      const who = x.a && x.a.who;
+      if (/^log\.(lead|play|pass)/.test(x.k) && who && who.seat === state.you) from = i + 1;
+      if (x.k === "log.deal") from = i;
+    });
+    // not this person's own hand again (the deal's lines of it)
+    return lines.filter((l, i) => i >= from && items[i].k !== "log.hand" && items[i].k !== "log.out");
+  }
+  function renderLatest(lines) {
+    const shown = state.round_over ? [] : narrow() && state.you !== null ? sinceMyTurn(lines) : lines.slice(-1);
+    $("latest").replaceChildren(...shown.map((l) => lineEl(l)));
+  }
+  // the new lines of the log, each in its own node of a polite live region
+  // (role "log"): a screen reader reads every one, none replaced by the next
+  function announce(lines) {
+    const box = $("announce");
+    const key = state.table + ":" + state.round;
+    if (!heard || heard.key !== key) {
+      heard = {key, n: heard ? 0 : lines.length};  // a page just opened reads nothing old
+      if (!heard.n) box.replaceChildren();
+    }
+    for (const line of lines.slice(heard.n)) box.appendChild(el("p", {}, line));
+    heard.n = lines.length;
+    while (box.childNodes.length > 40) box.firstChild.remove();
+  }
+  // your turn: the tab's title says so (seen from another tab), and a phone vibrates
+  function alertTurn() {
+    const mine = !state.round_over && state.you !== null && state.turn === state.you;
+    document.title = mine ? t("title.your_turn") : t("app.title");
+    if (mine && !myTurnBefore && navigator.vibrate) {
+      try { navigator.vibrate(200); } catch (e) { /* not allowed: the title says it */ }
+    }
+    myTurnBefore = mine;
   }
 
   // a person's seat without a name yet: the name form (the session keeps it)
@@ -312,13 +413,28 @@
 
   function renderChains() {
     if (!state) return;
-    chainTiles($("chain"), state.chain, narrow() ? 20 : 25);
+    chainTiles($("chain"), state.chain, narrow() ? 20 : 25, endTaps(), newTiles);
     renderReplay();
+  }
+  // during an end choice: tapping an end of the chain plays the chosen tile there
+  function endTaps() {
+    if (chosen === null || !state || state.turn !== state.you) return null;
+    const opts = state.legal.filter((x) => x.tile === chosen);
+    if (opts.length < 2) return null;
+    const taps = {};
+    for (const o of opts) taps[o.end] = () => playAt(o.end);
+    return taps;
+  }
+  function playAt(end) {
+    if (chosen === null) return;
+    const tile = chosen; chosen = null;
+    act({type: "play", tile, end});
   }
 
   function renderSeats() {
     const box = $("seats");
     box.replaceChildren();
+    const acts = lastActions();
     state.seats.forEach((st, s) => {
       const d = el("div", {class: "seat" + (state.turn === s ? " turn" : "") + (state.you === s ? " me" : ""),
         "data-seat": s, "data-testid": `seat-${s}`, title: seatName(s)});
@@ -330,6 +446,11 @@
       counts.appendChild(el("span", {class: "stones"}, count(state.stones[s], "stone")));
       counts.appendChild(el("span", {class: "tiles"}, count(state.tiles_left[s], "tile")));
       d.appendChild(counts);
+      if (acts[s]) {
+        const did = el("div", {class: "did", "data-last-action": ""});
+        did.append(...termify(acts[s]));
+        d.appendChild(did);
+      }
       const b = el("div", {class: "badges"});
       const badge = (cls, text) => b.appendChild(el("span", {class: cls}, text));
       const term = (cls, name) => { const x = termify(name)[0]; x.classList.add(cls); b.appendChild(x); };
@@ -347,17 +468,24 @@
 
   function renderHand() {
     const hand = $("hand"), you = state.you;
+    const was = hand.contains(document.activeElement) ? document.activeElement.dataset.tile || "" : null;
     hand.replaceChildren();
     const mine = you !== null && state.turn === you;
     if (chosen !== null && !(mine && state.legal.some((x) => x.tile === chosen))) chosen = null;
-    for (const h of state.hand) {
+    // a list of tiles, each named as a screen reader should say it: "6-4 (playable)"
+    state.hand.forEach((h, i) => {
       const [a, b] = h.tile.split("-").map(Number);
+      const name = `${a}-${b}`;
       const btn = el("button", {type: "button", class: "tile" + (chosen === h.id ? " chosen" : ""),
-        "data-tile": h.tile, "data-playable": String(h.playable), "aria-label": h.playable ? t("hand.playable", {tile: `[${a}|${b}]`}) : `[${a}|${b}]`});
+        "data-tile": h.tile, "data-playable": String(h.playable), "aria-keyshortcuts": String(i + 1),
+        "aria-label": h.playable ? t("hand.playable", {tile: name}) : name});
       btn.appendChild(tileSvg(a, b, true, narrow() ? 34 : 32));
       btn.addEventListener("click", () => clickTile(h));
-      hand.appendChild(btn);
-    }
+      const item = el("span", {role: "listitem", class: "hand-item"});
+      item.appendChild(btn);
+      hand.appendChild(item);
+    });
+    restoreFocus(hand, was);
     $("pass").hidden = !(mine && state.must_pass);
     let prompt = "";
     if (you === null) prompt = t("prompt.watching");
@@ -399,6 +527,47 @@
     if (opts.length === 1) { chosen = null; act({type: "play", tile: h.id, end: opts[0].end}); return; }
     chosen = h.id;
     renderHand();
+    renderChains();  // the chain's ends become buttons
+  }
+
+  // ------------------------------------------------------------ focus and keys
+  // focus stays in the hand: on the tile it was on, or (after this person's
+  // move) on the first tile, never dropped to the page's body
+  function restoreFocus(hand, was) {
+    if (was === null && !focusHand) return;
+    focusHand = false;
+    const to = (was && hand.querySelector(`button[data-tile="${was}"]`)) || hand.querySelector("button") || hand;
+    to.focus({preventScroll: true});
+  }
+  // L or R (the keys, on any layout), or the language's own one-letter marks (V, H in Swedish)
+  function endKey(ev) {
+    const key = ev.key.toLowerCase();
+    const own = (k) => { const m = t(k).toLowerCase(); return m.length === 1 && key === m; };
+    if (key === "l" || ev.code === "KeyL" || own("chain.mark_left")) return "left";
+    if (key === "r" || ev.code === "KeyR" || own("chain.mark_right")) return "right";
+    return null;
+  }
+  // a digit picks that tile of the hand, L / R the end, P passes (the help lists them)
+  function onKey(ev) {
+    if (!state || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.target.closest && ev.target.closest("input, select, textarea")) return;
+    const key = ev.key.toLowerCase();
+    const mine = state.you !== null && state.turn === state.you && !state.round_over;
+    if (/^[1-9]$/.test(key)) {
+      const h = state.hand[Number(key) - 1];
+      if (!h) return;
+      ev.preventDefault();
+      focusHand = true;
+      if (mine) clickTile(h);
+      const btn = $("hand").querySelector(`button[data-tile="${h.tile}"]`);
+      if (btn) btn.focus({preventScroll: true});
+    } else if (endKey(ev) && mine && chosen !== null) {
+      const end = endKey(ev);
+      if (state.legal.some((x) => x.tile === chosen && x.end === end)) { ev.preventDefault(); playAt(end); }
+    } else if ((key === "p" || ev.code === "KeyP") && mine && state.must_pass) {
+      ev.preventDefault();
+      act({type: "pass"});
+    }
   }
 
   function renderEnd() {
@@ -523,6 +692,7 @@
   async function create(ev) {
     ev.preventDefault();
     const f = ev.target;
+    if (!$("preparing").hidden) return;  // one table at a time
     const body = {seats: [], rules: {}, rounds: Number(f.rounds.value || 0), camats: Number(f.camats.value || 0)};
     for (let s = 0; s < 5; s++) body.seats.push(f[`seat${s}`].value);
     if (f.seed.value.trim()) body.seed = f.seed.value.trim();
@@ -531,19 +701,35 @@
       body.rules[k] = inp.type === "checkbox" ? inp.checked : (/^\d+$/.test(inp.value) ? Number(inp.value) : inp.value);
     }
     let res, data;
+    const stop = preparing(f);
     try {
       res = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
       data = await res.json();
-    } catch (e) { say(t("status.no_answer")); return; }
+    } catch (e) { stop(); say(t("status.no_answer")); return; }
+    stop();
     if (!res.ok) { say(data.error || t("create.failed")); return; }
     sessionStorage.setItem("domeng-invites:" + data.table, JSON.stringify(data));
     location.hash = data.you.split("#")[1];
   }
 
+  // while the server prepares the table (a computer player's first use
+  // compiles it: up to minutes): said at once, the seconds counted, the
+  // button disabled (one table per click); returns what ends it
+  function preparing(form) {
+    const btn = form.querySelector('button[type="submit"]'), box = $("preparing");
+    const started = Date.now();
+    const tick = () => { $("preparing-text").textContent = t("create.preparing", {s: Math.floor((Date.now() - started) / 1000)}); };
+    btn.disabled = true;
+    box.hidden = false;
+    tick();
+    const timer = setInterval(tick, 1000);
+    return () => { clearInterval(timer); btn.disabled = false; box.hidden = true; };
+  }
+
   function route() {
     const m = /^#t=([A-Za-z0-9_-]{10,64})$/.exec(location.hash);
     if (ws) { const old = ws; ws = null; old.onclose = null; old.close(); }
-    fatal = false; state = null; chosen = null;
+    fatal = false; state = null; chosen = null; inflight = null; seenChain = null; heard = null;
     token = m ? m[1] : null;
     if (token) { $("status").textContent = t("status.connecting"); connect(); } else showCreate();
   }
@@ -559,13 +745,10 @@
     $("pass").addEventListener("click", () => act({type: "pass"}));
     $("next-round").addEventListener("click", () => act({type: "next_round"}));
     for (const btn of $("end-choice").querySelectorAll("[data-end]")) {
-      btn.addEventListener("click", () => {
-        if (chosen === null) return;
-        const t = chosen; chosen = null;
-        act({type: "play", tile: t, end: btn.dataset.end});
-      });
+      btn.addEventListener("click", () => playAt(btn.dataset.end));
     }
-    $("end-cancel").addEventListener("click", () => { chosen = null; renderHand(); });
+    $("end-cancel").addEventListener("click", () => { chosen = null; focusHand = true; renderHand(); renderChains(); });
+    document.addEventListener("keydown", onKey);
     $("export").addEventListener("click", () => send({type: "export"}));
     $("hide-invites").addEventListener("click", () => {
       if (state) sessionStorage.removeItem("domeng-invites:" + state.table);
@@ -577,7 +760,10 @@
     $("replay-last").addEventListener("click", () => moveReplay(Infinity));
     window.addEventListener("hashchange", route);
     let resized = null;  // the snake's rows follow the width (a phone turned round)
-    window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(renderChains, 100); });
+    window.addEventListener("resize", () => {
+      clearTimeout(resized);
+      resized = setTimeout(() => { newTiles = new Set(); renderChains(); }, 100);
+    });
     route();
   });
 })();
