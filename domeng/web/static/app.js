@@ -168,7 +168,7 @@
   const GAP = 3, MARK = 16, TAP = 40;
   function chainTiles(box, chain, u, tap, fresh) {
     box.replaceChildren();
-    if (!chain.length) { box.appendChild(el("p", {class: "chain-empty"}, t("chain.empty"))); return; }
+    if (!chain.length) { box.appendChild(el("p", {class: "chain-empty", role: "listitem"}, t("chain.empty"))); return; }
     const cs = getComputedStyle(box);
     const inner = box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
     const avail = inner > 0 ? inner : 1e9;
