@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 import urllib.request
 
 import pytest
@@ -20,6 +18,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 from domeng.core.words import LANGS, catalogue  # noqa: E402
+from tests.web import _browser  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
@@ -31,32 +30,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def server():
-    import uvicorn
-
-    from domeng.web.server import create_app
-
-    app = create_app(delay=0.01, idle=600)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    th = threading.Thread(target=srv.run, daemon=True)
-    th.start()
-    deadline = time.monotonic() + 60
-    while not srv.started:
-        assert time.monotonic() < deadline and th.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    port = srv.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    th.join(30)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+server, browser = _browser.server, _browser.browser  # the shared fixtures (tests/web/_browser.py)
 
 
 @pytest.fixture(scope="module")
