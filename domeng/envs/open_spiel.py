@@ -517,6 +517,48 @@ def computer_action(computers: Computers, state: DomengState) -> int:
     return computers.action(_AtTable(state._S, False, state.current_player()))
 
 
+class AgentBot(pyspiel.Bot):
+    """A policy over observation vectors (an :class:`~domeng.envs.agents.Agent`,
+    from :func:`domeng.load_player`) as an OpenSpiel bot for seat
+    ``player_id``: ``step(state)`` gives it the seat's observation tensor and
+    legal actions, nothing else (D17).  ``agent.bot(game, seat)`` makes one.
+
+    >>> import pyspiel, domeng
+    >>> game = pyspiel.load_game("python_domeng")
+    >>> bot = AgentBot(domeng.load_player("hunter"), game, 2)
+    >>> state = game.new_initial_state()
+    >>> while state.is_chance_node():
+    ...     state.apply_action(state.chance_outcomes()[0][0])
+    >>> state.current_player(), bot.step(state)  # seat 2 holds [6|6] (D3)
+    (2, 54)
+    """
+
+    def __init__(self, policy: Any, game: Any, player_id: int) -> None:
+        pyspiel.Bot.__init__(self)
+        if isinstance(player_id, bool) or not isinstance(player_id, int):
+            raise DomengError(f"a player is 0..4, got {player_id!r}")
+        if not 0 <= player_id < N_PLAYERS:
+            raise DomengError(f"a player is 0..4, got {player_id!r}")
+        self.policy, self.game, self.player_id = policy, game, player_id
+
+    def step(self, state: Any) -> int:
+        if state.is_chance_node() or state.is_terminal():
+            raise DomengError("no seat is to move at a chance node or at the end")
+        if state.current_player() != self.player_id:
+            raise DomengError(
+                f"seat {state.current_player()} is to move, not this bot's seat {self.player_id}"
+            )
+        vec = np.asarray(state.observation_tensor(self.player_id), dtype=np.float32)
+        mask = np.asarray(state.legal_actions_mask(self.player_id), dtype=np.int8)
+        return int(self.policy(vec, mask))
+
+    def restart_at(self, state: Any) -> None:
+        """Nothing to do: the bot keeps no memory of the game."""
+
+    def inform_action(self, state: Any, player_id: int, action: int) -> None:
+        """Nothing to do: the observation holds the round's history."""
+
+
 @njit(cache=True)
 def _shuffle(a, rng):
     for i in range(a.shape[0] - 1, 0, -1):
@@ -558,6 +600,7 @@ pyspiel.register_game(GAME_TYPE, DomengGame)
 
 __all__ = [
     "GAME_TYPE",
+    "AgentBot",
     "DomengGame",
     "DomengObserver",
     "DomengState",

@@ -462,3 +462,90 @@ def estimate(value, se, low=None, high=None) -> dict:
 def estimate_of(x, n, *, share: bool = False, event=1.0) -> dict:
     """:func:`estimate` of a ratio estimator (:func:`interval`), as JSON."""
     return estimate(*interval(x, n, share=share, event=event))
+
+
+# ---------------------------------------------------------------- ratings
+#: Elo points per unit of log-odds: a gap of 400 points is odds of 10 to 1
+ELO_SCALE = 400.0 / math.log(10.0)
+
+
+def pairwise_wins(scores) -> np.ndarray:
+    """``W[i, j]``: the units (deals) in which player ``i`` scored lower than
+    player ``j`` (stones are penalties: lower is better), a tie counting half
+    to each; ``scores`` is ``[units, players]``.
+
+    >>> pairwise_wins([[0.5, 1.0], [1.0, 1.0], [2.0, 1.0]]).tolist()
+    [[0.0, 1.5], [1.5, 0.0]]
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2:
+        raise ValueError("scores are [units, players]")
+    w = (s[:, :, None] < s[:, None, :]).sum(axis=0) + 0.5 * (s[:, :, None] == s[:, None, :]).sum(
+        axis=0
+    )
+    np.fill_diagonal(w, 0.0)
+    return w.astype(np.float64)
+
+
+def bradley_terry(wins, prior: float = 1.0, tol: float = 1e-10, max_iter: int = 100_000):
+    """Bradley-Terry ratings on the Elo scale from a matrix of pairwise wins
+    (``wins[i, j]``: games ``i`` won against ``j``): ``P(i beats j) = 1 /
+    (1 + 10 ** ((r_j - r_i) / 400))``, the ratings centred on 0.
+
+    ``prior`` virtual games per pair, drawn (half a win each way), keep the
+    fit finite when a player won or lost every game against another (the
+    maximum a posteriori fit under that prior; 0: the maximum likelihood
+    fit, which needs every player to have won and lost a game in every
+    split of the players).  Fitted by Hunter's (2004) MM iteration.
+
+    >>> r = bradley_terry([[0, 30], [10, 0]], prior=0)
+    >>> round(float(r[0] - r[1]), 1)  # odds 3 to 1: 400 log10(3)
+    190.8
+    """
+    w = np.asarray(wins, dtype=np.float64).copy()
+    n = w.shape[0]
+    if w.shape != (n, n) or (w < 0).any() or not np.isfinite(w).all():
+        raise ValueError("wins is a square matrix of counts")
+    w += (prior / 2.0) * (1.0 - np.eye(n))
+    games = w + w.T
+    won = w.sum(axis=1)
+    if (won <= 0).any():
+        raise ValueError("a player with no win has no finite rating: give prior > 0")
+    p = np.ones(n)
+    for _ in range(max_iter):
+        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
+        new = won / denom
+        new /= np.exp(np.log(new).mean())
+        done = np.max(np.abs(np.log(new) - np.log(p))) < tol
+        p = new
+        if done:
+            break
+    r = ELO_SCALE * np.log(p)
+    return r - r.mean()
+
+
+def rating_intervals(scores, boot: int = 2000, seed: int = 0, prior: float = 1.0, level=LEVEL):
+    """Bradley-Terry ratings (:func:`bradley_terry`, Elo scale) of players
+    from their scores in independent units (``[units, players]``, lower is
+    better: a duplicate match's net stones per round in each deal), with
+    percentile bootstrap intervals: the units are resampled with
+    replacement ``boot`` times (a generator seeded ``seed``) and refitted.
+
+    Returns ``(rating, low, high)``, arrays over the players.
+
+    >>> import numpy as np
+    >>> s = np.random.default_rng(1).normal([0.0, 0.5, 1.0], 1.0, size=(40, 3))
+    >>> r, lo, hi = rating_intervals(s, boot=200)
+    >>> bool(r[0] > r[1] > r[2]), bool((lo <= r).all() and (r <= hi).all())
+    (True, True)
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    point = bradley_terry(pairwise_wins(s), prior)
+    rng = np.random.default_rng(seed)
+    g = s.shape[0]
+    reps = np.array(
+        [bradley_terry(pairwise_wins(s[rng.integers(0, g, g)]), prior) for _ in range(boot)]
+    )
+    alpha = (1.0 - float(level)) / 2.0
+    low, high = np.quantile(reps, [alpha, 1.0 - alpha], axis=0)
+    return point, low, high
