@@ -253,13 +253,13 @@ def rollout(S, cfg, obs, w0, hands, move, seed, s_rng):
     if keeps_public_fields(cfg.policy):
         S.ctl[E.C_FULL] = 1
     s_rng[0] = seed
-    ended = E.step(S, move)
-    while not ended:
+    action = move
+    while not E.step(S, action):  # one call of the (inlined) step: compiled once
         n = E.legal_moves(S)
         if cfg.explore > 0.0 and n > 1 and (next64(s_rng) >> np.uint64(11)) * _UNIT < cfg.explore:
-            ended = E.step(S, S.moves[randbelow(s_rng, n)])
+            action = S.moves[randbelow(s_rng, n)]
         else:
-            ended = E.step(S, policy_move(S, n, cfg.policy, s_rng))
+            action = policy_move(S, n, cfg.policy, s_rng)
     return leaf_value(S, cfg, obs, obs[OBS_SEAT])
 
 

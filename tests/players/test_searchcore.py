@@ -43,7 +43,14 @@ _UNIT = 1.0 / 9007199254740992.0
 # ---------------------------------------------------------------- before the one core
 # The three loops over deals x moves x rollouts as they were (commit b66580a,
 # domeng/players/search.py, isearch.py, omniscient.py), not cached; they call
-# log_likelihood and resample, which moved to searchcore unchanged.
+# log_likelihood and resample, which moved to searchcore unchanged.  They step
+# through one compiled function (the same step, inlined once, not at each of
+# their six calls: the test compiles in seconds, not minutes).
+
+
+@njit
+def _step(S, action):
+    return E.step(S, action)
 
 
 @njit(inline="always")
@@ -91,13 +98,13 @@ def _old_search_core(obs, hist, moves, n_moves, rng, samples):
         for i in range(n_moves):
             E.set_position(S, obs, w0, hands)
             s_rng[0] = seed
-            ended = E.step(S, moves[i])
+            ended = _step(S, moves[i])
             while not ended:
                 n = E.legal_moves(S)
                 if n > 0:
-                    ended = E.step(S, S.moves[_old_rollout_choice(S.moves, n, s_rng)])
+                    ended = _step(S, S.moves[_old_rollout_choice(S.moves, n, s_rng)])
                 else:
-                    ended = E.step(S, E.PASS)
+                    ended = _step(S, E.PASS)
             # stones are penalties; the engine says who became CAMAT (D15)
             value = float(my_stones - E.held_at_settlement(S, me))
             if S.w[K.W_CAMAT] == me:
@@ -127,7 +134,7 @@ def _old_rollout(S, hands, obs, w0, me, move, rng_state, policy, s_rng, later, e
     E.set_position(S, obs, w0, hands)
     S.ctl[E.C_FULL] = 1  # the rollout players read hand sizes and voids
     s_rng[0] = rng_state
-    ended = E.step(S, move)
+    ended = _step(S, move)
     while not ended:
         n = E.legal_moves(S)
         if n > 0:
@@ -135,11 +142,11 @@ def _old_rollout(S, hands, obs, w0, me, move, rng_state, policy, s_rng, later, e
             S.obs[OBS_SEAT] = s
             S.obs[OBS_HAND] = S.hands[s]
             if explore > 0.0 and n > 1 and (next64(s_rng) >> np.uint64(11)) * _UNIT < explore:
-                ended = E.step(S, S.moves[randbelow(s_rng, n)])
+                ended = _step(S, S.moves[randbelow(s_rng, n)])
             else:
-                ended = E.step(S, S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)])
+                ended = _step(S, S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)])
         else:
-            ended = E.step(S, E.PASS)
+            ended = _step(S, E.PASS)
     value = float(obs[OBS_STONES + me] - E.held_at_settlement(S, me))
     if S.w[K.W_CAMAT] == me:
         value += CAMAT_BONUS
