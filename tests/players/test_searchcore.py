@@ -294,6 +294,7 @@ def _args(obs, rnd):
     return o, hist, mv
 
 
+@pytest.mark.slow  # compiles the old loops (not cached): about 40-60 s
 def test_every_configuration_decides_as_its_old_loop_draw_for_draw():
     """The same decision and the same generator state afterwards (so the
     same draws, in the same order) as the loop each player had before, on
