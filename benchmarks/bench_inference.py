@@ -11,7 +11,7 @@ the search players' one determinizer (:mod:`domeng.players.determinize`:
 uniform among the deals consistent with hand sizes, known voids and D3), and each is weighted by the
 likelihood of the others' plays this round under ``isearch``'s model (a
 softmax of ``expert``'s move scores at inverse temperature ``beta``,
-:func:`domeng.players.isearch.log_likelihood`).  For each ``beta`` it prints
+:func:`domeng.players.searchcore.log_likelihood`).  For each ``beta`` it prints
 
 * **placed right**: the expected share of the hidden tiles (the other four
   hands and the 3 out of play) that a weighted deal puts where they really
@@ -40,7 +40,7 @@ from domeng.core.observation import OBS_CHAIN, OBS_HAND, OBS_LEN
 from domeng.engine.game import PASS, Game
 from domeng.players.determinize import draw, new_dealer, prepare
 from domeng.players.heuristics import builtin_choose
-from domeng.players.isearch import log_likelihood
+from domeng.players.searchcore import log_likelihood
 
 ALL = (1 << 28) - 1
 

@@ -26,10 +26,12 @@ Each of the ``N`` iterations of ``ismcts-N``:
 3. **Expand** one untried legal action (drawn at random) as a new node.
 4. **Roll out** the rest of the round with ``expert`` (or ``heavy``)
    players at every seat, through the step API (:mod:`domeng.engine.step`),
-   so every rule in force applies.
+   so every rule in force applies: the rollout player of the one search
+   core (:func:`domeng.players.searchcore.policy_move`).
 5. **Back up** each seat's reward on the path: minus the stones it gained
    by the end of the round (stones are penalties), plus ``CAMAT_BONUS`` if
-   the engine makes it CAMAT (D15): the score ``search`` uses.
+   the engine makes it CAMAT (D15): the score ``search`` uses
+   (:func:`domeng.players.searchcore.seat_value`).
 
 The move played is the root's most visited child (ties: the higher mean,
 then the engine's order).  Every random number comes from the seat's
@@ -45,14 +47,14 @@ import numpy as np
 from numba import njit
 
 from domeng.core.nbrng import next64, randbelow
-from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_RULES, OBS_SEAT, OBS_STONES
+from domeng.core.observation import MAX_TURNS, OBS_RULES, OBS_SEAT
 from domeng.core.rules import R_LEN
 from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.players.determinize import draw, new_dealer, prepare
-from domeng.players.heuristics import P_EXPERT, P_HEAVY, builtin_choose
+from domeng.players.heuristics import P_EXPERT, P_HEAVY
 from domeng.players.scoring import compile_player, runtime_ints
-from domeng.players.search import CAMAT_BONUS, rollout_choice
+from domeng.players.searchcore import keeps_public_fields, policy_move, seat_value
 
 #: iterations per decision when the name gives no budget
 DEFAULT_ITERATIONS = 1000
@@ -65,21 +67,6 @@ C_UCT = 0.7
 MODEL_OTHERS = False
 #: the rollout players by name: ``expert`` (tuned, reads hand sizes and voids) or ``heavy``
 ROLLOUT_POLICIES = {"expert": P_EXPERT, "heavy": P_HEAVY}
-
-
-@njit(cache=True, inline="always")
-def _policy_move(S, n, policy, s_rng):
-    """The rollout player's action in ``S`` (``n`` legal moves in ``S.moves``)."""
-    if n == 0:
-        return E.PASS
-    if n == 1:
-        return S.moves[0]
-    if policy == P_HEAVY:
-        return S.moves[rollout_choice(S.moves, n, s_rng)]
-    s = S.ctl[E.C_SEAT]
-    S.obs[OBS_SEAT] = s
-    S.obs[OBS_HAND] = S.hands[s]
-    return S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)]
 
 
 @njit(cache=True, inline="always")
@@ -128,7 +115,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
     s_rng = np.zeros(1, dtype=np.uint64)
     S = E.new_rollout_state(obs[OBS_RULES : OBS_RULES + R_LEN].copy())
     K.counters_from_history(obs, hist, w0)
-    full = 1 if policy != P_HEAVY else 0
+    full = 1 if keeps_public_fields(policy) else 0
     # running moments of the rewards, for the scale of exploration
     r_n = 0.0
     r_sum = 0.0
@@ -150,7 +137,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
         while not ended:
             n = E.legal_moves(S)
             if not in_tree:
-                ended = E.step(S, _policy_move(S, n, policy, s_rng))
+                ended = E.step(S, policy_move(S, n, policy, s_rng))
                 continue
             s = S.ctl[E.C_SEAT]
             if n == 0:
@@ -171,7 +158,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
                 else:
                     avail[c] += 1
             if model and s != me:  # the other seats play the rollout player's move
-                a = _policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
+                a = policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
                 c = -1
                 for i in range(n):
                     if legal[i] == a:
@@ -183,7 +170,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
             elif n_untried > 0:
                 a = -1
                 if pb > 0.0:  # the rollout player's move first, if untried
-                    pref = _policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
+                    pref = policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
                     for i in range(n):
                         if kids[i] < 0 and legal[i] == pref:
                             a = pref
@@ -201,7 +188,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
             else:
                 pref = -2
                 if pb > 0.0 and n > 1:
-                    pref = _policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
+                    pref = policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
                 best_u = -1e300
                 c = kids[0]
                 for i in range(n):
@@ -220,10 +207,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
             node = c
             ended = E.step(S, a)
         for p in range(5):
-            reward[p] = float(obs[OBS_STONES + p] - E.held_at_settlement(S, p))
-        camat = S.w[K.W_CAMAT]
-        if camat >= 0:
-            reward[camat] += CAMAT_BONUS
+            reward[p] = seat_value(S, obs, p)
         for d in range(1, depth + 1):
             c = path[d]
             visits[c] += 1

@@ -147,7 +147,7 @@ def test_resample_is_systematic(w, n, seed):
     """``isearch`` rolls out deals resampled by their weights: systematic
     resampling gives deal j floor or ceil of n * w_j / sum(w) copies, never
     a deal of weight 0, and is reproducible from the generator."""
-    from domeng.players.isearch import resample
+    from domeng.players.searchcore import resample
 
     w = np.array(w)
     ll = np.log(np.where(w > 0, w, 1e-300))
@@ -171,9 +171,9 @@ def test_a_new_budget_does_not_compile_the_search_again():
     each, in every new process for an uncached budget)."""
     from numba import types
 
-    from domeng.players.isearch import isearch_core
     from domeng.players.ismcts import ismcts_core, make_ismcts_strategy
-    from domeng.players.search import make_search_strategy, search_core
+    from domeng.players.search import make_search_strategy
+    from domeng.players.searchcore import search_core
 
     for n in (3, 4):
         make_search_strategy(n)
@@ -181,7 +181,7 @@ def test_a_new_budget_does_not_compile_the_search_again():
         make_isearch_strategy("isearch", n)
         make_isearch_strategy("nsearch", n)
         make_ismcts_strategy(n)
-    for core in (search_core, isearch_core, ismcts_core):
+    for core in (search_core, ismcts_core):
         assert core.signatures
         for sig in core.signatures:
             assert not any(isinstance(t, types.Literal) for t in sig), (core.__name__, sig)
@@ -198,13 +198,12 @@ def test_nsearch_values_the_seat_after_the_next_starter():
     from domeng.engine import step as E
     from domeng.players.heuristics import P_EXPERT
     from domeng.players.isearch import (
-        _NO_NEXT,
         EXPERT_NET_BY_DISTANCE,
         EXPERT_WIN_BY_DISTANCE,
         NEXT_START,
         carry_forward,
-        rollout,
     )
+    from domeng.players.searchcore import config, rollout
 
     assert NEXT_START.shape == (5,) and abs(NEXT_START.sum()) < 1e-9
     net = np.array(EXPERT_NET_BY_DISTANCE)
@@ -219,6 +218,8 @@ def test_nsearch_values_the_seat_after_the_next_starter():
     s_rng = np.zeros(1, dtype=np.uint64)
     rng = np.array([5], dtype=np.uint64)
     distances = set()
+    plain_cfg = config(1, P_EXPERT)
+    valued_cfg = config(1, P_EXPERT, later=NEXT_START)
     for obs, rnd in _positions(3, n=6):
         o, hist = obs.to_array()
         me = int(o[OBS_SEAT])
@@ -226,12 +227,10 @@ def test_nsearch_values_the_seat_after_the_next_starter():
         K.counters_from_history(o, hist, w0)
         for m in rnd.legal_moves():
             assert determinize(o, rng, hands)
-            plain = rollout(S, hands, o, w0, me, m.tile * 2 + m.end, 99, P_EXPERT, s_rng, _NO_NEXT)
+            plain = rollout(S, plain_cfg, o, w0, hands, m.tile * 2 + m.end, 99, s_rng)
             winner = int(S.w[K.W_WINNER])
             assert E.next_starter(S) == winner  # no CAMAT in a first round's table
-            valued = rollout(
-                S, hands, o, w0, me, m.tile * 2 + m.end, 99, P_EXPERT, s_rng, NEXT_START
-            )
+            valued = rollout(S, valued_cfg, o, w0, hands, m.tile * 2 + m.end, 99, s_rng)
             d = (me - winner) % 5
             assert valued == plain - NEXT_START[d]
             distances.add(d)
