@@ -150,8 +150,8 @@ def end_mask(left, right):
     ``2t+1`` on the right, no right-end moves when both ends show the same
     number (both placements then leave the same ends: one move).
 
-    >>> from domeng.core.tiles import tile_index
-    >>> t = tile_index(2, 5)
+    >>> from domeng.core.tiles import tile_id
+    >>> t = tile_id(2, 5)
     >>> [(int(end_mask(2, 6)) >> (2 * t + e)) & 1 for e in (0, 1)]  # [2|5] on the left only
     [1, 0]
     """
@@ -179,8 +179,8 @@ def legal_mask(hand56, left, right, must):
 
     Example
     -------
-    >>> from domeng.core.tiles import tile_index
-    >>> h = (3 << (2 * tile_index(6, 6))) | (3 << (2 * tile_index(1, 2)))
+    >>> from domeng.core.tiles import tile_id
+    >>> h = (3 << (2 * tile_id(6, 6))) | (3 << (2 * tile_id(1, 2)))
     >>> bin(legal_mask(h, -1, -1, -1)).count("1"), legal_mask(h, 6, 6, -1) == 1 << 54
     (2, True)
     """
@@ -198,8 +198,8 @@ def play_ends(code, left, right):
     its end and shows its other number there.  Branch-free with masks (the
     ends are the turn loop's critical path: ends -> moves -> pick -> ends).
 
-    >>> from domeng.core.tiles import tile_index
-    >>> play_ends(2 * tile_index(2, 5) + 1, 3, 5)  # [2|5] on the right 5: shows 2
+    >>> from domeng.core.tiles import tile_id
+    >>> play_ends(2 * tile_id(2, 5) + 1, 3, 5)  # [2|5] on the right 5: shows 2
     (3, 2)
     """
     em = -(code & 1)  # 0: the left end, -1: the right end
@@ -215,8 +215,8 @@ def ends_after(tile, end, left, right):
     (-1, -1 before the lead: the lead shows its high number left).
     Surfaces and players ask this rather than work it out themselves.
 
-    >>> from domeng.core.tiles import tile_index
-    >>> ends_after(tile_index(6, 4), 0, -1, -1), ends_after(tile_index(2, 5), 0, 5, 3)
+    >>> from domeng.core.tiles import tile_id
+    >>> ends_after(tile_id(6, 4), 0, -1, -1), ends_after(tile_id(2, 5), 0, 5, 3)
     ((6, 4), (2, 3))
     """
     if left < 0:
@@ -267,8 +267,8 @@ def cappu_end(seat, tile, mappakuling, rules, at):
     Example
     -------
     >>> from domeng.core.rules import Rules
-    >>> from domeng.core.tiles import tile_index
-    >>> cappu_end(3, tile_index(2, 5), 1, Rules().to_array(), 0)  # worked example 1: CEKI
+    >>> from domeng.core.tiles import tile_id
+    >>> cappu_end(3, tile_id(2, 5), 1, Rules().to_array(), 0)  # worked example 1: CEKI
     (1, 3, 2)
     """
     cucuq = (seat + 4) % 5
@@ -361,8 +361,8 @@ def block_end(m, sums, off, rules, at):
 def pip_sum(hand):
     """D12: the pip sum of a 28-bit hand.
 
-    >>> from domeng.core.tiles import mask_of, tile_index
-    >>> pip_sum(mask_of([tile_index(6, 6), tile_index(1, 2)]))
+    >>> from domeng.core.tiles import mask_of, tile_id
+    >>> pip_sum(mask_of([tile_id(6, 6), tile_id(1, 2)]))
     15
     """
     s = 0
