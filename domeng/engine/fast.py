@@ -1,5 +1,9 @@
-"""The aggregate-mode round loop: the kernel's rules with the round in locals.
+"""The aggregate-mode round loop: the rules of :mod:`domeng.engine.rulebook` with the round in locals.
 
+Every rule here is asked of :mod:`domeng.engine.rulebook` (the starter, the
+legal-move mask, the ends after a move, the end kind and award size, the pass
+award, the block's settlement, CAMAT and the next starter); this module only
+drives a table's rounds and keeps their aggregates.
 A study that keeps only per-table aggregates (no per-round records, no
 trace) and whose seats are all built-in players spends nearly all its time
 here.  :func:`play_rounds` plays a table's rounds with exactly the rules of
@@ -46,14 +50,14 @@ with ``full_obs`` also the stones and hand sizes) are written just before.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import binding as _llvm
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from domeng.core import layout as L
-from domeng.core.bits import lowest_bit, popcount
+from domeng.core.bits import kth_bit, lowest_bit, popcount, spread28
+from domeng.core.bits import uidx as _u
 from domeng.core.nbrng import mix64
 from domeng.core.observation import (
     OBS_CHAIN,
@@ -68,20 +72,12 @@ from domeng.core.observation import (
 )
 from domeng.core.rng import GAMMA
 from domeng.core.rules import (
-    R_CAPPU,
-    R_CEKI,
-    R_MANGUNO,
-    R_MATTIKKENG,
-    R_MATTIKKENG_REDUCED,
-    R_OPENER_LEADS_DOUBLE,
     R_PASS,
-    R_PASSEBUNGE,
-    R_PASSEBUNGE_EVERY_PASS,
     R_PENALIZE_MANGUNO_PASS,
-    R_POLLO,
     R_STONES,
 )
-from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
+from domeng.core.tiles import TILE_PIPS
+from domeng.engine import rulebook as RB
 
 EVEN56 = 0x0055555555555555
 # the scratch array ``wk`` of :func:`play_rounds`
@@ -91,75 +87,16 @@ W_ST = 10  # [5] stones held
 W_PRNG = 15  # [5] the seats' generators (uint64 bits)
 W_PERM = 20  # [28] the deal's permutation
 W_DRAW = 48  # [27] the deal's draws before the swaps (Lemire's products)
-WK_LEN = 75
+W_SUM = 75  # [5] the pip sums at a block (D12)
+WK_LEN = 80
 
 
-def _tables():
-    lmove = np.zeros(7, dtype=np.int64)
-    for n in range(7):
-        m = 0
-        for t in range(28):
-            if (int(NUMBER_MASK[n]) >> t) & 1:
-                m |= 1 << (2 * t)
-        lmove[n] = m
-    endmask = np.zeros(64, dtype=np.int64)  # at [left * 8 + right]: a shift, not a multiply
-    for a in range(7):
-        for b in range(7):
-            endmask[a * 8 + b] = lmove[a] | (0 if a == b else lmove[b] << 1)
-    return lmove, endmask
-
-
-_LMOVE, _ENDMASK = _tables()
 _PIPS = TILE_PIPS.astype(np.int64)
-_PIPS_OF_MOVE = np.repeat(_PIPS, 2)  # the pips of move ``code``'s tile (``code >> 1``)
-_HI = TILE_HIGH.astype(np.int64)
-_LO = TILE_LOW.astype(np.int64)
-_DBL = TILE_IS_DOUBLE.astype(np.int64)
-_DOUBLE_OF = DOUBLE_OF.astype(np.int64)
 _G = np.uint64(GAMMA)
 _S32 = np.uint64(32)
 _M32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
 _EVEN = np.int64(EVEN56)
-
-
-@njit(cache=True)  # a call LLVM inlines (numba's IR inlining costs compile time per call)
-def _u(i):
-    """An index as ``uint64``: numba then emits no negative-index fix-up
-    (every index here is known to be >= 0)."""
-    return np.uint64(i)
-
-
-#: pdep is one instruction where the CPU has BMI2 (else a short loop)
-HAS_PDEP = bool(_llvm.get_host_cpu_features().get("bmi2", False))
-
-
-@intrinsic
-def _pdep(typingctx, x, m):
-    sig = types.int64(types.int64, types.int64)
-
-    def codegen(context, builder, signature, args):
-        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(64)])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.bmi.pdep.64")
-        return builder.call(fn, [args[0], args[1]])
-
-    return sig, codegen
-
-
-if HAS_PDEP:
-
-    @njit(cache=True)
-    def kth_bit(m, k):
-        """Index of the ``k``-th (from 0) set bit of ``m``."""
-        return lowest_bit(_pdep(np.int64(1) << k, m))
-else:  # pragma: no cover - CPUs without BMI2
-
-    @njit(cache=True)
-    def kth_bit(m, k):
-        """Index of the ``k``-th (from 0) set bit of ``m``."""
-        for _ in range(k):
-            m &= m - 1
-        return lowest_bit(m)
 
 
 def stack_array(dtype, size):
@@ -196,24 +133,6 @@ def stack_array(dtype, size):
 
 #: the scratch array ``wk`` of :func:`play_rounds` on the caller's stack
 stack_scratch = stack_array(types.int64, WK_LEN)
-
-
-if HAS_PDEP:
-
-    @njit(cache=True)
-    def spread28(h):
-        """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
-        return _pdep(h, _EVEN) * 3
-else:  # pragma: no cover - CPUs without BMI2
-
-    @njit(cache=True)
-    def spread28(h):
-        """The 56-bit hand of a 28-bit one (tile ``t``: bits ``2t`` and ``2t+1``)."""
-        m = np.int64(0)
-        while h:
-            m |= np.int64(3) << (2 * lowest_bit(h))
-            h &= h - 1
-        return m
 
 
 @njit(cache=True)
@@ -384,9 +303,6 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
     rnd = st[L.ST_ROUNDS]
     camats = st[L.ST_CAMATS]
     since = st[L.ST_SINCE_CAMAT]
-    every_pb = rules[R_PASSEBUNGE_EVERY_PASS]
-    r_pass = rules[R_PASS]
-    r_pb = rules[R_PASSEBUNGE]
     sum_turns = 0
     sum_tiles = 0
     any_pass = 0
@@ -402,23 +318,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
             for p in range(5):
                 obs[OBS_VOID + p] = 0
         # ---- the starter (D3, D4) and the lead
-        if next_starter >= 0:
-            s = next_starter
-            must = -1
-        else:
-            s = -1
-            must = -1
-            d = -1
-            for num in range(6, 2, -1):
-                d = _DOUBLE_OF[num]
-                for p in range(5):
-                    if (wk[W_H + p] >> (2 * d)) & 1:
-                        s = p
-                        break
-                if s >= 0:
-                    break
-            if rules[R_OPENER_LEADS_DOUBLE]:
-                must = d
+        s, must = RB.starter(next_starter, wk, W_H, 1, rules, 0)
         starter = s
         if must >= 0:
             t = must
@@ -428,7 +328,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     pids,
                     choose,
                     s,
-                    wk[_u(W_H + s)] & _EVEN,
+                    RB.legal_mask(wk[_u(W_H + s)], -1, -1, -1),
                     -1,
                     -1,
                     tbl,
@@ -444,9 +344,8 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
         if heur:
             wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
         chain = np.int64(1) << t
-        left = _HI[_u(t)]
-        right = _LO[_u(t)]
-        endmask = _ENDMASK[_u((left << 3) | right)]
+        left, right = RB.ends_after(t, 0, -1, -1)
+        endmask = RB.end_mask(left, right)
         last = s
         played = 1 << s
         passed = 0
@@ -457,7 +356,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
         first_cappu = -1
         kind = 0
         winner = 0
-        s = (s + 1) * (s < 4)
+        s = RB.next_seat(s)
         # ---- the turns (D5..D11)
         while True:
             hs = wk[_u(W_H + s)]
@@ -480,14 +379,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                 if heur:
                     wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
                     chain |= np.int64(1) << t
-                # the tile joins number ``at`` on its end and shows v there
-                # (branch-free with masks, not multiplies: the ends are on the
-                # loop's critical path, ends -> legal moves -> pick -> ends)
-                em = -(code & 1)  # 0: the left end, -1: the right end
-                at = (right & em) | (left & ~em)
-                v = _PIPS_OF_MOVE[_u(code)] - at
-                left = (left & em) | (v & ~em)
-                right = (v & em) | (right & ~em)
+                left, right = RB.play_ends(code, left, right)  # D5
                 mk = 1 if left == right else 0  # D8: MAPPAKULING
                 agg[_u(L.A_MAPPAKULING + s)] += mk
                 played |= 1 << s
@@ -495,45 +387,33 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                 tiles += 1
                 if hs == 0:
                     # D9: FIRST CAPPU; D8: CEKI / POLLO; D10: the CUCUQ's award
-                    kind = L.K_CAPPU
-                    size = rules[R_CAPPU]
-                    if mk:
-                        if _DBL[_u(t)]:
-                            kind = L.K_POLLO
-                            size = rules[R_POLLO]
-                        else:
-                            kind = L.K_CEKI
-                            size = rules[R_CEKI]
-                    cucuq = (s + 4) % 5
+                    kind, size, cucuq = RB.cappu_end(s, t, mk, rules, 0)
                     winner = s
                     first_cappu = s
                     tbl = award(size, cucuq, s, kind + 2, tbl, wk, agg)
                     break
-                endmask = _ENDMASK[_u((left << 3) | right)]
-            elif s != last:
+                endmask = RB.end_mask(left, right)
+            elif not RB.is_block(s, last):
                 # D6: PASS, a PASSEBUNGE if s has not played yet this round;
                 # D7: paid by the table, then by the LAST MAPPANO
                 bit = 1 << s
-                pb = (played & bit) == 0 and (every_pb != 0 or (pbm & bit) == 0)
+                pb, size, reason = RB.pass_award(played & bit, pbm & bit, rules, 0)
                 passed |= bit
                 agg[_u(L.A_PASSES + s)] += 1
                 if heur:
                     obs[_u(OBS_VOID + s)] |= (np.int64(1) << left) | (np.int64(1) << right)
-                if pb:
-                    pbm |= bit
-                    agg[_u(L.A_PASSEBUNGE + s)] += 1
-                    tbl = award(r_pb, s, last, L.REASON_PASSEBUNGE, tbl, wk, agg)
-                else:
-                    tbl = award(r_pass, s, last, L.REASON_PASS, tbl, wk, agg)
+                pbm |= bit * pb
+                agg[_u(L.A_PASSEBUNGE + s)] += pb
+                tbl = award(size, s, last, reason, tbl, wk, agg)
             else:
                 kind, winner, cucuq, tbl = _block(rules, s, wk, tbl, agg)
                 if rules[R_PENALIZE_MANGUNO_PASS]:
                     passed |= 1 << s
                 break
-            s = (s + 1) * (s < 4)  # D1
+            s = RB.next_seat(s)  # D1
         # ---- D15: CAMAT and the return of the stones; D4: the next starter
         since += 1
-        if first_cappu >= 0 and tbl == 0 and wk[_u(W_ST + first_cappu)] == 0:
+        if RB.becomes_camat(first_cappu, tbl, wk, W_ST):
             camat = first_cappu
             for p in range(5):
                 wk[W_ST + p] = 0
@@ -543,7 +423,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
             gap_sum += since
             camats += 1
             since = 0
-        next_starter = camat if camat >= 0 else winner
+        next_starter = RB.next_starter(camat, winner)
         # ---- the round's aggregates
         sum_turns += turns
         sum_tiles += tiles
@@ -583,59 +463,49 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
 
 @njit(cache=True)
 def _block(rules, m, wk, tbl, agg):
-    """D11..D14: the four others passed and the LAST MAPPANO ``m`` cannot
-    play.  Returns ``(kind, winner, cucuq, table stones)``."""
+    """D11: the four others passed and the LAST MAPPANO ``m`` cannot play;
+    settled as :func:`domeng.engine.rulebook.block_end` says (D12..D14).
+    Returns ``(kind, winner, cucuq, table stones)``."""
     if rules[R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
         agg[_u(L.A_PASSES + m)] += 1
         tbl = from_table(rules[R_PASS], m, L.REASON_PASS, tbl, wk, agg)
-    # D12: MATTIKKENG = the others with sum <= M's; D14: the winner has the
-    # lowest sum, ties to the first in turn order after M
-    sm = pips56(wk[_u(W_H + m)])
-    best = -1
-    best_sum = 1 << 30
-    n_matt = 0
-    mask = 0  # MATTIKKENG seats, in turn order after M, 3 bits each
-    p = m
-    for _ in range(4):
-        p = (p + 1) * (p < 4)
-        sp = pips56(wk[_u(W_H + p)])
-        if sp <= sm:
-            mask |= p << (3 * n_matt)
-            n_matt += 1
-            agg[_u(L.A_MATTIKKENG + p)] += 1
-            if sp < best_sum:
-                best_sum = sp
-                best = p
+    for p in range(5):
+        wk[W_SUM + p] = pips56(wk[_u(W_H + p)])
+    kind, winner, cucuq, size, n_matt, order = RB.block_end(m, wk, W_SUM, rules, 0)
+    for i in range(n_matt):
+        agg[_u(L.A_MATTIKKENG + ((order >> (3 * i)) & 7))] += 1
     if n_matt == 0:
-        # D13: M wins; the CUCUQ gets up to 1, M gives the rest
-        cucuq = (m + 4) % 5
-        tbl = award(rules[R_MANGUNO], cucuq, m, L.REASON_MANGUNO, tbl, wk, agg)
-        return L.K_MANGUNO, m, cucuq, tbl
-    # D14: M gets up to 5 (1 with several MATTIKKENG or an equal sum), from
-    # the table, then the winner, then the other MATTIKKENG in turn order
-    due = rules[R_MATTIKKENG]
-    if n_matt >= 2 or best_sum == sm:
-        due = rules[R_MATTIKKENG_REDUCED]
-    reason = L.REASON_MATTIKKENG
+        # D13: the CUCUQ gets the award, M gives the rest
+        tbl = award(size, cucuq, m, L.REASON_MANGUNO, tbl, wk, agg)
+    else:
+        # D14: M gets the award, from the table, then the MATTIKKENG in order
+        tbl = award_in_order(size, m, order, n_matt, L.REASON_MATTIKKENG, tbl, wk, agg)
+    return kind, winner, cucuq, tbl
+
+
+@njit(cache=True)
+def award_in_order(size, dest, order, n, reason, tbl, wk, agg):
+    """D7, "up to ``size`` to ``dest``" from the table, then from the ``n``
+    payers ``order`` (3 bits each, in paying order); the rest unpaid.
+    Returns the table's stones after."""
+    due = size
     take = min(due, tbl)
     if take > 0:
         tbl -= take
-        wk[_u(W_ST + m)] += take
-        agg[_u(L.A_FLOW + m * 7 + reason)] += take
+        wk[_u(W_ST + dest)] += take
+        agg[_u(L.A_FLOW + dest * 7 + reason)] += take
         due -= take
-    for i in range(-1, n_matt):
+    for i in range(n):
         if due == 0:
             break
-        q = best if i < 0 else (mask >> (3 * i)) & 7
-        if i >= 0 and q == best:
-            continue
+        q = (order >> (3 * i)) & 7
         give = min(due, wk[_u(W_ST + q)])
         if give > 0:
             wk[_u(W_ST + q)] -= give
-            wk[_u(W_ST + m)] += give
-            agg[_u(L.A_FLOW + ((q + 1) * 5 + m) * 7 + reason)] += give
+            wk[_u(W_ST + dest)] += give
+            agg[_u(L.A_FLOW + ((q + 1) * 5 + dest) * 7 + reason)] += give
             due -= give
     if due > 0:
-        agg[_u(L.A_UNPAID + m * 7 + reason)] += due
-    return L.K_MATTIKKENG, best, -1, tbl
+        agg[_u(L.A_UNPAID + dest * 7 + reason)] += due
+    return tbl

@@ -1,7 +1,9 @@
 """The batch engine: Domeng as small numba functions over flat arrays.
 
 Read it beside :mod:`domeng.engine.reference` (the reference): every function here has
-a twin there, in the same order, with the same decision ids.  The two must
+a twin there, in the same order, with the same decision ids.  The decisions
+themselves are asked of :mod:`domeng.engine.rulebook`; this module keeps the
+state record's bookkeeping (counters, trace, records).  The two must
 agree move by move; the tests replay both from the same generator.
 
 State of one table while it plays (all ``int64`` unless noted):
@@ -39,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from domeng.core import layout as L
-from domeng.core.bits import lowest_bit, popcount
+from domeng.core.bits import lowest_bit, popcount, spread28
 from domeng.core.events import (
     EV_BLOCK,
     EV_CAMAT,
@@ -74,26 +76,12 @@ from domeng.core.observation import (
     OBS_VOID,
 )
 from domeng.core.rules import (
-    R_CAPPU,
-    R_CEKI,
-    R_MANGUNO,
-    R_MATTIKKENG,
-    R_MATTIKKENG_REDUCED,
     R_PASS,
-    R_PASSEBUNGE,
-    R_PASSEBUNGE_EVERY_PASS,
     R_PENALIZE_MANGUNO_PASS,
-    R_POLLO,
     R_STONES,
 )
-from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
-
-_NUM = NUMBER_MASK.copy()
-_HI = TILE_HIGH.copy()
-_LO = TILE_LOW.copy()
-_PIPS = TILE_PIPS.copy()
-_DBL = TILE_IS_DOUBLE.astype(np.int64)
-_DOUBLE_OF = DOUBLE_OF.copy()
+from domeng.engine import rulebook as RB
+from domeng.engine.rulebook import ends_after, pip_sum  # re-exported: players ask kernel.ends_after
 
 # round-local counters
 W_PASSED = 0  # [5] passes by seat
@@ -104,7 +92,7 @@ W_FROM_TABLE = 22
 W_UNPAID = 23
 W_NPASS = 24
 W_NPB = 25
-W_LEN = 122  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. below
+W_LEN = 127  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. below
 
 
 # ---------------------------------------------------------------- trace
@@ -142,73 +130,27 @@ def deal(rng, perm, hands):
         hands[s] = m
 
 
-@njit(cache=True, _nrt=False)
-def first_opener(hands):
-    """D3: seat holding [6|6], else [5|5], [4|4], [3|3]; returns (seat, double)."""
-    for n in range(6, 2, -1):
-        d = _DOUBLE_OF[n]
-        for s in range(5):
-            if (hands[s] >> d) & 1:
-                return s, d
-    return -1, -1
-
-
 # ---------------------------------------------------------------- moves (D5)
 @njit(cache=True, inline="always")
 def legal_moves(hand, obs, moves):
     """Legal moves of a seat holding ``hand`` into ``moves`` (``tile*2+end``,
-    ascending); returns their number (0: the seat must pass)."""
-    left = obs[OBS_LEFT]
+    ascending); returns their number (0: the seat must pass).  The moves are
+    the bits of :func:`domeng.engine.rulebook.legal_mask` (D3, D5)."""
+    m = RB.legal_mask(spread28(hand), obs[OBS_LEFT], obs[OBS_RIGHT], obs[OBS_MUST_LEAD])
     n = 0
-    if left < 0:
-        must = obs[OBS_MUST_LEAD]
-        if must >= 0:
-            moves[0] = must * 2
-            return 1
-        m = hand
-        while m:
-            t = lowest_bit(m)
-            m &= m - 1
-            moves[n] = t * 2
-            n += 1
-        return n
-    right = obs[OBS_RIGHT]
-    ml = _NUM[left]
-    mr = _NUM[right]
-    m = hand & (ml | mr)
-    same = np.int64(1) if left == right else np.int64(0)
     while m:
-        # branch-free: write both candidates, count the ones that are moves
-        t = lowest_bit(m)
+        moves[n] = lowest_bit(m)
         m &= m - 1
-        fl = (ml >> t) & 1
-        fr = ((mr >> t) & 1) & (1 - (fl & same))
-        moves[n] = t * 2
-        n += fl
-        moves[n] = t * 2 + 1
-        n += fr
+        n += 1
     return n
-
-
-@njit(cache=True, inline="always")
-def ends_after(tile, end, left, right):
-    """The open ends ``(left, right)`` after ``tile`` is played on ``end``
-    (0 left, 1 right) of a chain with open ends ``left``, ``right`` (-1, -1
-    before the lead: the lead shows its high number left).  The same
-    arithmetic as :func:`apply_play`; surfaces and players ask this rather
-    than work it out themselves."""
-    if left < 0:
-        return _HI[tile], _LO[tile]
-    at = left + (right - left) * end
-    v = _HI[tile] + _LO[tile] - at
-    return left + (v - left) * (1 - end), right + (v - right) * end
 
 
 # ---------------------------------------------------------------- stones (D7)
 @njit(cache=True, inline="always")
 def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
     """Pay "up to ``size`` to ``dest``" (D7): from the table, then from each
-    payer in order; what nobody can cover is recorded as unpaid."""
+    of the ``n_payers`` payers (``payers``: seats packed 3 bits each, in
+    paying order); what nobody can cover is recorded as unpaid."""
     due = size
     take = min(due, obs[OBS_TABLE])
     if take > 0:
@@ -224,7 +166,7 @@ def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
     for i in range(n_payers):
         if due == 0:
             break
-        p = payers[i]
+        p = (payers >> (3 * i)) & 7
         if p == dest:
             continue
         give = min(due, obs[OBS_STONES + p])
@@ -244,17 +186,6 @@ def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
         _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, due, 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
-def pip_sum(hand):
-    s = 0
-    m = hand
-    while m:
-        t = lowest_bit(m)
-        m &= m - 1
-        s += _PIPS[t]
-    return s
-
-
 # ---------------------------------------------------------------- play / pass
 @njit(cache=True, inline="always")
 def apply_play(obs, hist, hands, s, move, full):
@@ -264,19 +195,12 @@ def apply_play(obs, hist, hands, s, move, full):
     t = move >> 1
     end = move & 1
     hands[s] &= ~(np.int64(1) << t)
-    left = obs[OBS_LEFT]
-    mappakuling = 0
-    if left < 0:  # the lead: never a MAPPAKULING
-        obs[OBS_LEFT] = _HI[t]
-        obs[OBS_RIGHT] = _LO[t]
-        obs[OBS_MUST_LEAD] = -1
-    else:
-        # the tile joins number ``at`` on its end and shows ``v`` there now
-        # (arithmetic instead of branches: the end is a coin flip for the CPU)
-        left, right = ends_after(t, end, left, obs[OBS_RIGHT])
-        obs[OBS_LEFT] = left
-        obs[OBS_RIGHT] = right
-        mappakuling = 1 if left == right else 0
+    was_lead = obs[OBS_LEFT] < 0
+    left, right = ends_after(t, end, obs[OBS_LEFT], obs[OBS_RIGHT])  # D5
+    obs[OBS_LEFT] = left
+    obs[OBS_RIGHT] = right
+    obs[OBS_MUST_LEAD] = -1
+    mappakuling = 0 if was_lead else (1 if left == right else 0)  # the lead: never one
     k = obs[OBS_TURN]
     obs[OBS_TURN] = k + 1
     obs[OBS_CHAIN] |= np.int64(1) << t
@@ -322,6 +246,7 @@ W_RECV = 42  # [5 seat, 7 reason] stones received (from the table or a seat)
 W_GIVE = 77  # [5 seat, 7 reason] stones given to another seat
 W_SEAT_FROM_TABLE = 112  # [5] stones received from the table
 W_SEAT_UNPAID = 117  # [5] stones owed to the seat that nobody could pay (D7)
+W_SUMS = 122  # [5] the pip sums at a block (D12)
 
 
 @njit(cache=True, inline="always")
@@ -378,10 +303,11 @@ def begin_round(obs, hands, w, st, must, starter, rnd, d3):
 
 
 @njit(cache=True, inline="always")
-def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace, full):
+def play_move(hands, obs, hist, s, move, w, agg, tr, tn, do_trace, full):
     """Seat ``s`` plays ``move`` (legal, D5).  Ends the round at once if it
-    was his last tile (D9: FIRST CAPPU; D8: CEKI / POLLO), settling the
-    CUCUQ's award (D10).  Returns True when the round has ended."""
+    was his last tile, settled as :func:`domeng.engine.rulebook.cappu_end`
+    says (D9: FIRST CAPPU; D8: CEKI / POLLO; D10: the CUCUQ's award).
+    Returns True when the round has ended."""
     was_lead = obs[OBS_LEFT] < 0
     mk = apply_play(obs, hist, hands, s, move, full)
     if was_lead:
@@ -393,142 +319,76 @@ def play_move(hands, obs, hist, s, move, payers, w, agg, tr, tn, do_trace, full)
             agg[L.A_MAPPAKULING + s] += 1
     if hands[s] != 0:
         return False
-    kind = L.K_CAPPU
-    size = obs[OBS_RULES + R_CAPPU]
-    if mk:
-        if _DBL[move >> 1]:
-            kind = L.K_POLLO
-            size = obs[OBS_RULES + R_POLLO]
-        else:
-            kind = L.K_CEKI
-            size = obs[OBS_RULES + R_CEKI]
-    cucuq = (s + 4) % 5  # D10: the seat before
+    kind, size, cucuq = RB.cappu_end(s, move >> 1, mk, obs, OBS_RULES)
     w[W_KIND] = kind
     w[W_WINNER] = s
     w[W_FIRST_CAPPU] = s
     w[W_CUCUQ] = cucuq
     w[W_SIZE] = size
     _trace_end(tr, tn, do_trace, w, hands)
-    payers[0] = s
-    award(obs, size, cucuq, payers, 1, L.KIND_REASON[kind], agg, w, tr, tn, do_trace)
+    award(obs, size, cucuq, s, 1, L.KIND_REASON[kind], agg, w, tr, tn, do_trace)
     return True
 
 
 @njit(cache=True, inline="always")
-def pass_turn(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full):
+def pass_turn(hands, obs, hist, s, w, agg, tr, tn, do_trace, full):
     """Seat ``s`` has no playable tile.  If it is the LAST MAPPANO the round
     is blocked (D11) and settled (D12..D14); otherwise a PASS or PASSEBUNGE
-    (D6) paid from the table, then by the LAST MAPPANO (D7).  Returns True
-    when the round has ended."""
-    if s == obs[OBS_LAST_MAPPANO]:
-        block(hands, obs, hist, s, payers, w, agg, tr, tn, do_trace, full)
+    (D6, :func:`domeng.engine.rulebook.pass_award`) paid from the table, then
+    by the LAST MAPPANO (D7).  Returns True when the round has ended."""
+    if RB.is_block(s, obs[OBS_LAST_MAPPANO]):
+        block(hands, obs, hist, s, w, agg, tr, tn, do_trace, full)
         return True
     if obs[OBS_TURN] == 1:
         w[W_SECOND_PASSED] = 1
-    pb = obs[OBS_HAS_PLAYED + s] == 0
-    if pb and obs[OBS_RULES + R_PASSEBUNGE_EVERY_PASS] == 0 and w[W_PB_TAKEN + s]:
-        pb = False  # option D6: only the first such pass
+    pb, size, reason = RB.pass_award(obs[OBS_HAS_PLAYED + s], w[W_PB_TAKEN + s], obs, OBS_RULES)
     w[W_NPASS] += 1
     w[W_PASSED + s] += 1
     if pb:
         w[W_PB_TAKEN + s] = 1
         w[W_NPB] += 1
         w[W_PB + s] += 1
-    _trace(tr, tn, do_trace, EV_PASS, s, 1 if pb else 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+    _trace(tr, tn, do_trace, EV_PASS, s, pb, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     record_pass(obs, hist, s, full)
     obs[OBS_PASSES] += 1
-    payers[0] = obs[OBS_LAST_MAPPANO]
-    if pb:
-        award(
-            obs,
-            obs[OBS_RULES + R_PASSEBUNGE],
-            s,
-            payers,
-            1,
-            L.REASON_PASSEBUNGE,
-            agg,
-            w,
-            tr,
-            tn,
-            do_trace,
-        )
-    else:
-        award(obs, obs[OBS_RULES + R_PASS], s, payers, 1, L.REASON_PASS, agg, w, tr, tn, do_trace)
+    award(obs, size, s, obs[OBS_LAST_MAPPANO], 1, reason, agg, w, tr, tn, do_trace)
     return False
 
 
 @njit(cache=True, _nrt=False)
-def block(hands, obs, hist, m, payers, w, agg, tr, tn, do_trace, full):
-    """D11..D14: everyone passed and the LAST MAPPANO ``m`` cannot play."""
+def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
+    """D11: everyone passed and the LAST MAPPANO ``m`` cannot play; settled
+    as :func:`domeng.engine.rulebook.block_end` says (D12..D14)."""
     if obs[OBS_RULES + R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
         w[W_NPASS] += 1
         w[W_PASSED + m] += 1
         _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-        award(obs, obs[OBS_RULES + R_PASS], m, payers, 0, L.REASON_PASS, agg, w, tr, tn, do_trace)
+        award(obs, obs[OBS_RULES + R_PASS], m, 0, 0, L.REASON_PASS, agg, w, tr, tn, do_trace)
     record_pass(obs, hist, m, full)
     _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
     w[W_MANGUNO] = m
-    sm = pip_sum(hands[m])
-    # D12: MATTIKKENG = others with sum <= M's; D14: the winner has the lowest
-    # sum, ties to the first in turn order after M
-    best = -1
-    best_sum = 1 << 30
-    n_matt = 0
+    for p in range(5):
+        w[W_SUMS + p] = pip_sum(hands[p])
+    kind, winner, cucuq, size, n_matt, order = RB.block_end(m, w, W_SUMS, obs, OBS_RULES)
     matt_mask = 0
-    for k in range(1, 5):
-        p = (m + k) % 5
-        sp = pip_sum(hands[p])
-        if sp <= sm:
-            matt_mask |= 1 << p
-            payers[1 + n_matt] = p
-            n_matt += 1
-            agg[L.A_MATTIKKENG + p] += 1
-            if sp < best_sum:
-                best_sum = sp
-                best = p
+    for i in range(n_matt):
+        p = (order >> (3 * i)) & 7
+        matt_mask |= 1 << p
+        agg[L.A_MATTIKKENG + p] += 1
     w[W_N_MATT] = n_matt
     w[W_MATT_MASK] = matt_mask
-    if n_matt == 0:
-        # D13: M wins; the CUCUQ gets up to 1, M gives the rest
-        cucuq = (m + 4) % 5
-        w[W_KIND] = L.K_MANGUNO
-        w[W_WINNER] = m
-        w[W_CUCUQ] = cucuq
-        w[W_SIZE] = obs[OBS_RULES + R_MANGUNO]
-        _trace_end(tr, tn, do_trace, w, hands)
-        payers[0] = m
-        award(
-            obs,
-            obs[OBS_RULES + R_MANGUNO],
-            cucuq,
-            payers,
-            1,
-            L.REASON_MANGUNO,
-            agg,
-            w,
-            tr,
-            tn,
-            do_trace,
-        )
-        return
-    # D14: M gets up to 5 (1 with several MATTIKKENG or an equal sum), paid
-    # by the winner first, then the other MATTIKKENG in turn order after M
-    w[W_KIND] = L.K_MATTIKKENG
-    w[W_WINNER] = best
-    size = obs[OBS_RULES + R_MATTIKKENG]
-    if n_matt >= 2 or best_sum == sm:
-        size = obs[OBS_RULES + R_MATTIKKENG_REDUCED]
+    w[W_KIND] = kind
+    w[W_WINNER] = winner
+    w[W_CUCUQ] = cucuq
     w[W_SIZE] = size
     _trace_end(tr, tn, do_trace, w, hands)
-    j = 1
-    for k in range(1, 1 + n_matt):
-        p = payers[k]
-        if p != best:
-            payers[j] = p
-            j += 1
-    payers[0] = best
-    award(obs, size, m, payers, n_matt, L.REASON_MATTIKKENG, agg, w, tr, tn, do_trace)
+    if n_matt == 0:
+        # D13: the CUCUQ gets the award, M gives the rest
+        award(obs, size, cucuq, m, 1, L.REASON_MANGUNO, agg, w, tr, tn, do_trace)
+    else:
+        # D14: M gets the award, paid by the winner, then the other MATTIKKENG
+        award(obs, size, m, order, n_matt, L.REASON_MATTIKKENG, agg, w, tr, tn, do_trace)
 
 
 @njit(cache=True, _nrt=False)
@@ -542,7 +402,7 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
     st[L.ST_ROUNDS] = rnd
     st[L.ST_SINCE_CAMAT] += 1
     camat = -1
-    if first_cappu >= 0 and obs[OBS_TABLE] == 0 and obs[OBS_STONES + first_cappu] == 0:
+    if RB.becomes_camat(first_cappu, obs[OBS_TABLE], obs, OBS_STONES):  # D15
         camat = first_cappu
         for p in range(5):
             w[W_HELD + p] = obs[OBS_STONES + p]
@@ -558,7 +418,7 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
         st[L.ST_CAMATS] += 1
         st[L.ST_SINCE_CAMAT] = 0
     w[W_CAMAT] = camat
-    st[L.ST_NEXT_STARTER] = st[L.ST_CAMAT] if st[L.ST_CAMAT] >= 0 else winner
+    st[L.ST_NEXT_STARTER] = RB.next_starter(st[L.ST_CAMAT], winner)  # D4
 
     turns = obs[OBS_TURN]
     tiles = popcount(obs[OBS_CHAIN])

@@ -71,9 +71,9 @@ from domeng.core.observation import (
     OBS_STONES,
     OBS_TABLE,
 )
-from domeng.core.rules import R_OPENER_LEADS_DOUBLE
 from domeng.core.tiles import NUMBER_MASK
 from domeng.engine import kernel as K
+from domeng.engine import rulebook as RB
 
 #: the pass action; actions 0..55 are ``tile * 2 + end``
 PASS = 56
@@ -238,14 +238,7 @@ def _start(S, must, starter, rnd):
 def _starter(S):
     """D3 (first round: the holder of the highest double, who must lead it
     unless the option says otherwise) or D4 (the CAMAT, else the winner)."""
-    must = -1
-    if S.st[L.ST_NEXT_STARTER] < 0:
-        starter, dbl = K.first_opener(S.hands)
-        if S.rules[R_OPENER_LEADS_DOUBLE]:
-            must = dbl
-    else:
-        starter = S.st[L.ST_NEXT_STARTER]
-    return starter, must
+    return RB.starter(S.st[L.ST_NEXT_STARTER], S.hands, 0, 0, S.rules, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -380,12 +373,10 @@ def step(S, action):
     do_trace = S.ctl[C_TRACE]
     full = S.ctl[C_FULL]
     if action == PASS:
-        ended = K.pass_turn(
-            S.hands, S.obs, S.hist, s, S.payers, S.w, S.agg, S.tr, S.tn, do_trace, full
-        )
+        ended = K.pass_turn(S.hands, S.obs, S.hist, s, S.w, S.agg, S.tr, S.tn, do_trace, full)
     else:
         ended = K.play_move(
-            S.hands, S.obs, S.hist, s, action, S.payers, S.w, S.agg, S.tr, S.tn, do_trace, full
+            S.hands, S.obs, S.hist, s, action, S.w, S.agg, S.tr, S.tn, do_trace, full
         )
     S.ctl[C_LAST_SEAT] = s
     if ended:
@@ -621,23 +612,17 @@ def preview(S, action, out):
         out[0] = left
         out[1] = right
         out[2] = 0
-        out[3] = 1 if s == S.obs[K.OBS_LAST_MAPPANO] else 0
+        out[3] = 1 if RB.is_block(s, S.obs[K.OBS_LAST_MAPPANO]) else 0  # D11
         return
     t = action >> 1
-    nl, nr = K.ends_after(t, action & 1, left, right)
+    nl, nr = RB.ends_after(t, action & 1, left, right)  # D5
     out[0] = nl
     out[1] = nr
-    mk = 1 if (left >= 0 and nl == nr) else 0
+    mk = 1 if (left >= 0 and nl == nr) else 0  # D8
     out[2] = mk
     last = S.hands[s] == (np.int64(1) << t)
     out[3] = 1 if last else 0
     if last:
-        if mk and K._DBL[t]:
-            out[4] = L.K_POLLO
-            out[5] = S.rules[K.R_POLLO]
-        elif mk:
-            out[4] = L.K_CEKI
-            out[5] = S.rules[K.R_CEKI]
-        else:
-            out[4] = L.K_CAPPU
-            out[5] = S.rules[K.R_CAPPU]
+        kind, size, _ = RB.cappu_end(s, t, mk, S.rules, 0)  # D8..D10
+        out[4] = kind
+        out[5] = size
