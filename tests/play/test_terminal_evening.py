@@ -65,9 +65,7 @@ def test_ctrl_c_then_enter_saves(tmp_path, monkeypatch):
     assert "  domeng play --load domeng-game.json" in t.text.splitlines()
 
 
-def test_the_resume_hint_is_never_wrapped_inside_the_command_at_80_columns(
-    tmp_path, monkeypatch
-):
+def test_the_resume_hint_is_never_wrapped_inside_the_command_at_80_columns(tmp_path, monkeypatch):
     """``save FILE`` says how to resume under the table (80 columns here):
     whatever the file name's length, ``domeng play --load FILE`` stands whole
     on one line; the message wraps between its other words."""
