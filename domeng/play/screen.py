@@ -81,9 +81,21 @@ def hand_text(hand: Sequence[int], playable: set[int]) -> Text:
 # ---------------------------------------------------------------------------
 
 
+#: a space that :func:`wrap` never breaks at (written as a plain space):
+#: it keeps a command to copy, such as ``domeng play --load FILE``, on one line
+NB = "\u00a0"
+
+
 def wrap(text: str, width: int, indent: str = "", sub: str = "    ") -> list[str]:
-    """``text`` wrapped to ``width`` columns, never inside a seat's label."""
-    nb = "\u00a0"
+    """``text`` wrapped to ``width`` columns, never inside a seat's label nor
+    at a :data:`NB` space (a word longer than the line is still cut).
+
+    Example
+    -------
+    >>> wrap(f"Resume it with: domeng{NB}play{NB}--load{NB}x.json", 30)
+    ['Resume it with:', '    domeng play --load x.json']
+    """
+    nb = NB
     protected = text.replace("seat ", f"seat{nb}").replace(" (", f"{nb}(")
     lines = textwrap.wrap(
         protected,

@@ -38,7 +38,7 @@ from domeng.core.ruletext import rules_text
 from domeng.core.tiles import tile_str
 from domeng.play import screen
 from domeng.play.savefile import check_writable, key_path, write_save
-from domeng.play.session import HUMAN, SaveFileError, Session
+from domeng.play.session import SaveFileError, Session
 from domeng.play.typed import InputError, clean, parse_move
 
 #: the ``help`` text: (first-line indent, paragraph) pairs, each paragraph
@@ -133,11 +133,13 @@ class Terminal:
 
     # -- names -------------------------------------------------------------------
     def label(self, seat: int) -> str:
-        """``seat 2 (Ana)``: the session's name of the seat (the browser's too)."""
-        name = self.s.name(seat)
-        if self.s.names[seat] is None and self.s.seats[seat] == HUMAN:
-            name = "you" if len(self.s.humans) == 1 else "human"
-        return f"seat {seat} ({name})"
+        """``seat 2 (Ana)``: the session's name of the seat, as the browser
+        table labels it (``seat 0 (you)`` for the one person at the table,
+        as the browser shows a person's own seat; in hot-seat play the
+        screen is everyone's, so an unnamed person is ``person`` there too)."""
+        if self.s.names[seat] is None and self.s.humans == [seat]:
+            return f"seat {seat} (you)"
+        return f"seat {seat} ({self.s.name(seat)})"
 
     def target_text(self) -> str:
         parts = []
@@ -444,8 +446,8 @@ class Terminal:
         if path and self._save_to(path):
             self.message = (
                 f"The game is saved in {path}; from now on after every move. "
-                f"Resume it with: {resume_command(path)}"
-            )
+                f"Resume it with: {resume_command(path).replace(' ', screen.NB)}"
+            )  # the command is wrapped whole, never inside itself (issue 22 point 13)
             self._warn_leak()
 
     def _ask_file(self, prompt: str, default: str | None = None) -> str | None:

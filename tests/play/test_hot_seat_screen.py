@@ -136,11 +136,11 @@ def test_tmux_history_at_the_gate_shows_no_hand(tmp_path):
         tmux + ["new-session", "-d", "-s", "hs", "-x", "120", "-y", "45", cmd], check=True
     )
     try:
-        wait_for("seat 2 (human): your turn; the others look away")
+        wait_for("seat 2 (person): your turn; the others look away")
         subprocess.run(tmux + ["send-keys", "-t", "hs", "Enter"], check=True)
         wait_for("Your move [Enter: [6|6]")
         subprocess.run(tmux + ["send-keys", "-t", "hs", "Enter"], check=True)
-        history = wait_for(f"seat {gate_seat} (human): your turn; the others look away")
+        history = wait_for(f"seat {gate_seat} (person): your turn; the others look away")
     finally:
         subprocess.run(tmux + ["kill-server"], capture_output=True)
     assert "Your hand" not in history and "Your move" not in history

@@ -65,7 +65,7 @@ def test_the_session_names_its_seats_and_saves_the_names():
 def test_the_terminal_labels_seats_with_the_sessions_names_and_names_a_person():
     s = Session(SEATS, seed=3, rounds=1)
     t = Terminal(s, delay=0, read=lambda _: "", sleep=lambda _: None)
-    assert t.label(0) == "seat 0 (human)" and t.label(1) == "seat 1 (hunter)"
+    assert t.label(0) == "seat 0 (person)" and t.label(1) == "seat 1 (hunter)"
     s.set_name(0, "Ana")
     assert t.label(0) == "seat 0 (Ana)"
     s.deal()

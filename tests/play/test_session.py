@@ -203,7 +203,7 @@ def test_d17_hot_seat_hands_only_after_the_others_look_away():
 
     t, status = play(seats=seats, seed=5, rounds=2, answer=answer, check=check)
     assert status == 0
-    assert "seat 2 (human): your turn; the others look away please" in t.text
+    assert "seat 2 (person): your turn; the others look away please" in t.text
 
 
 def test_views_filter_the_deal():

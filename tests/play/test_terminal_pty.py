@@ -242,7 +242,7 @@ def test_pty_hot_seat_gate_help_rules_and_leak_warning(tmp_path):
     child.expect("Press Enter to see your hand")
     child.sendline("")
     child.expect(MOVE)
-    assert f"seat {seat} (human) to play" in plain(child.before)
+    assert f"seat {seat} (person) to play" in plain(child.before)
     assert "Your hand:" in plain(child.before)
     child.sendline("rules")
     child.expect("DECISIONS")
