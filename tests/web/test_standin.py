@@ -16,13 +16,13 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from domeng.core.errors import PlayerError, SaveFileError  # noqa: E402
-from domeng.play.session import Session  # noqa: E402
-from domeng.web.server import create_app  # noqa: E402
-from domeng.web.store import TableStore  # noqa: E402
-from web._util import check_d17  # noqa: E402
+from domeng.core.errors import PlayerError, SaveFileError
+from domeng.play.session import Session
+from domeng.web.server import create_app
+from domeng.web.store import TableStore
+from web._util import check_d17
 
 SEATS = ["human", "human", "random", "keeper", "hunter"]
 TIMEOUT = 60.0
