@@ -180,6 +180,21 @@ def add_parser(sub) -> None:
         help="the private key of --certfile (PEM, without a passphrase)",
     )
     p.add_argument(
+        "--turn-timeout",
+        type=_seconds(0, 24 * 3600),
+        default=60,
+        metavar="SECONDS",
+        help="when a person who is away (no page open) has had the turn this long, "
+        "the stand-in plays for them until they come back (default 60; 0: never)",
+    )
+    p.add_argument(
+        "--stand-in",
+        default="expert",
+        metavar="NAME",
+        help="the computer player that plays for a person away (default expert; "
+        "any computer player a browser table seats)",
+    )
+    p.add_argument(
         "--max-tables",
         type=int,
         default=200,
@@ -204,7 +219,14 @@ def run(args: argparse.Namespace) -> int:
     bad = [h for h in args.allow_host if not _host_name(h)]
     if bad:
         raise UsageError(f"domeng serve: error: --allow-host {bad[0][:60]!r} is not a host name")
+    from domeng.core.errors import PlayerError
+    from domeng.play.seats import check_stand_in
     from domeng.web.store import TableStore, default_folder
+
+    try:
+        stand_in = check_stand_in(args.stand_in)
+    except PlayerError as e:
+        raise UsageError(f"domeng serve: error: --stand-in: {e}") from None
 
     tls = _tls(args.certfile, args.keyfile)
     scheme = "https" if tls else "http"
@@ -224,6 +246,8 @@ def run(args: argparse.Namespace) -> int:
                 delay=args.delay,
                 idle=args.idle,
                 max_tables=args.max_tables,
+                turn_timeout=args.turn_timeout,
+                stand_in=stand_in,
                 sock=sock,
                 per_address=args.max_per_address,
                 allow_hosts=args.allow_host,

@@ -326,7 +326,7 @@ def render_items(events: Sequence[Event | dict[str, Any]]) -> list[Item]:
             args = {"who": seat(ev["seat"]), "tile": tile_str(ev["tile"])}
             if typ == "play":
                 args["end"] = item(f"word.{ev['end']}")
-            out.append(item(key, **args, left=ev["left"], right=ev["right"]))
+            out.append(_by(ev, item(key, **args, left=ev["left"], right=ev["right"])))
         elif typ == "pass":
             got = []
             while (
@@ -348,7 +348,7 @@ def render_items(events: Sequence[Event | dict[str, Any]]) -> list[Item]:
                 i += 1
             term = PASSEBUNGE if ev["passebunge"] else PASS
             moved = {"list": got} if got else item("log.no_stones")
-            out.append(item("log.pass", who=seat(ev["seat"]), term=term, moved=moved))
+            out.append(_by(ev, item("log.pass", who=seat(ev["seat"]), term=term, moved=moved)))
         elif typ == "block":
             out.append(item("log.block", who=seat(ev["seat"])))
         elif typ == "transfer":
@@ -373,6 +373,12 @@ def render_items(events: Sequence[Event | dict[str, Any]]) -> list[Item]:
         else:  # pragma: no cover - unknown event types are rendered raw
             out.append(item("log.raw", text=str(ev)))
     return out
+
+
+def _by(ev: dict[str, Any], it: Item) -> Item:
+    """A step the stand-in took for a person away, so marked (a browser
+    table's ``"stand_in": true``, :meth:`domeng.play.session.Session.stand_in_step`)."""
+    return item("log.stand_in", line=it) if ev.get("stand_in") else it
 
 
 def _end_item(ev: dict[str, Any]) -> Item:

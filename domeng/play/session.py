@@ -30,78 +30,29 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from domeng.batch.computer import Computers
-from domeng.core.defaults import DEFAULT_SEATS, HUMAN, N_BUILTIN
+from domeng.core.defaults import HUMAN, N_BUILTIN
 from domeng.core.errors import DomengError, IllegalMoveError, PlayerError, SaveFileError
 from domeng.core.events import CEKI, END_NAMES, POLLO, for_seat
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
 from domeng.infra.interrupt import interruptible
-from domeng.players import catalogue
+from domeng.play.seats import MAX_NAME as MAX_NAME  # session.MAX_NAME for callers
+from domeng.play.seats import (  # also session.X for callers
+    _changes,
+    _stood_in,
+    check_name,
+    check_seat,
+    check_stand_in,
+    parse_seats,
+    rank,
+)
 
 SAVE_FORMAT = "domeng-play-save"
 SAVE_VERSION = 3
 #: a round has at most 25 plays and, in practice, far fewer than 200 passes
 MAX_ACTIONS_PER_ROUND = 1_000
-MAX_SAVED_ROUNDS = 100_000
-#: the longest name a seat may be given (printable characters, after trimming)
-MAX_NAME = 24
-
-
-# ---------------------------------------------------------------------------
-# Seats
-# ---------------------------------------------------------------------------
-
-
-def check_seat(name: Any, place: str = "terminal") -> str:
-    """A seat's canonical name: ``human`` or a computer player that may sit
-    at a table with people (the catalogue's check, :mod:`domeng.players.catalogue`:
-    one budget limit and one refusal everywhere).  :class:`PlayerError` (one
-    line) otherwise: a player that sees hidden tiles (D17), a name that would
-    import code, an unknown name, a budget out of range.
-
-    >>> check_seat("Hunter"), check_seat("you"), check_seat("esearch-0300")
-    ('hunter', 'human', 'esearch-300')
-    """
-    if isinstance(name, str) and name.strip().lower() in (HUMAN, "you", "person"):
-        return HUMAN
-    return catalogue.seat_name(name, place)
-
-
-def parse_seats(text: str | Sequence[str], place: str = "terminal") -> list[str]:
-    """Five seats from ``"human,hunter,heavy,keeper,random"`` (or a list),
-    seat 0 first; returns their canonical names (:func:`check_seat`), or
-    raises :class:`PlayerError` for another number of seats.
-
-    >>> parse_seats("you,hunter,keeper,heavy,random")
-    ['human', 'hunter', 'keeper', 'heavy', 'random']
-    """
-    items = [s.strip() for s in text.split(",")] if isinstance(text, str) else list(text)
-    if len(items) != N_SEATS or not all(isinstance(s, str) and s for s in items):
-        raise PlayerError(
-            f"--seats needs 5 comma-separated seats, seat 0 first, e.g. "
-            f"{','.join(DEFAULT_SEATS)}; got {len(items)}"
-        )
-    return [check_seat(s, place) for s in items]
-
-
-def check_name(text: Any) -> str:
-    """A seat's name as it will be shown: ``text`` trimmed, 1 to
-    :data:`MAX_NAME` printable characters (no control or format character,
-    no line break).  :class:`PlayerError` (one line) otherwise.  A name is
-    only ever shown as text (never as markup), so ``<b>`` is a name like any other.
-
-    >>> check_name("  Ana <b>  ")
-    'Ana <b>'
-    """
-    if not isinstance(text, str):
-        raise PlayerError("a name is text")
-    name = text.strip()
-    if not name or len(name) > MAX_NAME:
-        raise PlayerError(f"a name is 1 to {MAX_NAME} characters; got {len(name)}")
-    if not name.isprintable():
-        raise PlayerError("a name may hold only printable characters (no control characters)")
-    return name
+MAX_SAVED_ROUNDS = 100_000  # also in play.seats (a save's changes)
 
 
 # ---------------------------------------------------------------------------
@@ -161,20 +112,6 @@ class View(NamedTuple):
     moves: tuple[Move, ...] = ()
     may_pass: bool = False
     result: dict[str, Any] | None = None  # the round's end, once it is over (public)
-
-
-def rank(standings: Sequence[dict[str, int]]) -> list[dict[str, int]]:
-    """The one final ranking of a game with people (the terminal, the
-    browser, anything that ranks seats): most CAMATs first (a CAMAT rises
-    above the table and returns every stone to it, D15, so stones alone
-    rank nothing), then fewest stones held (stones are penalties), then
-    fewest stones received over the whole game, then most rounds won; a
-    tie left after that keeps seat order.  ``standings``: rows of
-    :meth:`Session.standings`."""
-    return sorted(
-        standings,
-        key=lambda r: (-r["camats"], r["stones"], r["received"], -r["wins"], r["seat"]),
-    )
 
 
 def chain_of(events: Sequence[dict[str, Any]]) -> tuple[list[tuple[int, int]], int | None]:
@@ -249,8 +186,11 @@ class Session:
         seed: int = 0,
         rounds: int | None = None,
         camats: int | None = None,
+        stand_in: str | None = None,
     ) -> None:
         self.seats = parse_seats(list(seats))
+        #: the seats the game began with (:meth:`replace_seat` changes :attr:`seats`)
+        self.first_seats = list(self.seats)
         self.rules = rules if rules is not None else Rules()
         if rounds is None and camats is None:
             camats = 1
@@ -260,8 +200,19 @@ class Session:
         self.target_rounds = rounds
         self.target_camats = camats
         self.game = Game(self.rules, seed=seed)
-        self.computers = Computers([HUMAN_STAND_IN if s == HUMAN else s for s in self.seats])
+        #: the computer player that may play for a person who is away
+        #: (:meth:`stand_in_step`); None: nobody plays for a person
+        self.stand_in = None if stand_in is None else check_stand_in(stand_in)
+        self.computers = self.computers_for(self.seats)
         self.actions: list[list[int]] = []  # per round, every action taken
+        #: per round, the indices (into that round's actions) the stand-in took
+        self.stood_in: list[list[int]] = []
+        #: the seats replaced during the game: [rounds dealt, actions of the
+        #: last, seat, new kind] each, in order (:meth:`replace_seat`)
+        self.changes: list[list[Any]] = []
+        #: the last decision (where, action, the draws its player made), kept
+        #: aside until that action is played (:meth:`_decide`)
+        self._drawn: tuple[tuple[int, int, int], int, Any] | None = None
         #: each seat's name (:meth:`set_name`); None: not named (see :meth:`name`)
         self.names: list[str | None] = [None] * N_SEATS
         self.finished: list[list[dict[str, Any]]] = []  # each finished round's events
@@ -271,6 +222,72 @@ class Session:
         self.interrupted = False
 
     # -- who is where ---------------------------------------------------------
+    def computers_for(self, seats: Sequence[str]) -> Computers:
+        """The compiled players of ``seats`` (a person's seat holds the
+        stand-in, else a placeholder never asked).  May compile: a server
+        builds them off its loop and hands them to :meth:`replace_seat`."""
+        standin = self.stand_in or HUMAN_STAND_IN
+        return Computers([standin if s == HUMAN else s for s in seats])
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """Where the record of actions ends: (rounds dealt, actions of the last).
+
+        >>> s = Session(["human", "hunter", "keeper", "heavy", "random"], seed=5)
+        >>> s.position, (s.deal() and s.position)
+        ((0, 0), (1, 0))
+        """
+        return len(self.actions), len(self.actions[-1]) if self.actions else 0
+
+    def _where(self) -> tuple[int, int, int]:
+        return (*self.position, len(self.changes))
+
+    def replace_seat(
+        self, seat: int, kind: str, computers: Computers | None = None, place: str = "browser"
+    ) -> str:
+        """Seat ``kind`` (a person, or a computer player that may sit at a
+        table with people, :func:`check_seat`) at ``seat`` from now on, for
+        the rest of the game; its name is cleared (it was the one who left).
+        Recorded (:attr:`changes`) so that a save replays it where it
+        happened.  ``computers``: the players of the new seats, built
+        beforehand (:meth:`computers_for`).  Returns the seat's canonical kind.
+
+        >>> s = Session(["human", "hunter", "keeper", "heavy", "random"], seed=5)
+        >>> _ = s.deal()
+        >>> s.replace_seat(0, "expert"), s.humans, s.changes
+        ('expert', [], [[1, 0, 0, 'expert']])
+        """
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < N_SEATS:
+            raise PlayerError(f"no seat {str(seat)[:10]}: seats are 0..4")
+        name = check_seat(kind, place)
+        seats = list(self.seats)
+        seats[seat] = name
+        self.computers = computers if computers is not None else self.computers_for(seats)
+        self.seats = seats
+        self.names[seat] = None
+        self.changes.append([*self.position, seat, name])
+        self._drawn = None
+        return name
+
+    def next_game(self, seed: int) -> Session:
+        """A new game at this table: the same seats, names, rules, target
+        and stand-in, dealt from ``seed`` (Play again).
+
+        >>> s = Session(["human", "hunter", "keeper", "heavy", "random"], seed=5)
+        >>> s.set_name(0, "Ana") and s.next_game(6).names[0], s.next_game(6).seed
+        ('Ana', None)
+        """
+        nxt = Session(
+            self.seats,
+            self.rules,
+            seed,
+            rounds=self.target_rounds,
+            camats=self.target_camats,
+            stand_in=self.stand_in,
+        )
+        nxt.names = list(self.names)
+        return nxt
+
     @property
     def humans(self) -> list[int]:
         """The seats people sit at."""
@@ -344,6 +361,7 @@ class Session:
             raise IllegalMoveError("the game is over")
         events = self.game.new_round()
         self.actions.append([])
+        self.stood_in.append([])
         return events
 
     def moves(self) -> list[Move]:
@@ -386,7 +404,8 @@ class Session:
 
     def decide(self) -> int:
         """The computer to move's action, nothing changed yet (it only reads
-        the game: a server may run it off its loop).  A search player's is
+        the game: a server may run it off its loop; the draws its player
+        made count only once that action is played).  A search player's is
         interruptible by Ctrl-C however long it thinks
         (:func:`domeng.infra.interrupt.interruptible`).  An interrupted
         decision is not in the record (a save replays to the position before
@@ -395,13 +414,64 @@ class Session:
         s = self.to_move
         if s is None or self.is_human(s):
             raise IllegalMoveError("no computer player is to move")
-        if self.is_builtin(s):
-            return self.computers.action(self.game)  # a heuristic: microseconds, no thread
+        return self._decide(s)
+
+    def decide_stand_in(self) -> int:
+        """The action the stand-in (:attr:`stand_in`) would take for the
+        person to move, nothing changed yet (as :meth:`decide`)."""
+        self._check_not_interrupted()
+        s = self.to_move
+        if self.stand_in is None:
+            raise IllegalMoveError("this game has no stand-in")
+        if s is None or self.round_over or not self.is_human(s):
+            raise IllegalMoveError("no person is to move")
+        return self._decide(s)
+
+    def _decide(self, s: int) -> int:
+        # the player draws from its seat's stream in the game's state: the
+        # draws are put aside and the stream restored, so that a decision
+        # nobody plays (the table moved on meanwhile) changes nothing, and
+        # a replay, which decides each move once, draws the same numbers
+        st = self.game.state
+        before = st.prng.copy()
+        where = self._where()
         try:
-            return interruptible(self.computers.action, self.game)
+            if 0 <= int(self.computers.pids[s]) < N_BUILTIN:
+                a = self.computers.action(self.game)  # a heuristic: microseconds, no thread
+            else:
+                a = interruptible(self.computers.action, self.game)
         except KeyboardInterrupt:
             self.interrupted = True
             raise
+        finally:
+            drawn = st.prng.copy()
+            st.prng[:] = before
+        self._drawn = (where, int(a), drawn)
+        return int(a)
+
+    def stand_in_step(self, action: int | None = None) -> list[dict[str, Any]]:
+        """The stand-in plays for the person to move (who is away): its
+        ``action`` from :meth:`decide_stand_in` (None: decided now).  The
+        step is recorded as the stand-in's (:attr:`stood_in`; the events of
+        that step carry ``"stand_in": true``).
+
+        >>> s = Session(["human"] + ["hunter"] * 4, seed=5, stand_in="expert")
+        >>> _ = s.deal()
+        >>> while s.to_move != 0:
+        ...     _ = s.auto_step()
+        >>> _ = s.stand_in_step()
+        >>> mine = [e for e in s.view(0).events if e.get("seat") == 0 and e["type"] != "deal"]
+        >>> s.stood_in[0] == [len(s.actions[0]) - 1], mine[0].get("stand_in")
+        (True, True)
+        """
+        s = self.to_move
+        if s is None or self.round_over:
+            raise IllegalMoveError("no round is in progress")
+        if not self.is_human(s):
+            raise IllegalMoveError(f"seat {s} is a computer player's")
+        if action is None:
+            action = self.decide_stand_in()
+        return self._step(action, stood=True)
 
     def _check_not_interrupted(self) -> None:
         if self.interrupted:
@@ -409,20 +479,41 @@ class Session:
                 "a computer player's move was interrupted: save the game and load it again to go on"
             )
 
-    def _step(self, action: int) -> list[dict[str, Any]]:
+    def _step(self, action: int, stood: bool = False) -> list[dict[str, Any]]:
         self._check_not_interrupted()
+        drawn, self._drawn = self._drawn, None
+        where = self._where()
         events = self.game.step(action)
+        if drawn is not None and drawn[0] == where and drawn[1] == int(action):
+            self.game.state.prng[:] = drawn[2]  # the decided move's draws count now
         self.actions[-1].append(int(action))
+        if stood:
+            self.stood_in[-1].append(len(self.actions[-1]) - 1)
         if self.round_over:
-            self.finished.append(list(self.game.events))
+            self.finished.append(self._marked(list(self.game.events)))
         return events
+
+    def _marked(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """This round's ``events`` with ``"stand_in": true`` on each step the
+        stand-in took (the k-th lead, play or pass is the k-th action)."""
+        stood = set(self.stood_in[-1]) if self.stood_in else set()
+        if not stood:
+            return events
+        out, k = [], 0
+        for ev in events:
+            if ev["type"] in ("lead", "play", "pass"):
+                if k in stood:
+                    ev = {**ev, "stand_in": True}
+                k += 1
+            out.append(ev)
+        return out
 
     # -- what a seat sees ----------------------------------------------------------
     def view(self, seat: int | None) -> View:
         """What ``seat`` may see now (``None``: a spectator): D17.  Every
         front end builds what it shows a seat from this one filter."""
         g = self.game
-        events = g.events_for(seat)
+        events = self._marked(g.events_for(seat))
         chain, last = chain_of(events)
         hand = None if seat is None else sorted(g.hand(seat))
         mine = seat is not None and not self.round_over and g.seat == seat
@@ -481,7 +572,7 @@ class Session:
     def to_save(self) -> dict[str, Any]:
         """The game as JSON data: rules, seats, seed, target and actions; no
         hand and no generator state (a load replays the actions)."""
-        return {
+        data: dict[str, Any] = {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
             "rules": self.rules.to_dict(),
@@ -492,6 +583,13 @@ class Session:
             "modified": self.modified,
             "names": list(self.names),
         }
+        if self.stand_in is not None:  # a browser table's (a terminal save has none)
+            data["stand_in"] = self.stand_in
+            data["stood_in"] = [list(r) for r in self.stood_in]
+        if self.changes:
+            data["seats"] = list(self.first_seats)  # the replay makes each change in turn
+            data["changes"] = [list(c) for c in self.changes]
+        return data
 
     @classmethod
     def from_save(
@@ -534,8 +632,50 @@ class Session:
             raise ValueError("target must be an object")
         if rounds is None and camats is None:
             rounds, camats = target.get("rounds"), target.get("camats")
-        s = cls(seats, rules=rules, seed=seed, rounds=rounds, camats=camats)
+        stand_in = data.get("stand_in")
+        s = cls(seats, rules=rules, seed=seed, rounds=rounds, camats=camats, stand_in=stand_in)
         s.modified = data.get("modified") is True
+        log = data["actions"]
+        if not isinstance(log, list) or len(log) > MAX_SAVED_ROUNDS:
+            raise ValueError("actions must be a list of rounds")
+        stood = _stood_in(data.get("stood_in"), len(log))
+        changes = _changes(data.get("changes"))
+        done = 0  # changes made
+
+        def change() -> None:  # the seat changes made at this point of the game
+            nonlocal done
+            while done < len(changes) and changes[done][:2] == list(s.position):
+                s.replace_seat(changes[done][2], changes[done][3])
+                done += 1
+
+        for r, acts in enumerate(log, 1):
+            if not isinstance(acts, list) or len(acts) > MAX_ACTIONS_PER_ROUND:
+                raise ValueError(f"round {r}'s actions must be a list")
+            if not s.round_over:
+                raise ValueError(f"round {r - 1} does not end where the save says")
+            change()
+            s.deal()
+            for i, a in enumerate(acts, 1):
+                change()
+                if s.round_over:
+                    raise ValueError(f"round {r} ends before its action {i}")
+                if isinstance(a, bool) or not isinstance(a, int):
+                    raise ValueError(f"round {r}, action {i}: not a whole number")
+                seat = s.to_move
+                if i - 1 in stood[r - 1]:
+                    s.stand_in_step()
+                    who = "the stand-in"
+                elif s.is_human(seat) and s.human_to_move():
+                    s.play(a)  # IllegalMoveError with the reason if it is not legal
+                    continue
+                else:
+                    s.auto_step()
+                    who = f"seat {seat} ({s.seats[seat]})"
+                if s.actions[-1][-1] != a:
+                    raise ValueError(f"round {r}, action {i}: {who} does not play that")
+        change()
+        if done != len(changes):
+            raise ValueError("a seat change is recorded where the game never was")
         names = data.get("names")  # optional: saves before names had none
         if names is not None:
             if not isinstance(names, list) or len(names) != N_SEATS:
@@ -543,31 +683,9 @@ class Session:
             for seat, name in enumerate(names):
                 if name is not None:
                     s.set_name(seat, name)
-        log = data["actions"]
-        if not isinstance(log, list) or len(log) > MAX_SAVED_ROUNDS:
-            raise ValueError("actions must be a list of rounds")
-        for r, acts in enumerate(log, 1):
-            if not isinstance(acts, list) or len(acts) > MAX_ACTIONS_PER_ROUND:
-                raise ValueError(f"round {r}'s actions must be a list")
-            if not s.round_over:
-                raise ValueError(f"round {r - 1} does not end where the save says")
-            s.deal()
-            for i, a in enumerate(acts, 1):
-                if s.round_over:
-                    raise ValueError(f"round {r} ends before its action {i}")
-                if isinstance(a, bool) or not isinstance(a, int):
-                    raise ValueError(f"round {r}, action {i}: not a whole number")
-                seat = s.to_move
-                if s.is_human(seat) and s.human_to_move():
-                    s.play(a)  # IllegalMoveError with the reason if it is not legal
-                    continue
-                s.auto_step()
-                if s.actions[-1][-1] != a:
-                    raise ValueError(
-                        f"round {r}, action {i}: seat {seat} ({s.seats[seat]}) does not play that"
-                    )
         return s
 
 
-#: the compiled player that stands in a person's seat (never asked to move)
+#: the compiled player that holds a person's seat when the game has no
+#: stand-in (never asked to move)
 HUMAN_STAND_IN = "random"

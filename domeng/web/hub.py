@@ -43,10 +43,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from domeng.core.errors import DomengError, StoreError
 from domeng.infra import jsontext
+from domeng.play.session import HUMAN, check_seat
 from domeng.play.warmup import warm_up
 from domeng.web.guard import Hosts, refusal
 from domeng.web.store import TableStore
-from domeng.web.table import Table, TableSpec, WebError, token_hash
+from domeng.web.table import DEFAULT_STAND_IN, Table, TableSpec, WebError, token_hash
 
 #: the largest message a page may send (bytes); anything larger is refused
 MAX_MESSAGE = 2048
@@ -55,6 +56,8 @@ HELLO_TIMEOUT = 10.0
 DEFAULT_DELAY = 0.8
 DEFAULT_IDLE = 900.0
 DEFAULT_MAX_TABLES = 200
+#: seconds a person away may have the turn before the stand-in plays (0: never)
+DEFAULT_TURN_TIMEOUT = 60.0
 #: tables a store keeps at most, per table served at once (``--max-tables``)
 STORED_PER_TABLE = 50
 #: messages a connection may fall behind by before it is cut off (H1)
@@ -72,7 +75,15 @@ SHAPES: dict[str, dict[str, type]] = {
     "next_round": {"version": int},
     "name": {"name": str},
     "export": {},
+    "play_again": {"version": int},
+    # the host's (the link the table was created with): refused for any other link
+    "host_links": {},
+    "host_rename": {"seat": int, "name": str},
+    "host_seat": {"seat": int, "kind": str},
+    "host_end": {},
 }
+#: the messages only the host's link may send
+HOST_ONLY = ("host_links", "host_rename", "host_seat", "host_end")
 log = logging.getLogger("domeng.web")
 
 
@@ -80,12 +91,16 @@ class Conn:
     """One page's websocket: its seat, its bounded send queue (sent by its
     own task, so that nobody waits for a slow reader) and its export budget."""
 
-    def __init__(self, ws: WebSocket, seat: int | None, limit: int = SEND_QUEUE) -> None:
+    def __init__(
+        self, ws: WebSocket, seat: int | None, limit: int = SEND_QUEUE, host: str | None = None
+    ) -> None:
         self.ws = ws
         self.seat = seat
+        self.host = host  # the host's token, when the page opened the host's link
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
         self.dropped = False
         self.closing = False
+        self.replaced = False  # the host gave its seat to another: it counts no more
         self.sender: asyncio.Task | None = None
         self.tokens = float(EXPORT_BURST)
         self.tokens_at = time.monotonic()
@@ -143,7 +158,13 @@ class Hub:
         idle: float = DEFAULT_IDLE,
         max_tables: int = DEFAULT_MAX_TABLES,
         store: TableStore | None = None,
+        turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+        stand_in: str = DEFAULT_STAND_IN,
+        clock=time.monotonic,
     ) -> None:
+        self.turn_timeout = float(turn_timeout)  # 0: no stand-in ever plays
+        self.stand_in = stand_in  # the new tables' stand-in (a saved table keeps its own)
+        self.clock = clock  # seconds (the turn timeout's; tests give another)
         self.delay = float(delay)
         self.idle = float(idle)
         self.max_tables = int(max_tables)
@@ -202,8 +223,7 @@ class Hub:
         if self.store is not None and self.store.count() >= STORED_PER_TABLE * self.max_tables:
             raise WebError("this server keeps as many saved tables as it takes; try again later")
 
-    @staticmethod
-    def build(data: Any) -> Table:
+    def build(self, data: Any) -> Table:
         """A checked table, not yet served.  Runs off the loop, in a worker
         thread: every compile a table needs happens here (issue 22 item 10),
         never on the loop that serves every table.  The session compiles its
@@ -212,7 +232,7 @@ class Hub:
         compiles the engine's steps, which the loop runs later (a person's
         move, a computer's chosen action); the first views compile the
         previews.  Touches no served table."""
-        table = Table(TableSpec.parse(data))
+        table = Table(TableSpec.parse(data), stand_in=self.stand_in)
         warm_up(table.session)  # the engine's step and the built-in players, here
         for s in table.humans + [None]:  # the first views compile what they use, here
             table.view_text(s)
@@ -241,7 +261,8 @@ class Hub:
             "table": table.id,
             "seats": {str(s): links[str(s)] for s in humans},
             "spectator": links["spectator"],
-            "you": links[str(humans[0])] if humans else links["spectator"],
+            "you": links["host"],  # the creator's seat's link, with the host's rights
+            "host": links["host"],
         }
 
     def _serve(self, table: Table) -> None:
@@ -251,6 +272,9 @@ class Hub:
         for h, s in table.tokens.items():
             self.index[h] = (table.id, s)
         table.last_human = time.monotonic()
+        table.turn_at, table.turn_since = table.session.position, self.clock()
+        for seat in table.seats:
+            seat.away_since = table.turn_since
         self.kick(table)
 
     def lookup(self, token: Any) -> tuple[Table, int | None]:
@@ -322,6 +346,8 @@ class Hub:
         """Store ``table``'s change, before any page is told of it.  A change
         that cannot be stored is never shown: the table leaves memory, and
         comes back from its last stored step when a link is opened."""
+        if table.session.position != table.turn_at:  # a new turn: the timeout counts from now
+            table.turn_at, table.turn_since = table.session.position, self.clock()
         if self.store is None:
             return True
         try:
@@ -396,6 +422,33 @@ class Hub:
                 self._close(table, "this table was deleted: nobody played at it for a long time")
         return gone
 
+    def stand_ins(self, now: float | None = None) -> list[tuple[str, int]]:
+        """Let the stand-in play for each person away (no page open) who has
+        had the turn for ``turn_timeout`` seconds (on the loop; ``now``: the
+        hub's clock, :attr:`clock`); returns the (table, seat) it took."""
+        return self.on_loop(self._stand_ins, now)
+
+    def _stand_ins(self, now: float | None) -> list[tuple[str, int]]:
+        if self.turn_timeout <= 0:
+            return []
+        now = self.clock() if now is None else now
+        took = []
+        for table in list(self.tables.values()):
+            s = table.session.to_move
+            if table.closed or s is None or table.session.round_over:
+                continue
+            seat = table.seats[s]
+            if not seat.human or seat.standin or seat.connections:
+                continue
+            if now - max(table.turn_since, seat.away_since) < self.turn_timeout:
+                continue
+            if table.stand_in_for(s, True):
+                took.append((table.id, s))
+                if self.commit(table):
+                    self.broadcast(table)
+                    self.kick(table)
+        return took
+
     # ------------------------------------------------------------ computers
     def kick(self, table: Table) -> None:
         """Make sure the table's computer players move (one task per table)."""
@@ -430,13 +483,14 @@ class Hub:
             if not self._work(table):
                 break
             if table.computer_to_move:
-                version = table.version
+                key = table.turn_key()
                 # every decision (and a first compile) in a worker thread (H6):
                 # the loop serves the other tables meanwhile
                 action = await asyncio.to_thread(table.computer_action)
                 if table.closed:
                     break
-                table.computer_play(action, version)
+                if not table.computer_play(action, key):
+                    continue  # the table moved on (a person came back): decided again
                 self.moves += 1
             else:
                 table.start_round()
@@ -447,11 +501,12 @@ class Hub:
     # ------------------------------------------------------------ messages
     def broadcast(self, table: Table) -> None:
         """Queue each page's view of ``table``; waits for nobody (H1)."""
-        texts: dict[int | None, str] = {}
+        texts: dict[tuple[int | None, bool], str] = {}
         for conn in list(self.sockets.get(table.id, [])):
-            if conn.seat not in texts:
-                texts[conn.seat] = table.view_text(conn.seat)
-            if not conn.offer(texts[conn.seat]):
+            key = (conn.seat, conn.host is not None)
+            if key not in texts:
+                texts[key] = table.view_text(*key)
+            if not conn.offer(texts[key]):
                 self.drop(conn, table)
 
     def tell(self, table: Table, msg: dict[str, Any]) -> None:
@@ -513,13 +568,15 @@ class Hub:
             await _send(ws, {"type": "error", "message": str(e), "fatal": True})
             await _close(ws)
             return
-        conn = Conn(ws, seat)
+        conn = Conn(ws, seat, host=msg["token"] if table.is_host(msg["token"]) else None)
         conn.sender = asyncio.create_task(conn.pump())
         tid = table.id
         self.sockets[tid].append(conn)
         if seat is not None:
             table.seats[seat].connections += 1
             table.last_human = time.monotonic()
+            if table.stand_in_for(seat, False):  # back: the person takes the seat at once
+                self.commit(table)
         reader = asyncio.create_task(self._read(table, conn))
         try:
             self.broadcast(table)
@@ -530,8 +587,9 @@ class Hub:
             conn.sender.cancel()
             with contextlib.suppress(ValueError, KeyError):
                 self.sockets[tid].remove(conn)
-            if seat is not None:
+            if seat is not None and not conn.replaced:
                 table.seats[seat].connections -= 1
+                table.seats[seat].away_since = self.clock()
                 table.last_human = time.monotonic()
             if not table.closed:
                 self.broadcast(table)
@@ -556,8 +614,10 @@ class Hub:
         """One message from a connected page: act, or say why not."""
         seat = conn.seat
         try:
-            if table.closed:
-                raise WebError("this table is closed")
+            if table.closed or conn.replaced:
+                raise WebError(
+                    "this table is closed" if table.closed else "this link no longer works"
+                )
             msg = parse(text)
             typ = msg["type"]
             if typ == "hello":
@@ -572,7 +632,12 @@ class Hub:
                     self.drop(conn, table)
                 return
             before = table.version
-            table.act(seat, msg)
+            if typ in HOST_ONLY or typ == "play_again":
+                await self.host_act(table, conn, msg)
+                if table.closed:
+                    return
+            else:
+                table.act(seat, msg)
             if table.version != before:
                 self.moves += typ in ("play", "pass")
             if seat is not None:
@@ -585,6 +650,62 @@ class Hub:
             return  # not stored: nobody is told (the table left memory)
         self.broadcast(table)
         self.kick(table)
+
+    async def host_act(self, table: Table, conn: Conn, msg: dict[str, Any]) -> None:
+        """A host's message (:data:`HOST_ONLY`), or Play again (any person
+        at the table, or the host).  :class:`WebError` for any other link."""
+        typ = msg["type"]
+        if typ == "play_again":
+            if conn.seat is None and conn.host is None:
+                raise WebError("a spectator cannot start a new game")
+            if msg["version"] != table.version:
+                raise WebError("that message is out of date (the table has moved on); try again")
+            table.play_again()
+            return
+        token = conn.host
+        if token is None:
+            raise WebError("only the host may do that (the link the table was created with)")
+        if typ == "host_links":
+            if not conn.offer(json.dumps(table.host_links(token))):
+                self.drop(conn, table)
+        elif typ == "host_rename":
+            table.rename(msg["seat"], msg["name"], host=True)
+        elif typ == "host_end":
+            if self.store is not None:
+                self.store.delete(table.id)
+            self._close(table, "the host ended this table")
+        else:
+            await self._replace(table, conn, token, msg["seat"], msg["kind"])
+
+    async def _replace(self, table: Table, conn: Conn, token: str, seat: Any, kind: Any) -> None:
+        """The host gives a seat to a computer player or a new person: the
+        old link stops working (its pages are told, and closed)."""
+        computers = None
+        try:
+            name = check_seat(kind, "browser")
+        except DomengError as e:
+            raise WebError(str(e)) from None
+        if name != HUMAN:  # a computer player's first use compiles it: off the loop (H6)
+            seats = [name if i == seat else k for i, k in enumerate(table.session.seats)]
+            if isinstance(seat, int) and 0 <= seat < len(seats):
+                computers = await asyncio.to_thread(table.session.computers_for, seats)
+        if table.closed:
+            return
+        old, new = table.replace(seat, name, token, computers)
+        if old is not None:
+            self.index.pop(old, None)
+        if new is not None:
+            self.index[token_hash(new)] = (table.id, seat)
+        why = json.dumps(
+            {"type": "error", "message": "the host gave this seat to someone else", "fatal": True}
+        )
+        for other in list(self.sockets.get(table.id, [])):
+            if other.seat == seat and other.host is None:
+                other.replaced = True
+                self.sockets[table.id].remove(other)
+                other.finish(why)
+        if not conn.offer(json.dumps(table.host_links(token))):
+            self.drop(conn, table)
 
 
 def parse(text: Any) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from domeng.web.hub import (  # the protocol's names, also as server.X for calle
     DEFAULT_DELAY,
     DEFAULT_IDLE,
     DEFAULT_MAX_TABLES,
+    DEFAULT_TURN_TIMEOUT,
     EXPORT_BURST,
     EXPORT_EVERY,
     HELLO_TIMEOUT,
@@ -45,13 +46,15 @@ from domeng.web.hub import (  # the protocol's names, also as server.X for calle
     parse,
 )
 from domeng.web.store import PURGE_EVERY, TableStore
-from domeng.web.table import SEAT_KINDS, WebError
+from domeng.web.table import DEFAULT_STAND_IN, SEAT_KINDS, WebError
 from domeng.web.words import pick, words_message
 
 __all__ = [
     "DEFAULT_DELAY",
     "DEFAULT_IDLE",
     "DEFAULT_MAX_TABLES",
+    "DEFAULT_STAND_IN",
+    "DEFAULT_TURN_TIMEOUT",
     "EXPORT_BURST",
     "EXPORT_EVERY",
     "HEADERS",
@@ -117,13 +120,24 @@ def create_app(
     max_tables: int = DEFAULT_MAX_TABLES,
     hosts: Hosts | None = None,
     store: TableStore | None = None,
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+    stand_in: str = DEFAULT_STAND_IN,
 ) -> Starlette:
     """The Starlette app; ``app.state.hub`` is its :class:`Hub`.  ``hosts``:
     the ``Host`` names it answers to (:class:`~domeng.web.guard.Hosts`;
     None: any, for tests and embedding; ``serve`` always gives them).
     ``store``: where the tables are saved (:mod:`domeng.web.store`; None:
-    in memory only; ``serve`` always gives one)."""
-    hub = Hub(delay=delay, idle=idle, max_tables=max_tables, store=store)
+    in memory only; ``serve`` always gives one).  ``turn_timeout``: seconds
+    a person away may have the turn before ``stand_in`` plays for them (0:
+    never)."""
+    hub = Hub(
+        delay=delay,
+        idle=idle,
+        max_tables=max_tables,
+        store=store,
+        turn_timeout=turn_timeout,
+        stand_in=stand_in,
+    )
     hub.hosts = hosts
 
     async def index(request: Request) -> Response:
@@ -172,6 +186,11 @@ def create_app(
         # the page's strings in one language (domeng.web.words), and the glossary
         return JSONResponse(words_message(pick(request.query_params.get("lang"))))
 
+    async def stander() -> None:  # the stand-in plays for the friends away too long
+        while hub.turn_timeout > 0:
+            await asyncio.sleep(max(0.05, min(hub.turn_timeout / 4, 1.0)))
+            hub.stand_ins()
+
     async def reaper() -> None:
         purged = time.monotonic()
         while True:
@@ -186,10 +205,12 @@ def create_app(
         hub.bind(asyncio.get_running_loop())
         hub.purge()  # the tables kept past --keep-days go at the start
         task = asyncio.create_task(reaper())
+        standing = asyncio.create_task(stander())
         try:
             yield
         finally:
             task.cancel()
+            standing.cancel()
             for t in list(hub.drivers.values()):
                 t.cancel()
             hub.loop = None
@@ -245,16 +266,16 @@ def server_config(
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
-    delay: float = DEFAULT_DELAY,
-    idle: float = DEFAULT_IDLE,
-    max_tables: int = DEFAULT_MAX_TABLES,
     sock: socket.socket | None = None,
     per_address: int = DEFAULT_PER_ADDRESS,
     allow_hosts: Sequence[str] = (),
     store: TableStore | None = None,
     tls: tuple[str, str] | None = None,
+    **tables: Any,
 ) -> None:
-    """Run the server until interrupted.  ``sock``: a socket already bound
+    """Run the server until interrupted.  ``tables``: :func:`create_app`'s
+    options of the tables (``delay``, ``idle``, ``max_tables``,
+    ``turn_timeout``, ``stand_in``).  ``sock``: a socket already bound
     to ``host``:``port`` (``domeng serve`` binds first, so it can say the
     real port of ``--port 0``); it is then served instead of binding again.
     ``allow_hosts``: more ``Host`` names it answers to (a reverse proxy's).
@@ -264,7 +285,7 @@ def serve(
     ``ssl_keyfile``); None: plain HTTP."""
     import uvicorn
 
-    app = create_app(delay, idle, max_tables, hosts=Hosts.of(host, port, allow_hosts), store=store)
+    app = create_app(**tables, hosts=Hosts.of(host, port, allow_hosts), store=store)
     kw = {} if tls is None else {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]}
     server = uvicorn.Server(server_config(app, host, port, per_address, **kw))
     with contextlib.suppress(KeyboardInterrupt):

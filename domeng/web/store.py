@@ -194,9 +194,12 @@ class TableStore:
         self.keep_days = float(keep_days)
         self.clock = clock
         self._mutex = threading.Lock()  # one transaction at a time, whatever thread asks
-        #: table -> (log rows stored, where they end: see :func:`position`), for
-        #: the tables served now (the next write adds only what is new)
-        self._stored: dict[str, tuple[int, tuple[int, int]]] = {}
+        #: table -> (log rows stored, where they end: see :func:`position`, the
+        #: game number they are of), for the tables served now (the next
+        #: write adds only what is new; Play again starts the log again)
+        self._stored: dict[str, tuple[int, tuple[int, int], int]] = {}
+        #: each table's links as last written (the host may replace one)
+        self._tokens: dict[str, list[tuple[str, int | None]]] = {}
         #: each table's game data as last written (a rename writes it again)
         self._games: dict[str, str] = {}
         self._make_folder()
@@ -333,17 +336,22 @@ class TableStore:
                 ),
             ]
         )
-        self._stored[table.id] = (len(items), position(table.session.actions))
+        self._stored[table.id] = (len(items), position(table.session.actions), table.games)
         self._games[table.id] = json.dumps(game)
+        self._tokens[table.id] = sorted(table.tokens.items(), key=str)
 
     def save(self, table: Table) -> None:
         """Store what changed at ``table`` since the last write: the new
         steps of its log and its version (one transaction).  The table must
         have been stored by :meth:`add` or read by :meth:`load`."""
         actions = table.session.actions
-        n, done = self._stored[table.id]
+        n, done, games = self._stored[table.id]
+        statements: list[tuple[str, Any]] = []
+        if games != table.games:  # Play again: the new game's log replaces the last one's
+            statements.append(("DELETE FROM log WHERE table_id = ?", (table.id,)))
+            n, done = 0, (0, 0)
         new = new_items(actions, done)
-        statements: list[tuple[str, Any]] = [
+        statements += [
             (
                 "INSERT INTO log VALUES (?, ?, ?)",
                 [(table.id, n + i, a) for i, a in enumerate(new)],
@@ -356,9 +364,16 @@ class TableStore:
         game = json.dumps({k: v for k, v in table.to_save().items() if k != "actions"})
         if game != self._games.get(table.id):  # the game's own data changed (a seat's name)
             statements.append(("UPDATE tables SET game = ? WHERE id = ?", (game, table.id)))
+        tokens = sorted(table.tokens.items(), key=str)
+        if tokens != self._tokens.get(table.id):  # a seat given to another: its old link goes
+            statements.append(("DELETE FROM tokens WHERE table_id = ?", (table.id,)))
+            statements.append(
+                ("INSERT INTO tokens VALUES (?, ?, ?)", [(h, table.id, s) for h, s in tokens])
+            )
         self._write(statements)
         self._games[table.id] = game
-        self._stored[table.id] = (n + len(new), position(actions))
+        self._tokens[table.id] = tokens
+        self._stored[table.id] = (n + len(new), position(actions), table.games)
 
     def touch(self, table_id: str) -> None:
         """A link of the table was opened: it is kept ``keep_days`` from now."""
@@ -368,6 +383,19 @@ class TableStore:
         """The table left memory (its rows stay)."""
         self._stored.pop(table_id, None)
         self._games.pop(table_id, None)
+        self._tokens.pop(table_id, None)
+
+    def delete(self, table_id: str) -> None:
+        """Delete a table (the host ended it): its links stop working."""
+        ids = [(table_id,)]
+        self._write(
+            [
+                ("DELETE FROM log WHERE table_id = ?", ids),
+                ("DELETE FROM tokens WHERE table_id = ?", ids),
+                ("DELETE FROM tables WHERE id = ?", ids),
+            ]
+        )
+        self.forget(table_id)
 
     def purge(self, now: float | None = None) -> list[str]:
         """Delete the tables nobody played at or opened for ``keep_days``
@@ -390,8 +418,7 @@ class TableStore:
                 ]
             )
             for t in old:
-                self._stored.pop(t, None)
-                self._games.pop(t, None)
+                self.forget(t)
         return old
 
     # ------------------------------------------------------------ reading
@@ -431,8 +458,11 @@ class TableStore:
                 raise ValueError("its log has gaps")
             actions = actions_of([a for _, a in log])
             game["actions"] = actions
-        except (ValueError, TypeError, RecursionError) as e:
+            own = game.get("table") or {}
+            games = own.get("games", 1) if isinstance(own, dict) else 1
+        except (ValueError, TypeError, RecursionError, AttributeError) as e:
             raise StoreError(f"the saved table {table_id} is damaged: {e}") from None
-        self._stored[table_id] = (len(log), position(actions))
+        self._stored[table_id] = (len(log), position(actions), games)
         self._games[table_id] = str(row[0])
+        self._tokens[table_id] = sorted(links.items(), key=str)
         return Saved(table_id, game, links, int(row[1]))

@@ -19,40 +19,32 @@ deal, is shown only once the game is over.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from domeng.core.errors import DomengError, PlayerError, WebError
+from domeng.core.errors import DomengError, WebError
 from domeng.core.events import END_NAMES, for_seat, render_events, render_items
 from domeng.core.glossary import explain_end
-from domeng.core.rules import Rules
-from domeng.core.tiles import N_TILES, is_double, numbers, tile_id
+from domeng.core.tiles import N_TILES
 from domeng.engine.game import PASS, Game, action_of
-from domeng.play.session import HUMAN, Session, chain_of, parse_seats
-from domeng.players import catalogue
-
-#: what the page offers for a seat: a person, or a built-in computer player
-#: (never code named by a request); the session checks every seat
-SEAT_KINDS = (HUMAN,) + catalogue.builtin_names("browser")
-#: the largest game a request may ask for (D16: rounds / CAMATs)
-MAX_ROUNDS = 1000
-MAX_CAMATS = 20
-
-
-def token_hash(token: str) -> str:
-    """Tokens are kept only as hashes (a lookup leaks nothing about a near miss)."""
-    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
-
-
-def tile_text(t: int) -> str:
-    """``"A-B"`` with A >= B: the page's ``data-tile``."""
-    hi, lo = numbers(t)
-    return f"{hi}-{lo}"
+from domeng.play.session import HUMAN, Session, check_seat
+from domeng.web.tablespec import (  # also table.X for callers
+    DEFAULT_STAND_IN,
+    TableSpec,
+    chain_json,
+    derive_token,
+    next_seed,
+    replay_steps,
+    tile_text,
+    token_hash,
+)
+from domeng.web.tablespec import MAX_CAMATS as MAX_CAMATS  # table.X for callers
+from domeng.web.tablespec import MAX_ROUNDS as MAX_ROUNDS
+from domeng.web.tablespec import SEAT_KINDS as SEAT_KINDS
 
 
 @dataclass
@@ -63,76 +55,12 @@ class Seat:
     token_hash: str | None = None
     connections: int = 0
     ready: bool = False  # asked for the next round
+    standin: bool = False  # a person away: the stand-in plays for them
+    away_since: float = 0.0  # the server's clock when the last page of the seat closed
 
     @property
     def human(self) -> bool:
         return self.kind == HUMAN
-
-
-@dataclass
-class TableSpec:
-    """What a request may choose when it creates a table (validated)."""
-
-    seats: list[str]
-    rules: Rules = field(default_factory=Rules)
-    seed: int | None = None
-    rounds: int = 0
-    camats: int = 1
-
-    @classmethod
-    def parse(cls, data: Any) -> TableSpec:
-        """Check a creation request: only known keys, built-in seat kinds,
-        rule values the engine accepts, whole numbers in range."""
-        if not isinstance(data, dict):
-            raise WebError("a table is described by a JSON object")
-        unknown = set(data) - {"seats", "rules", "seed", "rounds", "camats"}
-        if unknown:
-            raise WebError(f"unknown field(s): {', '.join(sorted(map(str, unknown)))[:200]}")
-        seats = data.get("seats")
-        if (
-            not isinstance(seats, list)
-            or len(seats) != 5
-            or not all(isinstance(s, str) for s in seats)
-        ):
-            raise WebError("seats must be a list of five names")
-        try:  # the session's one check of who may sit at a table with people (D17)
-            seats = parse_seats(seats, "browser")
-        except PlayerError as e:
-            raise WebError(str(e)) from None
-        rules = data.get("rules") or {}
-        if (
-            not isinstance(rules, dict)
-            or not all(isinstance(k, str) for k in rules)
-            or not all(isinstance(v, (bool, int, str)) for v in rules.values())
-        ):
-            raise WebError("rules must be an object of rule option values")
-        try:
-            r = Rules.from_mapping(rules)
-        except DomengError as e:
-            raise WebError(str(e)) from None
-        seed = data.get("seed")
-        if seed is not None and seed != "":
-            seed = _whole(seed, "seed", 0, 2**63 - 1)
-        else:
-            seed = None
-        rounds = _whole(data.get("rounds") or 0, "rounds", 0, MAX_ROUNDS)
-        camats = _whole(
-            data.get("camats") if data.get("camats") is not None else (0 if rounds else 1),
-            "camats",
-            0,
-            MAX_CAMATS,
-        )
-        if rounds == 0 and camats == 0:
-            camats = 1
-        return cls(seats, r, seed, rounds, camats)
-
-
-def _whole(v: Any, name: str, lo: int, hi: int) -> int:
-    if isinstance(v, str) and v.strip().isascii() and v.strip().isdigit() and len(v) < 30:
-        v = int(v.strip())
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise WebError(f"{name} must be a whole number {lo}..{hi}")
-    return v
 
 
 class Table:
@@ -146,35 +74,60 @@ class Table:
     message must quote (a replayed or stale message is refused)."""
 
     def __init__(
-        self, spec: TableSpec, table_id: str | None = None, session: Session | None = None
+        self,
+        spec: TableSpec,
+        table_id: str | None = None,
+        session: Session | None = None,
+        stand_in: str = DEFAULT_STAND_IN,
     ) -> None:
         self.id = table_id or secrets.token_urlsafe(9)
         self.spec = spec
         if session is None:
             seed = spec.seed if spec.seed is not None else secrets.randbelow(2**63)
             session = Session(
-                spec.seats, spec.rules, seed, rounds=spec.rounds or None, camats=spec.camats or None
+                spec.seats,
+                spec.rules,
+                seed,
+                rounds=spec.rounds or None,
+                camats=spec.camats or None,
+                stand_in=stand_in,
             )
         self.session = session
         self.seats = [Seat(k) for k in session.seats]
+        # the host's link: the creator's seat's (a pure host's when nobody sits);
+        # every other link is derived from it (derive_token), so that the host
+        # can see them again from any device, while only hashes are kept
+        host = secrets.token_urlsafe(24)
+        self.host: str | None = token_hash(host)  # None: a table without a host
+        self.gens = [0] * len(self.seats)  # each seat's link generation (a new person: +1)
+        self.salt = secrets.token_hex(16)  # the next games' seeds (next_seed): never sent
+        self.games = 1  # this is the table's games-th game (Play again)
         self.tokens: dict[str, int | None] = {}  # token hash -> seat (None: spectator)
         self.links: dict[str, str] = {}  # seat label -> token (given once, to the creator)
-        for s, seat in enumerate(self.seats):
-            if seat.human:
-                tok = secrets.token_urlsafe(24)
-                seat.token_hash = token_hash(tok)
-                self.tokens[seat.token_hash] = s
-                self.links[str(s)] = tok
-        spect = secrets.token_urlsafe(24)
+        humans = self.humans
+        for s in humans:
+            tok = host if s == humans[0] else derive_token(host, self._label(s))
+            self.seats[s].token_hash = token_hash(tok)
+            self.tokens[token_hash(tok)] = s
+            self.links[str(s)] = tok
+        if not humans:  # nobody sits: the host's link watches
+            self.tokens[self.host] = None
+        spect = derive_token(host, "spectator")
         self.tokens[token_hash(spect)] = None
         self.links["spectator"] = spect
+        self.links["host"] = host
         self.version = 0
         # the last round's replay for each seat, and its JSON text (built once)
         self._replays: dict[tuple[int, int | None], tuple[dict[str, Any], str]] = {}
         self.created = self.last_human = time.monotonic()
+        self.turn_since = 0.0  # the server's clock when the seat to move became so
+        self.turn_at: tuple[int, int] | None = None  # ... at this position
         self.closed = False
         if not session.actions:  # a new game (a saved one goes on where it was)
             session.deal()
+
+    def _label(self, s: int) -> str:
+        return f"seat:{s}:{self.gens[s]}"
 
     @classmethod
     def from_save(cls, data: Any, table_id: str | None = None) -> Table:
@@ -192,7 +145,38 @@ class Table:
             session.target_rounds or 0,
             session.target_camats or 0,
         )
-        return cls(spec, table_id, session)
+        table = cls(spec, table_id, session)
+        extra = data.get("table") if isinstance(data, dict) else None
+        if extra is not None:
+            table._read_extra(extra)
+        return table
+
+    def _read_extra(self, extra: Any) -> None:
+        """The browser table's own saved data (:meth:`to_save`'s ``table``)."""
+        try:
+            if not isinstance(extra, dict):
+                raise TypeError("not an object")
+            host, salt, gens = extra["host"], extra["salt"], extra["gens"]
+            games, standin = extra["games"], extra["standin"]
+            ok = (
+                (host is None or isinstance(host, str))
+                and isinstance(salt, str)
+                and isinstance(gens, list)
+                and len(gens) == len(self.seats)
+                and all(type(g) is int and g >= 0 for g in gens)
+                and type(games) is int
+                and games >= 1
+                and isinstance(standin, list)
+                and len(standin) == len(self.seats)
+                and all(isinstance(b, bool) for b in standin)
+            )
+            if not ok:
+                raise TypeError("a field of the wrong type")
+        except (KeyError, TypeError) as e:
+            raise WebError(f"the saved table's own data is damaged ({e})") from None
+        self.host, self.salt, self.gens, self.games = host, salt, list(gens), games
+        for seat, b in zip(self.seats, standin):
+            seat.standin = b and seat.human
 
     @classmethod
     def restore(
@@ -217,6 +201,8 @@ class Table:
         seats = sorted(s for s in tokens.values() if s is not None)
         if seats != table.humans or None not in tokens.values():
             raise WebError(f"the saved table {table_id} has links that do not fit its seats")
+        if isinstance(data, dict) and data.get("table") is None:
+            table.host = None  # saved before tables had a host: its links stay as they were
         table.tokens = dict(tokens)
         table.links = {}  # given once, at the creation: never again
         for h, s in tokens.items():
@@ -227,9 +213,21 @@ class Table:
 
     def to_save(self) -> dict[str, Any]:
         """The game as the session saves it (:meth:`Session.to_save`: rules,
-        seats, seed, target, every action).  It reveals every deal: it is
-        for the server's own storage, never for a page."""
-        return self.session.to_save()
+        seats, seed, target, every action, the stand-in's steps and the
+        seats replaced) and, under ``table``, the browser table's own data:
+        the hash of the host's link, each seat's link generation, the game
+        number, the seats the stand-in plays and the salt of the next games'
+        seeds.  It reveals every deal: it is for the server's own storage,
+        never for a page."""
+        data = self.session.to_save()
+        data["table"] = {
+            "host": self.host,
+            "salt": self.salt,
+            "gens": list(self.gens),
+            "games": self.games,
+            "standin": [seat.standin for seat in self.seats],
+        }
+        return data
 
     # ------------------------------------------------------------ who is who
     @property
@@ -264,12 +262,14 @@ class Table:
 
     @property
     def computer_to_move(self) -> bool:
+        """A computer player is to move: a computer's seat, or a person's
+        whom the stand-in plays for."""
         s = self.session.to_move
         return (
             not self.closed
             and not self.session.round_over
             and s is not None
-            and not self.session.is_human(s)
+            and (not self.session.is_human(s) or self.seats[s].standin)
         )
 
     @property
@@ -279,21 +279,52 @@ class Table:
     # ------------------------------------------------------------ changes
     def computer_step(self) -> None:
         """The computer player to move plays (the engine picks its legal action)."""
-        self.computer_play(self.computer_action(), self.version)
+        key = self.turn_key()
+        if not self.computer_play(self.computer_action(), key):
+            raise WebError("the table moved on")
+
+    def turn_key(self) -> tuple[Any, ...]:
+        """What a computer decision was made for: the position, the seats
+        and who plays the seat to move (a decision for another is dropped)."""
+        s = self.session.to_move
+        stood = s is not None and self.seats[s].standin
+        return (self.session.position, len(self.session.changes), s, stood, self.games)
 
     def computer_action(self) -> int:
-        """The action of the computer player to move (nothing changes yet;
-        only reads the table, so it may run outside the server's loop)."""
+        """The action of the computer player to move, or of the stand-in for
+        the person away (nothing changes yet; only reads the table, so it
+        may run outside the server's loop)."""
         if not self.computer_to_move:
             raise WebError("no computer player is to move")
+        s = self.session.to_move
+        if s is not None and self.session.is_human(s):
+            return self.session.decide_stand_in()
         return self.session.decide()
 
-    def computer_play(self, action: int, version: int) -> None:
-        """Play a computer player's ``action`` chosen at ``version``."""
-        if not self.computer_to_move or version != self.version:
-            raise WebError("the table moved on")
-        self.session.auto_step(action)
+    def computer_play(self, action: int, key: tuple[Any, ...]) -> bool:
+        """Play a computer player's ``action`` decided at :meth:`turn_key`
+        ``key``; False (nothing changed) if the table moved on meanwhile (a
+        person came back, a seat was replaced): the decision is dropped, it
+        drew nothing (:meth:`Session.decide`)."""
+        if not self.computer_to_move or key != self.turn_key():
+            return False
+        s = self.session.to_move
+        if s is not None and self.session.is_human(s):
+            self.session.stand_in_step(action)
+        else:
+            self.session.auto_step(action)
         self._changed()
+        return True
+
+    def stand_in_for(self, seat: int, on: bool) -> bool:
+        """The stand-in starts (``on``) or stops playing for the person at
+        ``seat``; returns whether anything changed."""
+        st = self.seats[seat]
+        if not st.human or st.standin == on or (on and self.session.stand_in is None):
+            return False
+        st.standin = on
+        self.version += 1
+        return True
 
     def act(self, seat: int | None, msg: Any) -> None:
         """A person's message (already a parsed JSON value).  Refuses with
@@ -344,17 +375,121 @@ class Table:
             raise WebError(str(e)) from None
         self._changed()
 
-    def rename(self, seat: int, text: Any) -> None:
+    def rename(self, seat: int, text: Any, host: bool = False) -> None:
         """Give ``seat`` the name ``text`` (the session's check: at most
         :data:`~domeng.play.session.MAX_NAME` printable characters, trimmed);
-        :class:`WebError` (one line, nothing changed) otherwise."""
-        if not self.seats[seat].human:
+        :class:`WebError` (one line, nothing changed) otherwise.  A person
+        names their own seat; the ``host`` names any seat."""
+        seat = self._seat_number(seat)
+        if not host and not self.seats[seat].human:
             raise WebError("only a person's seat takes a name")
         try:
             self.session.set_name(seat, text)
         except DomengError as e:
             raise WebError(str(e)) from None
         self._replays.clear()  # their texts name the seats
+        self.version += 1
+
+    # ------------------------------------------------------------ the host
+    def is_host(self, token: Any) -> bool:
+        """Whether ``token`` is this table's host link."""
+        return self.host is not None and isinstance(token, str) and token_hash(token) == self.host
+
+    def host_seat(self) -> int | None:
+        """The seat the host sits at (None: a pure host, or no host)."""
+        return None if self.host is None else self.tokens.get(self.host)
+
+    def host_links(self, token: str) -> dict[str, Any]:
+        """Every link of the table, derived from the host's ``token``
+        (:func:`derive_token`): the message only the host's pages get.  It
+        names links, never a hand (D17).
+
+        Examples
+        --------
+        >>> t = Table(TableSpec(["human", "human", "random", "random", "random"], seed=3))
+        >>> m = t.host_links(t.links["host"])
+        >>> m["seats"]["1"] == "/#t=" + t.links["1"], m["you"]
+        (True, 0)
+        """
+        if not self.is_host(token):
+            raise WebError("only the host's link shows the others' links")
+        seats = {}
+        for s in self.humans:
+            tok = (
+                token
+                if self.tokens.get(token_hash(token)) == s
+                else derive_token(token, self._label(s))
+            )
+            if self.tokens.get(token_hash(tok)) == s:
+                seats[str(s)] = f"/#t={tok}"
+        return {
+            "type": "links",
+            "seats": seats,
+            "spectator": f"/#t={derive_token(token, 'spectator')}",
+            "you": self.host_seat(),
+        }
+
+    def _seat_number(self, seat: Any) -> int:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise WebError(f"no seat {str(seat)[:10]}: seats are 0..{len(self.seats) - 1}")
+        return seat
+
+    def replace(
+        self, seat: Any, kind: Any, token: str, computers: Any = None
+    ) -> tuple[str | None, str | None]:
+        """The host gives ``seat`` to ``kind``: a new person (a new link,
+        derived from the host's ``token``) or a computer player (a name of
+        the catalogue; ``computers``: its compiled players, built before,
+        off the loop).  The seat's old link stops working.  Returns (the old
+        link's hash, the new link's token or None).  :class:`WebError`, the
+        table unchanged, for anything else (the host's own seat: rename it)."""
+        seat = self._seat_number(seat)
+        if not self.is_host(token):
+            raise WebError("only the host may replace a seat")
+        if seat == self.host_seat():
+            raise WebError("the host's own seat cannot be replaced (rename it instead)")
+        try:
+            kind = check_seat(kind, "browser")
+        except DomengError as e:
+            raise WebError(str(e)) from None
+        old = self.seats[seat].token_hash
+        if old is not None:
+            del self.tokens[old]
+        new = None
+        if kind == HUMAN:
+            self.gens[seat] += 1
+            new = derive_token(token, self._label(seat))
+        if kind != HUMAN or not self.seats[seat].human:  # the game's seats change
+            try:
+                self.session.replace_seat(seat, kind, computers)
+            except DomengError as e:
+                if old is not None:
+                    self.tokens[old] = seat
+                raise WebError(str(e)) from None
+        else:
+            self.session.names[seat] = None  # a new person names themself
+        self.seats[seat] = Seat(kind)
+        if new is not None:
+            self.seats[seat].token_hash = token_hash(new)
+            self.tokens[token_hash(new)] = seat
+        self._replays.clear()
+        self.version += 1
+        return old, new
+
+    def play_again(self) -> None:
+        """A new game at the same table (after the last one is over): the
+        same seats, names, links and stand-in; the next seed
+        (:func:`next_seed`); the game counter up by one."""
+        if not self.session.game_over:
+            raise WebError("the game is not over yet")
+        self.games += 1
+        self.session = self.session.next_game(
+            next_seed(self.session.game.seed, self.games, self.salt)
+        )
+        for seat in self.seats:
+            seat.ready = seat.standin = False
+        self._replays.clear()
+        self.session.deal()
         self.version += 1
 
     def _changed(self) -> None:
@@ -389,17 +524,20 @@ class Table:
         self.version += 1
 
     # ------------------------------------------------------------ what a seat sees
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: int | None, host: bool = False) -> dict[str, Any]:
         """Everything ``seat`` (None: a spectator) may know now, as one JSON
-        message, built from the session's D17 view of that seat only."""
+        message, built from the session's D17 view of that seat only
+        (``host``: the page is the host's, which may ask for the links)."""
         v, replay = self._view(seat)
+        v["host"] = host
         v["last_round"] = None if replay is None else replay[0]
         return v
 
-    def view_text(self, seat: int | None) -> str:
+    def view_text(self, seat: int | None, host: bool = False) -> str:
         """:meth:`view` as JSON text.  The last round's replay (most of the
         message, and the same for a whole round) is encoded once a seat."""
         v, replay = self._view(seat)
+        v["host"] = host
         return (
             json.dumps(v)[:-1]
             + ', "last_round": '
@@ -440,7 +578,12 @@ class Table:
             end_text = render_events(v.events[k:], name=label).splitlines()
             end_items = render_items(v.events[k:])
         done = s.finished
-        last = done[-2] if over and len(done) >= 2 else (done[-1] if not over and done else None)
+        if s.game_over and done:  # the final round, too, in the replay
+            last = done[-1]
+        else:
+            last = (
+                done[-2] if over and len(done) >= 2 else (done[-1] if not over and done else None)
+            )
         return {
             "type": "state",
             "table": self.id,
@@ -456,6 +599,8 @@ class Table:
                     "name": label(i),
                     "given": s.names[i],  # the name the seat was given, or None
                     "player": s.name(i),  # the seat's name: given, or its player's
+                    "away": st.human and st.connections == 0,
+                    "standin": st.standin,  # the stand-in plays for the person away
                 }
                 for i, st in enumerate(self.seats)
             ],
@@ -488,6 +633,9 @@ class Table:
             "standings": self.standings(),
             "game_over": s.game_over,
             "seed": s.seed,
+            "game_no": self.games,  # the table's games-th game (Play again)
+            "stand_in": s.stand_in,
+            "host": False,  # the host's pages get True (Hub: the host's link)
         }, None if last is None else self._replay(last, seat, label)
 
     def _replay(self, evs, seat, label) -> tuple[dict[str, Any], str]:
@@ -532,25 +680,3 @@ class Table:
             "standings": self.standings(),
             "rounds": rounds,
         }
-
-
-def chain_json(chain: list[tuple[int, int]], last: int | None) -> list[dict[str, Any]]:
-    """The chain as the page draws it, left to right, from the session's
-    chain (:func:`domeng.play.session.chain_of`: the numbers each tile shows
-    on its left and right, as the events say it lies)."""
-    out = []
-    for i, (a, b) in enumerate(chain):
-        t = tile_id(a, b)
-        out.append(
-            {"tile": tile_text(t), "a": a, "b": b, "double": is_double(t), "last": i == last}
-        )
-    return out
-
-
-def replay_steps(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """The chain after each lead or play of a round (for the page's replay)."""
-    steps = []
-    for i, ev in enumerate(events):
-        if ev["type"] in ("lead", "play"):
-            steps.append(chain_json(*chain_of(events[: i + 1])))
-    return steps

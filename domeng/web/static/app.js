@@ -22,6 +22,7 @@
   // following the others and the keyboard (issue 22 items 7 and 9)
   let seenChain = null, newTiles = new Set(), myTurnBefore = false, heard = null;
   let inflight = null, focusHand = false;
+  let hostLinks = null, hostAskedOn = null, hostDrawn = null;  // the host's panel (renderHost)
   let lang = "en", W = {}, LANGS = {}, TERMS = [], ALIASES = {}, termRe = null, options = null;
   const missing = new Set();  // keys the catalogue lacks (a test reads window.domengMissing)
   window.domengMissing = missing;
@@ -252,6 +253,7 @@
         say(m.message);
         if (m.fatal) { fatal = true; $("status").textContent = m.message; }
       } else if (m.type === "export") download(m.game);
+      else if (m.type === "links") { hostLinks = m; hostDrawn = null; renderHost(); }
     };
     ws.onclose = () => {
       if (fatal) return;
@@ -322,6 +324,94 @@
       for (const v of [i + 1, seatName(r.seat), r.camats, r.stones, r.received, r.wins]) tr.appendChild(el("td", {}, String(v)));
       return tr;
     }));
+    renderHostAndEnd();
+  }
+
+  // ------------------------------------------------------------ stand-ins, the host, the game's end
+  function renderHostAndEnd() {
+    markSeats();
+    $("table-info").appendChild(el("span", {class: "chip"}, t("info.game", {n: state.game_no})));
+    renderHost();
+    renderGameEnd();
+  }
+
+  // each seat card says whether its person is away and whether the stand-in plays for them
+  function markSeats() {
+    state.seats.forEach((st, s) => {
+      const card = document.querySelector(`[data-testid="seat-${s}"]`);
+      if (!card) return;
+      card.dataset.away = String(!!st.away);
+      card.dataset.standin = String(!!st.standin);
+      if (st.standin) {
+        const b = card.querySelector(".badges");
+        if (b) b.appendChild(el("span", {class: "b-standin"}, t("badge.standin")));
+      }
+    });
+  }
+
+  // the host's link: every seat's link (from the server, on any device), rename,
+  // replace a seat by a computer player or a new person, end the table
+  function renderHost() {
+    const box = $("host");
+    box.hidden = !state || !state.host;
+    if (box.hidden) return;
+    $("invites").hidden = true;  // the host's panel has every link
+    if (hostAskedOn !== ws) { hostAskedOn = ws; send({type: "host_links"}); }
+    if (!options) {
+      fetch("/api/options").then((r) => r.json()).then((o) => { options = o; hostDrawn = null; renderHost(); }, () => {});
+      return;
+    }
+    const key = JSON.stringify([lang, hostLinks, state.seats.map((x) => [x.kind, x.given])]);
+    if (key === hostDrawn) return;
+    hostDrawn = key;
+    const list = $("host-list");
+    list.replaceChildren();
+    const links = hostLinks || {seats: {}, spectator: null, you: null};
+    const linkRow = (li, label, link) => {
+      const input = el("input", {type: "text", readonly: "", value: location.origin + link,
+                                 "aria-label": t("invites.link", {who: label})});
+      const copy = el("button", {type: "button", class: "copy"}, t("invites.copy"));
+      copy.addEventListener("click", () => copyLink(input, copy));
+      li.append(input, copy);
+    };
+    state.seats.forEach((st, s) => {
+      const li = el("li", {"data-host-seat": s});
+      li.appendChild(el("span", {class: "who"}, seatName(s)));
+      if (links.seats[String(s)]) linkRow(li, seatName(s), links.seats[String(s)]);
+      const name = el("input", {type: "text", maxlength: "24", "aria-label": t("host.name", {n: s}), "data-host-name": s});
+      const rename = el("button", {type: "button"}, t("host.rename"));
+      rename.addEventListener("click", () => { if (name.value.trim()) send({type: "host_rename", seat: s, name: name.value.trim()}); });
+      li.append(name, rename);
+      if (links.you !== s) {
+        const sel = el("select", {"aria-label": t("host.replace"), "data-host-kind": s});
+        for (const k of options.seats) sel.appendChild(el("option", {value: k}, k === "human" ? t("host.person") : k));
+        const go = el("button", {type: "button", "data-host-replace": s}, t("host.replace_go"));
+        go.addEventListener("click", () => send({type: "host_seat", seat: s, kind: sel.value}));
+        li.append(el("span", {class: "hint"}, t("host.replace")), sel, go);
+      }
+      list.appendChild(li);
+    });
+    if (links.spectator) {
+      const li = el("li");
+      li.appendChild(el("span", {class: "who"}, t("invites.spectators")));
+      linkRow(li, t("invites.spectators"), links.spectator);
+      list.appendChild(li);
+    }
+  }
+  function endTable() {
+    if (window.confirm(t("host.end_confirm"))) send({type: "host_end"});
+  }
+
+  // the game's end: the winner, the final ranking (the session's one rank()), Play again
+  function renderGameEnd() {
+    const box = $("game-end");
+    box.hidden = !state.game_over;
+    if (box.hidden) return;
+    const best = state.standings[0];
+    $("winner").textContent = t("game.winner", {who: seatName(best.seat), n: state.game_no});
+    $("final-ranking").replaceChildren(...state.standings.map((r, i) => lineEl(t("game.row", {
+      rank: i + 1, who: seatName(r.seat), camats: r.camats, stones: count(r.stones, "stone"), received: r.received, wins: r.wins}))));
+    $("play-again").hidden = state.you === null && !state.host;
   }
 
   // a line of the log or the round's end: text, its terms as glossary buttons
@@ -750,6 +840,8 @@
     $("end-cancel").addEventListener("click", () => { chosen = null; focusHand = true; renderHand(); renderChains(); });
     document.addEventListener("keydown", onKey);
     $("export").addEventListener("click", () => send({type: "export"}));
+    $("play-again").addEventListener("click", () => act({type: "play_again"}));
+    $("host-end").addEventListener("click", endTable);
     $("hide-invites").addEventListener("click", () => {
       if (state) sessionStorage.removeItem("domeng-invites:" + state.table);
       $("invites").hidden = true;
