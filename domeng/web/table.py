@@ -578,6 +578,7 @@ class Table:
             end_text = render_events(v.events[k:], name=label).splitlines()
             end_items = render_items(v.events[k:])
         done = s.finished
+        last: list[dict[str, Any]] | None
         if s.game_over and done:  # the final round, too, in the replay
             last = done[-1]
         else:
