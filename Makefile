@@ -43,7 +43,7 @@ serve: $(VENV)/.installed-web
 # the suite runs on up to 4 cores (pytest-xdist; the workers share numba's cache,
 # saved under a lock: domeng/core/numba_cache.py); TEST_JOBS=0 runs it in one process
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
-PYTEST := $(PY) -m pytest $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
+PYTEST := $(PY) -m pytest --durations=25 $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
 
 # the quality gates (seconds): lint, format, spelling, types; they run first in make test
 gates: install-test
