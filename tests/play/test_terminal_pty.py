@@ -230,7 +230,7 @@ def test_pty_hot_seat_gate_help_rules_and_leak_warning(tmp_path):
         "--save",
         str(save),
     )
-    child.expect(r"seat (\d) \(human\): your turn; the others look away")
+    child.expect(r"seat (\d) \(person\): your turn; the others look away")
     seat = int(child.match.group(1))
     assert "whoever reads it can work out every hand" in " ".join(plain(child.before).split())
     child.expect("Press Enter to see your hand")
