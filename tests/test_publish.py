@@ -45,6 +45,7 @@ DOCTEST_MODULES = [
     "domeng.engine.game",
     "domeng.players.registry",
     "domeng.play.session",
+    "domeng.play.seats",
 ]
 #: the environments' modules need the rl extra
 RL_DOCTEST_MODULES = [
@@ -226,7 +227,8 @@ API_EXAMPLES: dict[str, list[str]] = {
         "make_player",
         "parse_players",
     ],
-    "domeng.play.session": ["Session", "Move", "View", "check_seat", "parse_seats", "chain_of"],
+    "domeng.play.session": ["Session", "Move", "View", "chain_of"],
+    "domeng.play.seats": ["check_seat", "parse_seats"],
     "domeng.envs.gym": ["DomengEnv", "DomengVectorEnv", "LegalActions"],
     "domeng.envs.pettingzoo": ["env", "raw_env"],
     "domeng.envs.open_spiel": ["DomengGame", "game_info"],

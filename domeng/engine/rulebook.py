@@ -18,7 +18,7 @@ function reads the rules it takes the rules array ``rules`` and the offset
 ``at`` of the rules in it (0 for :meth:`domeng.core.rules.Rules.to_array`,
 ``OBS_RULES`` for an observation, which carries a copy).
 
-The decisions, by id (``../shared/spec/RULES.md``): D1 :func:`next_seat`;
+The decisions, by id (``../docs/rules.md``): D1 :func:`next_seat`;
 D3, D4 :func:`starter`; D5 :func:`end_mask`, :func:`legal_mask`,
 :func:`ends_after`, :func:`play_ends`; D6 :func:`pass_award`; D8..D10
 :func:`cappu_end`; D11 :func:`is_block`; D12..D14 :func:`block_end`; D15

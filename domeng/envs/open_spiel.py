@@ -525,12 +525,13 @@ class AgentBot(pyspiel.Bot):
 
     >>> import pyspiel, domeng
     >>> game = pyspiel.load_game("python_domeng")
-    >>> bot = AgentBot(domeng.load_player("hunter"), game, 2)
     >>> state = game.new_initial_state()
     >>> while state.is_chance_node():
     ...     state.apply_action(state.chance_outcomes()[0][0])
-    >>> state.current_player(), bot.step(state)  # seat 2 holds [6|6] (D3)
-    (2, 54)
+    >>> seat = state.current_player()  # the opener (D3)
+    >>> bot = AgentBot(domeng.load_player("hunter"), game, seat)
+    >>> bot.step(state) in state.legal_actions()
+    True
     """
 
     def __init__(self, policy: Any, game: Any, player_id: int) -> None:

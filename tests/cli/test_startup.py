@@ -56,13 +56,13 @@ def test_help_of_every_command_loads_no_heavy_library(argv):
 def test_the_light_defaults_are_the_ones_the_game_uses():
     """The values --help shows are the ones the modules use (re-exported)."""
     from domeng.core import defaults as D
-    from domeng.play import session, terminal
+    from domeng.play import seats, terminal
     from domeng.players import heuristics
     from domeng.study import simulate
 
     assert heuristics.N_BUILTIN == D.N_BUILTIN
-    assert session.DEFAULT_SEATS == D.DEFAULT_SEATS
-    assert session.parse_seats(",".join(D.DEFAULT_SEATS)) == list(D.DEFAULT_SEATS)
+    assert seats.DEFAULT_SEATS == D.DEFAULT_SEATS
+    assert seats.parse_seats(",".join(D.DEFAULT_SEATS)) == list(D.DEFAULT_SEATS)
     assert terminal.DEFAULT_DELAY == D.DEFAULT_DELAY
     assert (simulate.DEFAULT_TABLES, simulate.DEFAULT_ROUNDS, simulate.DEFAULT_PLAYERS) == (
         D.DEFAULT_TABLES,

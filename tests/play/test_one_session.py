@@ -177,7 +177,9 @@ def test_a_table_saves_as_a_session_and_comes_back_where_it_was():
     for _ in range(40):
         _step(t, pick=0)
     data = t.to_save()
-    assert data == Session.from_save(data).to_save()  # the terminal reads it as its own
+    # the terminal reads it as its own (the browser's own part, "table": the host's
+    # link hash, the seats' link generations, stand-in flags, stays with the browser)
+    assert {k: v for k, v in data.items() if k != "table"} == Session.from_save(data).to_save()
     back = Table.from_save(data)
     skip = {"table", "version"}
     for s in VIEWERS:

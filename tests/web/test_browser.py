@@ -214,25 +214,24 @@ def test_create_a_table_and_play_a_round_by_clicking(server, browser, size):
 
 
 #: the invitation links, the board and the hand tray, measured in one go
-INVITES = """() => {
+HOST = """() => {
   const box = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
   const q = (s) => document.querySelector(s);
   return {vw: innerWidth, vh: innerHeight, scroll_width: document.documentElement.scrollWidth,
-          open: q('#invites').open, invites: box(q('#invites')), board: box(q('#board')),
-          chain: box(q('#chain')), mine: box(q('#mine')),
-          tiles: [...document.querySelectorAll('[data-testid="hand"] [data-tile]')].map(box),
-          links: [...document.querySelectorAll('#invite-list li')].filter((e) => e.checkVisibility()).map(box),
-          copies: document.querySelectorAll('#invite-list button.copy').length};
+          open: q('#host').open, invites_hidden: q('#invites').hidden,
+          board: box(q('#board')), mine: box(q('#mine')),
+          links: [...document.querySelectorAll('#host-list input[readonly]')].map((e) => e.value),
+          copies: document.querySelectorAll('#host-list button.copy').length};
 }"""
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["laptop", "phone"])
-def test_the_invitation_links_leave_the_board_and_the_hand_on_a_phone(server, browser, size):
-    """A table with three people: on a phone the links to send fold to one line
-    (they took ~270 px until "Hide", and the board and hand went down the
-    screen); the board and the whole hand tray are on screen, the tray covers
-    no part of the chain.  Opened, each link is one line with a Copy button.
-    A laptop shows them open, one line each, as before."""
+def test_the_hosts_links_leave_the_board_and_the_hand_on_a_phone(server, browser, size):
+    """A table with three people: the creator's page is the host's (issue 22
+    item 3); its panel of links starts folded, so the board and the whole hand
+    tray are on screen; opened, it holds every other person's link and the
+    spectators' link (and the host's own, for another device), each with a Copy button, and nothing is wider than the
+    screen.  The old panel that lived only in the creating tab is gone."""
     base, _ = server
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
     page.goto(base + "/")
@@ -241,32 +240,22 @@ def test_the_invitation_links_leave_the_board_and_the_hand_on_a_phone(server, br
         page.locator(f'select[name="seat{s}"]').select_option(who)
     page.get_by_test_id("new-table").locator('button[type="submit"]').click()
     page.get_by_test_id("chain").wait_for(timeout=180_000)
-    expect(page.get_by_test_id("invites-summary")).to_have_text("Links to this table (4)")
-    lay = page.evaluate(INVITES)
-    phone = size[0] < 600
-    assert lay["scroll_width"] <= lay["vw"] and lay["copies"] == 4, lay
-    if phone:
-        assert lay["open"] is False and lay["links"] == [], lay
-        assert lay["invites"][3] - lay["invites"][1] <= 40, lay  # one line
-        _shot(page, f"{size[0]}x{size[1]}-links-folded")
-        for b in [lay["board"], lay["mine"]] + lay["tiles"]:
-            assert _inside(b, lay), (b, lay)
-        assert lay["chain"][3] <= lay["mine"][1], lay  # the tray covers no part of the chain
-        page.get_by_test_id("invites-summary").click()
-        lay = page.evaluate(INVITES)
-        assert lay["open"] is True, lay
-        assert _inside(lay["mine"], lay), lay  # opened, the tray stays on screen (pinned)
-    else:
-        assert lay["open"] is True, lay
-    assert len(lay["links"]) == 4, lay
-    for b in lay["links"]:
-        assert b[3] - b[1] <= 44 and b[2] <= lay["vw"], (b, lay)  # one line each, within the width
+    expect(page.get_by_test_id("host-links")).to_be_visible()
+    lay = page.evaluate(HOST)
+    assert lay["invites_hidden"] is True and lay["open"] is False, lay
     assert lay["scroll_width"] <= lay["vw"], lay
-    _shot(page, f"{size[0]}x{size[1]}-links-open")
-    link = page.locator("#invite-list li").filter(has_text="Seat 1").locator("input").input_value()
-    assert "#t=" in link and link != page.url
-    page.locator("#hide-invites").click()
-    expect(page.locator("#invites")).to_be_hidden()
+    for b in [lay["board"], lay["mine"]]:
+        assert _inside(b, lay), (b, lay)
+    page.get_by_test_id("host-links").locator("summary").click()
+    expect(page.locator("#host-list button.copy").first).to_be_visible()
+    page.wait_for_function("document.querySelectorAll('#host-list button.copy').length >= 4")
+    lay = page.evaluate(HOST)
+    links = lay["links"]
+    assert len(links) == lay["copies"] == 4, lay  # seats 0, 1, 2 and the spectators
+    assert len(set(links)) == len(links) and all("#t=" in x for x in links), lay
+    assert page.url in links, lay  # the host's own, to open on another device
+    assert lay["scroll_width"] <= lay["vw"], lay
+    _shot(page, f"{size[0]}x{size[1]}-host-links-open")
     page.close()
 
 
