@@ -86,7 +86,7 @@ def _tile_name(t: int | None) -> str | None:
 
 
 def named_tiles(ev: dict) -> dict:
-    """An event with each tile id also given as ``"6-4"``, right after it
+    """An event's JSON form with each tile id also given as ``"6-4"``, right after it
     (``tile_name``, ``must_lead_name``, ``hands_names``, ``out_names``; a
     hidden hand stays None)."""
     out = {}
@@ -121,7 +121,7 @@ def cmd_trace(args) -> int:
 
     from domeng.batch.tables import trace_table_records
     from domeng.core.defaults import DEFAULT_PLAYERS
-    from domeng.core.events import for_seat, render_events, to_json_lines
+    from domeng.core.events import for_seat, from_dict, render_events, to_dict, to_json_lines
     from domeng.core.rules import Rules
     from domeng.infra.progress import CompileNotice
     from domeng.study.names import resolve_names_safely
@@ -136,11 +136,12 @@ def cmd_trace(args) -> int:
     if args.json:
         names = list(resolve_names_safely(players))
         out.write(json.dumps({"type": "players", "players": names}) + "\n")
-    for events, rec in zip(rounds, recs):
+    for dicts, rec in zip(rounds, recs):
+        events = [from_dict(e) for e in dicts]  # read typed; JSON again only to write it
         if args.seat is not None:
             events = [for_seat(e, args.seat) for e in events]
         if args.json:
-            out.write(to_json_lines([named_tiles(e) for e in events]))
+            out.write(to_json_lines(named_tiles(to_dict(e)) for e in events))
             out.write(json.dumps(holdings(rec, rules)) + "\n")
         else:
             out.write(render_events(events) + "\n\n")

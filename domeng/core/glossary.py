@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from domeng.core.events import MANGUNO, MATTIKKENG, Camat, Event, RoundEnd, from_dict
 from domeng.core.words import LANGS, Item, Name, catalogue, count, fmt, item, seat
 
 
@@ -186,7 +187,7 @@ def terms_in(text: str) -> list[str]:
     return [ALIASES.get(t, t) for t in _FIND.findall(text)]
 
 
-def explain_end(events: list[dict[str, Any]]) -> list[Item]:
+def explain_end(events: Sequence[Event | dict[str, Any]]) -> list[Item]:
     """A round's end in plain words (an item per fact, :mod:`domeng.core.words`):
     how it ended, who wins, who receives the award and why; a CAMAT too.
 
@@ -195,32 +196,33 @@ def explain_end(events: list[dict[str, Any]]) -> list[Item]:
     [{'k': 'expl.ceki', 'a': {'who': {'seat': 3}, 'cucuq': {'seat': 2}, 'stones': {'n': 3, 'w': 'stone'}}}]
     """
     out: list[Item] = []
-    for ev in events:
-        if ev["type"] == "end":
-            k = ev["kind"].lower()
-            stones = count(ev["award"], "stone")
-            if k == "mattikkeng":
-                matt = {"list": [seat(s) for s in ev["mattikkeng"]]}
+    for ev in map(from_dict, events):
+        match ev:
+            case RoundEnd(kind=kind) if kind == MATTIKKENG:
+                assert ev.manguno is not None  # a blocked round names its MANGUNO (D11)
                 out.append(
                     item(
                         "expl.mattikkeng",
-                        who=seat(ev["manguno"]),
-                        matt=matt,
-                        winner=seat(ev["winner"]),
-                        stones=stones,
+                        who=seat(ev.manguno),
+                        matt={"list": [seat(s) for s in ev.mattikkeng]},
+                        winner=seat(ev.winner),
+                        stones=count(ev.award, "stone"),
                     )
                 )
-            else:
-                who = ev["manguno"] if k == "manguno" else ev["winner"]
-                out.append(item(f"expl.{k}", who=seat(who), cucuq=seat(ev["cucuq"]), stones=stones))
-        elif ev["type"] == "camat":
-            out.append(
-                item("expl.camat", who=seat(ev["seat"]), stones=count(ev["table_stones"], "stone"))
-            )
+            case RoundEnd(kind=kind):
+                who = ev.manguno if kind == MANGUNO else ev.winner
+                assert who is not None and ev.cucuq is not None  # a won round's CUCUQ (D7)
+                stones = count(ev.award, "stone")
+                out.append(
+                    item(f"expl.{kind.lower()}", who=seat(who), cucuq=seat(ev.cucuq), stones=stones)
+                )
+            case Camat():
+                stones = count(ev.table_stones, "stone")
+                out.append(item("expl.camat", who=seat(ev.seat), stones=stones))
     return out
 
 
-def explained(events: list[dict[str, Any]], name: Name) -> list[str]:
+def explained(events: Sequence[Event | dict[str, Any]], name: Name) -> list[str]:
     """:func:`explain_end` in English, one line a fact."""
     return [fmt(it, name) for it in explain_end(events)]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
-from domeng.core.events import render_events
+from domeng.core.events import Deal, RoundEnd, Transfer, from_dict, render_events
 from domeng.core.glossary import explained
 from domeng.core.observation import N_SEATS
 from domeng.core.tiles import pips, tile_str
@@ -250,19 +250,18 @@ def log_lines(events, label: Label, width: int) -> list[str]:
 def round_summary(events, label: Label, width: int) -> tuple[list[str], list[Text]]:
     """The end of a round: its events as text (to show as many of the last
     as fit) and the lines that say who won and the stones it moved."""
+    events = [from_dict(ev) for ev in events]
     log = log_lines(events, label, width)
-    end = next(ev for ev in reversed(events) if ev["type"] == "end")
+    end = next(ev for ev in reversed(events) if isinstance(ev, RoundEnd))
     net = [0] * N_SEATS
     for ev in events:
-        if ev["type"] == "transfer":
-            net[ev["to"]] += ev["amount"]
-            if isinstance(ev["source"], int) and ev["source"] >= 0:
-                net[ev["source"]] -= ev["amount"]
+        if isinstance(ev, Transfer):
+            net[ev.to] += ev.amount
+            if isinstance(ev.source, int) and ev.source >= 0:
+                net[ev.source] -= ev.amount
     moved = ", ".join(f"{label(s)} {v:+d}" for s, v in enumerate(net) if v) or "none moved"
-    rnd = next(ev["round"] for ev in events if ev["type"] == "deal")
-    out = [
-        Text(f" Round {rnd} over: {label(end['winner'])} wins ({end['kind']}).", style="bold green")
-    ]
+    rnd = next(ev.round for ev in events if isinstance(ev, Deal))
+    out = [Text(f" Round {rnd} over: {label(end.winner)} wins ({end.kind}).", style="bold green")]
     for line in explained(events, label):  # the end in plain words, beside its term
         camat = line.startswith("CAMAT")
         style = "bold magenta" if camat else "green"

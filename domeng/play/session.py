@@ -27,12 +27,26 @@ the game to whoever reads it (see :mod:`domeng.play.savefile`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from domeng.batch.computer import Computers
 from domeng.core.defaults import HUMAN, N_BUILTIN
 from domeng.core.errors import DomengError, IllegalMoveError, PlayerError, SaveFileError
-from domeng.core.events import CEKI, END_NAMES, POLLO, for_seat
+from domeng.core.events import (
+    CEKI,
+    END_NAMES,
+    POLLO,
+    Camat,
+    Event,
+    Lead,
+    Pass,
+    Play,
+    RoundEnd,
+    Transfer,
+    for_seat,
+    from_dict,
+)
 from domeng.core.observation import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
@@ -106,35 +120,35 @@ class View(NamedTuple):
     last_mappano: int | None
     must_lead: int | None
     hand: list[int] | None  # during the round and after it: the tiles it still holds
-    events: list[dict[str, Any]]  # this round's events, as this seat may see them
+    events: list[Event]  # this round's events, as this seat may see them (typed)
     #: the seat's legal plays when it is to move (only the seat to move is
     #: told them), and whether it may pass (D5: only when it cannot play)
     moves: tuple[Move, ...] = ()
     may_pass: bool = False
-    result: dict[str, Any] | None = None  # the round's end, once it is over (public)
+    result: RoundEnd | None = None  # the round's end, once it is over (public)
 
 
-def chain_of(events: Sequence[dict[str, Any]]) -> tuple[list[tuple[int, int]], int | None]:
+def chain_of(events: Sequence[Event | dict[str, Any]]) -> tuple[list[tuple[int, int]], int | None]:
     """The chain as the tiles lie, left to right, from the round's events
     (each play event carries the ends after it), and the index of the tile
     played last (None before the lead).
 
-    >>> chain_of([{"type": "lead", "left": 6, "right": 6},
-    ...           {"type": "play", "end": "right", "left": 6, "right": 3}])
+    >>> chain_of([Lead(seat=0, tile=27, left=6, right=6),
+    ...           Play(seat=1, tile=24, end="right", left=6, right=3, mappakuling=False)])
     ([(6, 6), (6, 3)], 1)
     """
     chain: list[tuple[int, int]] = []
     last = None
-    for ev in events:
-        if ev["type"] == "lead":
-            chain = [(ev["left"], ev["right"])]
-            last = 0
-        elif ev["type"] == "play":
-            if ev["end"] == END_NAMES[0]:
-                chain.insert(0, (ev["left"], chain[0][0]))
+    for ev in map(from_dict, events):
+        match ev:
+            case Lead():
+                chain = [(ev.left, ev.right)]
                 last = 0
-            else:
-                chain.append((chain[-1][1], ev["right"]))
+            case Play(end=end) if end == END_NAMES[0]:
+                chain.insert(0, (ev.left, chain[0][0]))
+                last = 0
+            case Play():
+                chain.append((chain[-1][1], ev.right))
                 last = len(chain) - 1
     return chain, last
 
@@ -215,7 +229,7 @@ class Session:
         self._drawn: tuple[tuple[int, int, int], int, Any] | None = None
         #: each seat's name (:meth:`set_name`); None: not named (see :meth:`name`)
         self.names: list[str | None] = [None] * N_SEATS
-        self.finished: list[list[dict[str, Any]]] = []  # each finished round's events
+        self.finished: list[list[Event]] = []  # each finished round's events (typed)
         self.modified = False  # loaded from an edited save (--allow-modified)
         #: a computer decision was interrupted (Ctrl-C): the engine's state may
         #: have been touched by it, so the game only saves from now on
@@ -355,14 +369,14 @@ class Session:
         return s is not None and self.is_human(s) and self.game.legal_actions() != [PASS]
 
     # -- turn flow ------------------------------------------------------------
-    def deal(self) -> list[dict[str, Any]]:
+    def deal(self) -> list[Event]:
         """Start the next round (D2..D4); the deal event is private (see :meth:`view`)."""
         if self.game_over:
             raise IllegalMoveError("the game is over")
         events = self.game.new_round()
         self.actions.append([])
         self.stood_in.append([])
-        return events
+        return [from_dict(e) for e in events]
 
     def moves(self) -> list[Move]:
         """The seat to move's legal plays with what each would do (empty
@@ -376,7 +390,7 @@ class Session:
             out.append(Move(a, a >> 1, end, g.preview(a)))
         return out
 
-    def play(self, action: int, seat: int | None = None) -> list[dict[str, Any]]:
+    def play(self, action: int, seat: int | None = None) -> list[Event]:
         """A person's action at the seat to move (IllegalMoveError if not
         legal); with ``seat``, also refused unless that seat is to move (a
         front end where each person has a seat of their own)."""
@@ -389,7 +403,7 @@ class Session:
             raise IllegalMoveError("it is not a person's turn")
         return self._step(action)
 
-    def auto_step(self, action: int | None = None) -> list[dict[str, Any]]:
+    def auto_step(self, action: int | None = None) -> list[Event]:
         """The step no person decides: a computer seat's move, or a forced
         PASS.  ``action``: the computer's move that :meth:`decide` chose at
         this position (a front end that lets it think elsewhere)."""
@@ -449,19 +463,19 @@ class Session:
         self._drawn = (where, int(a), drawn)
         return int(a)
 
-    def stand_in_step(self, action: int | None = None) -> list[dict[str, Any]]:
+    def stand_in_step(self, action: int | None = None) -> list[Event]:
         """The stand-in plays for the person to move (who is away): its
         ``action`` from :meth:`decide_stand_in` (None: decided now).  The
         step is recorded as the stand-in's (:attr:`stood_in`; the events of
-        that step carry ``"stand_in": true``).
+        that step carry ``stand_in=True``).
 
         >>> s = Session(["human"] + ["hunter"] * 4, seed=5, stand_in="expert")
         >>> _ = s.deal()
         >>> while s.to_move != 0:
         ...     _ = s.auto_step()
         >>> _ = s.stand_in_step()
-        >>> mine = [e for e in s.view(0).events if e.get("seat") == 0 and e["type"] != "deal"]
-        >>> s.stood_in[0] == [len(s.actions[0]) - 1], mine[0].get("stand_in")
+        >>> mine = [e for e in s.view(0).events if isinstance(e, Lead | Play | Pass) and e.seat == 0]
+        >>> s.stood_in[0] == [len(s.actions[0]) - 1], mine[0].stand_in
         (True, True)
         """
         s = self.to_move
@@ -479,7 +493,7 @@ class Session:
                 "a computer player's move was interrupted: save the game and load it again to go on"
             )
 
-    def _step(self, action: int, stood: bool = False) -> list[dict[str, Any]]:
+    def _step(self, action: int, stood: bool = False) -> list[Event]:
         self._check_not_interrupted()
         drawn, self._drawn = self._drawn, None
         where = self._where()
@@ -490,20 +504,20 @@ class Session:
         if stood:
             self.stood_in[-1].append(len(self.actions[-1]) - 1)
         if self.round_over:
-            self.finished.append(self._marked(list(self.game.events)))
-        return events
+            self.finished.append(self._marked([from_dict(e) for e in self.game.events]))
+        return [from_dict(e) for e in events]
 
-    def _marked(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """This round's ``events`` with ``"stand_in": true`` on each step the
+    def _marked(self, events: list[Event]) -> list[Event]:
+        """This round's ``events`` with ``stand_in=True`` on each step the
         stand-in took (the k-th lead, play or pass is the k-th action)."""
         stood = set(self.stood_in[-1]) if self.stood_in else set()
         if not stood:
             return events
         out, k = [], 0
         for ev in events:
-            if ev["type"] in ("lead", "play", "pass"):
+            if isinstance(ev, Lead | Play | Pass):
                 if k in stood:
-                    ev = {**ev, "stand_in": True}
+                    ev = replace(ev, stand_in=True)
                 k += 1
             out.append(ev)
         return out
@@ -513,10 +527,11 @@ class Session:
         """What ``seat`` may see now (``None``: a spectator): D17.  Every
         front end builds what it shows a seat from this one filter."""
         g = self.game
-        events = self._marked(g.events_for(seat))
+        events = self._marked([for_seat(from_dict(e), seat) for e in g.events])  # D17
         chain, last = chain_of(events)
         hand = None if seat is None else sorted(g.hand(seat))
         mine = seat is not None and not self.round_over and g.seat == seat
+        ends = [e for e in events if isinstance(e, RoundEnd)] if self.round_over else []
         return View(
             g.round_number,
             g.starter,
@@ -534,7 +549,7 @@ class Session:
             events,
             tuple(self.moves()) if mine else (),
             mine and PASS in g.legal_actions(),
-            None if g.result is None else for_seat(g.result, seat),  # D17: the pip sums
+            ends[-1] if ends else None,  # the round's end as this seat sees it (D17)
         )
 
     def standings(self) -> list[dict[str, int]]:
@@ -546,12 +561,13 @@ class Session:
         received = [0] * N_SEATS
         for events in self.finished:
             for ev in events:
-                if ev["type"] == "end":
-                    wins[ev["winner"]] += 1
-                elif ev["type"] == "camat":
-                    camats[ev["seat"]] += 1
-                elif ev["type"] == "transfer":
-                    received[ev["to"]] += ev["amount"]
+                match ev:
+                    case RoundEnd():
+                        wins[ev.winner] += 1
+                    case Camat():
+                        camats[ev.seat] += 1
+                    case Transfer():
+                        received[ev.to] += ev.amount
         st = self.game.stones
         return [
             {

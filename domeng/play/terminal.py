@@ -32,7 +32,7 @@ from rich.text import Text
 
 from domeng.core.defaults import DEFAULT_DELAY
 from domeng.core.errors import DomengError
-from domeng.core.events import for_seat
+from domeng.core.events import Lead, Play, for_seat
 from domeng.core.glossary import glossary_text
 from domeng.core.ruletext import rules_text
 from domeng.core.tiles import tile_str
@@ -528,7 +528,7 @@ class Terminal:
 
 def _chain_tiles(view) -> list[int]:
     """The tiles on the chain (to explain a refusal), from the round's public events."""
-    return [ev["tile"] for ev in view.events if ev["type"] in ("lead", "play")]
+    return [ev.tile for ev in view.events if isinstance(ev, Lead | Play)]
 
 
 def resume_command(path: str) -> str:

@@ -27,7 +27,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from domeng.core.errors import DomengError, WebError
-from domeng.core.events import END_NAMES, for_seat, render_events, render_items
+from domeng.core.events import (
+    END_NAMES,
+    Deal,
+    Event,
+    RoundEnd,
+    for_seat,
+    render_events,
+    render_items,
+    to_dict,
+)
 from domeng.core.glossary import explain_end
 from domeng.core.tiles import N_TILES
 from domeng.engine.game import PASS, Game, action_of
@@ -242,8 +251,9 @@ class Table:
 
     @property
     def finished(self) -> list[list[dict[str, Any]]]:
-        """Every finished round's events (private: see :meth:`export`)."""
-        return self.session.finished
+        """Every finished round's events, all of them, in their JSON form
+        (private: see :meth:`export`)."""
+        return [[to_dict(ev) for ev in evs] for evs in self.session.finished]
 
     def seat_of(self, token: str) -> tuple[bool, int | None]:
         """(found, seat) for a token; seat None is a spectator."""
@@ -574,11 +584,11 @@ class Table:
         over = s.round_over
         end_text = end_items = None
         if v.result is not None:
-            k = next(i for i, ev in enumerate(v.events) if ev["type"] == "end")
+            k = next(i for i, ev in enumerate(v.events) if isinstance(ev, RoundEnd))
             end_text = render_events(v.events[k:], name=label).splitlines()
             end_items = render_items(v.events[k:])
         done = s.finished
-        last: list[dict[str, Any]] | None
+        last: list[Event] | None
         if s.game_over and done:  # the final round, too, in the replay
             last = done[-1]
         else:
@@ -622,12 +632,12 @@ class Table:
             "hand": hand,
             "legal": legal,
             "must_pass": legal == [{"pass": True}],
-            "events": v.events,
+            "events": [to_dict(ev) for ev in v.events],
             "log": render_events(v.events, name=label).splitlines(),
             # the same lines as items a page writes in its language (core.words)
             "log_items": render_items(v.events),
             "round_over": over,
-            "result": v.result,
+            "result": None if v.result is None else to_dict(v.result),
             "end_text": end_text,
             "end_items": end_items,
             "explain": explain_end(v.events) if over else [],  # the end in plain words
@@ -639,14 +649,16 @@ class Table:
             "host": False,  # the host's pages get True (Hub: the host's link)
         }, None if last is None else self._replay(last, seat, label)
 
-    def _replay(self, evs, seat, label) -> tuple[dict[str, Any], str]:
-        key = (evs[0]["round"], seat)
+    def _replay(self, evs: list[Event], seat, label) -> tuple[dict[str, Any], str]:
+        deal = evs[0]  # a round's events begin with its deal
+        assert isinstance(deal, Deal)
+        key = (deal.round, seat)
         if key not in self._replays:  # a finished round never changes: built once a seat
             mine = [for_seat(ev, seat) for ev in evs]
             self._replays = {k: v for k, v in self._replays.items() if k[0] == key[0]}
             r = {
-                "round": mine[0]["round"],
-                "events": mine,
+                "round": key[0],
+                "events": [to_dict(ev) for ev in mine],
                 "log": render_events(mine, name=label).splitlines(),
                 "log_items": render_items(mine),
                 "steps": replay_steps(mine),
@@ -663,9 +675,9 @@ class Table:
     def export(self, seat: int | None) -> dict[str, Any]:
         """The game so far as ``seat`` may see it (JSON); the seed only once over."""
         s = self.session
-        rounds = [[for_seat(ev, seat) for ev in evs] for evs in s.finished]
+        rounds = [[to_dict(for_seat(ev, seat)) for ev in evs] for evs in s.finished]
         if not s.round_over:
-            rounds.append(s.view(seat).events)
+            rounds.append([to_dict(ev) for ev in s.view(seat).events])
         v = s.view(None)
         return {
             "format": "domeng-web-game",

@@ -8,10 +8,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from domeng.core.errors import DomengError, PlayerError, WebError
+from domeng.core.events import Event, Lead, Play
 from domeng.core.rules import Rules
 from domeng.core.tiles import is_double, numbers, tile_id
 from domeng.play.session import HUMAN, chain_of, parse_seats
@@ -142,10 +144,10 @@ def chain_json(chain: list[tuple[int, int]], last: int | None) -> list[dict[str,
     return out
 
 
-def replay_steps(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+def replay_steps(events: Sequence[Event]) -> list[list[dict[str, Any]]]:
     """The chain after each lead or play of a round (for the page's replay)."""
     steps = []
     for i, ev in enumerate(events):
-        if ev["type"] in ("lead", "play"):
+        if isinstance(ev, Lead | Play):
             steps.append(chain_json(*chain_of(events[: i + 1])))
     return steps

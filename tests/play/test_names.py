@@ -9,6 +9,7 @@ import json
 import pytest
 
 from domeng.core.errors import PlayerError, SaveFileError
+from domeng.core.events import RoundEnd
 from domeng.play.session import MAX_NAME, Session, check_name
 from domeng.play.terminal import Terminal
 
@@ -97,6 +98,6 @@ def test_the_terminal_shows_the_one_glossary_and_explains_a_round_end():
     while not s.round_over:
         s.play(s.moves()[0].action) if s.human_to_move() else s.auto_step()
     _, summary = screen.round_summary(s.finished[-1], t.label, 80)
-    end = next(ev for ev in s.finished[-1] if ev["type"] == "end")
-    term = "FIRST CAPPU" if end["kind"] == "CAPPU" else end["kind"]
+    end = next(ev for ev in s.finished[-1] if isinstance(ev, RoundEnd))
+    term = "FIRST CAPPU" if end.kind == "CAPPU" else end.kind
     assert any(line.plain.strip().startswith(f"{term}: ") for line in summary)

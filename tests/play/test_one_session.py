@@ -13,7 +13,7 @@ import re
 import pytest
 from playkit import Scripted
 
-from domeng.core.events import for_seat
+from domeng.core.events import for_seat, to_dict
 from domeng.play.screen import final_lines
 from domeng.play.session import Session, rank
 from domeng.web.table import Table, TableSpec, WebError
@@ -112,10 +112,10 @@ def test_the_same_game_at_the_terminal_and_at_a_browser_table(seed):
     s = term.s
     # the same game: the same actions, and the same events as each seat was shown them
     assert s.actions == actions and s.game_over and s.rounds_played == len(actions)
-    assert s.finished == table.finished
+    assert [[to_dict(ev) for ev in evs] for evs in s.finished] == table.finished
     for r, evs in enumerate(s.finished):
         for viewer in VIEWERS:
-            assert seen[r][viewer] == [for_seat(ev, viewer) for ev in evs], (r, viewer)
+            assert seen[r][viewer] == [to_dict(for_seat(ev, viewer)) for ev in evs], (r, viewer)
     # the same standings after each round: the terminal printed them (seat order),
     # the browser sent them in the ranking's order
     printed = _terminal_standings(term)

@@ -15,12 +15,18 @@ from playkit import SEATS, play, tiles_in
 
 from domeng.batch.tables import trace_table
 from domeng.core.errors import IllegalMoveError, PlayerError
+from domeng.core.events import Lead, Pass, Play, to_dict
 from domeng.core.tiles import tile_str
 from domeng.engine.game import PASS
 from domeng.play.savefile import read_save
 from domeng.play.session import HUMAN, Session, parse_seats
 
 CPUS = ["hunter", "heavy", "keeper", "random", "random"]
+
+
+def as_json(rounds) -> list[list[dict]]:
+    """A session's finished rounds (typed events) in their JSON form, as a trace writes them."""
+    return [[to_dict(ev) for ev in evs] for evs in rounds]
 
 
 def run_all(s: Session) -> None:
@@ -36,14 +42,14 @@ def test_five_computers_play_table_0_of_a_study():
     s = Session(CPUS, seed=11, rounds=6)
     run_all(s)
     events, _, _ = trace_table(CPUS, seed=11, table=0, rounds=6)
-    assert s.finished == events
+    assert as_json(s.finished) == events
     assert s.rounds_played == 6 and s.game_over and s.seed == 11
 
 
 def test_terminal_loop_is_the_session_and_says_game_over():
     t, status = play(seats=CPUS, seed=11, rounds=6)
     assert status == 0
-    assert t.s.finished == trace_table(CPUS, seed=11, table=0, rounds=6)[0]
+    assert as_json(t.s.finished) == trace_table(CPUS, seed=11, table=0, rounds=6)[0]
     assert "Game over after 6 rounds" in t.text and "Your hand" not in t.text
     assert "This game's seed was 11" in t.text
     assert max(len(ln) for ln in t.text.splitlines()) <= 80
@@ -147,7 +153,7 @@ def allowed_check(term, text):
     if " DOMENG " not in text:
         return  # help / rules pages (they quote example tiles)
     s = term.s
-    rounds = s.finished + ([s.game.events] if not s.round_over else [])
+    rounds = as_json(s.finished) + ([s.game.events] if not s.round_over else [])
     played = {ev["tile"] for evs in rounds[-1:] for ev in evs if ev["type"] in ("lead", "play")}
     allowed = set(played) | {s.game.must_lead}  # D3: the opener's double is public
     viewer = s.to_move if s.to_move is not None and s.is_human(s.to_move) else None
@@ -212,9 +218,9 @@ def test_views_filter_the_deal():
     deal = s.game.events[0]
     v0, spectator = s.view(0), s.view(None)
     assert v0.hand == sorted(deal["hands"][0])
-    assert v0.events[0]["hands"][1:] == [None] * 4 and v0.events[0]["out"] is None
-    assert spectator.hand is None and spectator.events[0]["hands"] == [None] * 5
-    assert "out" not in json.dumps(spectator.events[0]).replace('"out": null', "")
+    assert v0.events[0].hands[1:] == [None] * 4 and v0.events[0].out is None
+    assert spectator.hand is None and spectator.events[0].hands == [None] * 5
+    assert "out" not in json.dumps(to_dict(spectator.events[0])).replace('"out": null', "")
 
 
 # ---------------------------------------------------------------------------
@@ -304,7 +310,7 @@ def test_refused_input_is_asked_again_and_changes_nothing():
 def test_pace_of_computer_moves():
     t, _ = play(rounds=1, delay=0.25)
     computer_turns = sum(
-        1 for ev in t.s.finished[0] if ev["type"] in ("lead", "play", "pass") and ev["seat"] != 0
+        1 for ev in t.s.finished[0] if isinstance(ev, Lead | Play | Pass) and ev.seat != 0
     )
     assert t.slept and set(t.slept) == {0.25} and len(t.slept) >= computer_turns
     fast, _ = play(rounds=1)
