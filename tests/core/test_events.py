@@ -4,14 +4,29 @@ game's terms (terms 2..14; D6 passes, D7 payments, D11 block, D15 CAMAT)."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields, replace
 
 import pytest
 from _util import H, T, block_position, make_table, two_pass_round
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domeng.core.events import (
+    BLOCKED_ENDS,
+    Deal,
+    Event,
+    Lead,
+    Pass,
+    Play,
+    RoundEnd,
+    for_seat,
+    from_dict,
+    render_items,
+    to_dict,
+)
 from domeng.core.rules import Rules
 from domeng.engine.reference import LEFT, REASONS, Move, Round, Table, render_events
+from domeng.play.session import Session
 from domeng.players.registry import RandomPlayer
 
 RANDOM5 = [RandomPlayer()] * 5
@@ -275,3 +290,103 @@ def test_render_has_one_line_per_step(seed):
     assert sum(" passes: " in s for s in lines) == n_pass
     assert sum(s.startswith("  PASS") for s in lines) == 0  # never a separate line
     assert any(("FIRST CAPPU" in s) or ("MANGUNO" in s) for s in lines)
+
+
+# ---------------------------------------------------------------- typed events
+VIEWERS = [None, 0, 1, 2, 3, 4]
+SEATS = ["human", "hunter", "heavy", "keeper", "random"]
+#: the fields a typed event may carry beyond its JSON keys (KEYS): the
+#: stand-in mark of a browser table's step and a seat's view of a deal
+EXTRA = {"lead": {"stand_in"}, "play": {"stand_in"}, "pass": {"stand_in"}, "deal": {"hand_sizes"}}
+
+
+def test_the_dataclasses_hold_the_documented_fields_and_no_other():
+    """A field added to an event must be added here too, and so checked for D17 below."""
+    for log in all_logs():
+        for e in log:
+            t = from_dict(e)
+            assert isinstance(t, Event) and t.type == e["type"]
+            assert {f.name for f in fields(t)} == KEYS[t.type] | EXTRA.get(t.type, set())
+
+
+def test_to_dict_gives_back_the_engines_json_key_for_key():
+    """The JSON edge is byte-identical: to_dict(from_dict(d)) is d in the same key
+    order, for the reference engine's events, the compiled engine's (a session's
+    game) and every seat's filtered view of each (for_seat on either form)."""
+    s = Session(SEATS, seed=3, rounds=3)
+    compiled = []
+    while not s.game_over:
+        s.deal()
+        while not s.round_over:
+            s.play(s.moves()[0].action) if s.human_to_move() else s.auto_step()
+        compiled.append(list(s.game.events))
+    for log in all_logs() + compiled:
+        for e in log:
+            t = from_dict(e)
+            assert json.dumps(to_dict(t)) == json.dumps(e)
+            for seat in VIEWERS:
+                seen = for_seat(e, seat)
+                assert json.dumps(to_dict(for_seat(t, seat))) == json.dumps(seen)
+                assert from_dict(seen) == for_seat(t, seat)
+    deal = for_seat(from_dict(compiled[0][0]), 2)
+    assert list(to_dict(deal)) == ["type", "round", "starter", "hands", "hand_sizes", "out"] + [
+        "must_lead"
+    ]
+
+
+def test_a_stand_in_step_is_marked_in_both_forms():
+    p = Pass(seat=2, passebunge=False, left=3, right=4, stand_in=True)
+    d = to_dict(p)
+    assert list(d)[-1] == "stand_in" and d["stand_in"] is True and from_dict(d) == p
+    assert "stand_in" not in to_dict(replace(p, stand_in=False))
+    assert render_items([p])[0]["k"] == "log.stand_in" == render_items([d])[0]["k"]
+    assert render_items([replace(p, stand_in=False)])[0]["k"] == "log.pass"
+
+
+@pytest.mark.parametrize("bad", [{}, {"type": "holdings", "round": 1}, {"type": 3}])
+def test_from_dict_refuses_what_is_not_an_event(bad):
+    with pytest.raises(ValueError, match="not an event"):
+        from_dict(bad)
+
+
+def _tiles_held(ev: Event) -> set:
+    """Every tile id a typed event names (only a deal, a lead and a play name tiles)."""
+    match ev:
+        case Deal():
+            held = {t for h in ev.hands if h is not None for t in h} | set(ev.out or ())
+            return held | ({ev.must_lead} - {None})
+        case Lead() | Play():
+            return {ev.tile}
+    return set()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_seats_typed_view_carries_nothing_it_may_not_know(seed):
+    """D17 on typed events (Session.view, for_seat): at every step, each seat's
+    events name only its own hand, the tiles played and the opener's double (D3);
+    no deal shows another hand or the 3 tiles out of play; a round end shows the
+    others' pip sums only where the rules compare them (a blocked round)."""
+    s = Session(SEATS, seed=seed, rounds=2)
+    while not s.game_over:
+        s.deal()
+        while True:
+            full = from_dict(s.game.events[0])
+            assert isinstance(full, Deal)
+            for seat in VIEWERS:
+                v = s.view(seat)
+                own = set(full.hands[seat]) if seat is not None else set()
+                played = {e.tile for e in v.events if isinstance(e, Lead | Play)}
+                known = own | played | ({full.must_lead} - {None})
+                for ev in v.events:
+                    assert isinstance(ev, Event)
+                    assert _tiles_held(ev) <= known, (seat, ev)
+                    if isinstance(ev, Deal):
+                        assert ev.out is None
+                        assert ev.hand_sizes == [len(h) for h in full.hands]
+                    if isinstance(ev, RoundEnd) and ev.kind not in BLOCKED_ENDS:
+                        assert all(p is None for i, p in enumerate(ev.pip_sums) if i != seat)
+                ends = [e for e in v.events if isinstance(e, RoundEnd)]
+                assert v.result == (ends[-1] if ends else None)
+            if s.round_over:
+                break
+            s.play(s.moves()[0].action) if s.human_to_move() else s.auto_step()
