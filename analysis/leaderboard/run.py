@@ -115,10 +115,17 @@ def _sizes(m: dict, rounds_each: int) -> str:
             f"({_minutes(m.get('wall_minutes', 0))} minutes of wall time, one process "
             "on a shared 2-core machine)"
         )
+    single = (
+        " Each game is one round, the first of a game: the holder of the highest double "
+        "opens with it (D3) and nothing carries over from an earlier round (D16): these are "
+        "first-round figures."
+        if m["rounds"] == 1
+        else ""
+    )
     return (
         f"**Sizes**: {m['lineups']} lineups x {m['deals']} deals x {m['rounds']} "
         f"round{'s' if m['rounds'] != 1 else ''} x {m['seatings']} seatings "
-        f"(`{m['orders']}`), {rounds_each:,} rounds per player, {m['rules_text']}{cost}."
+        f"(`{m['orders']}`), {rounds_each:,} rounds per player, {m['rules_text']}{cost}." + single
     )
 
 
