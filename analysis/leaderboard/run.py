@@ -148,10 +148,7 @@ def render(res, rows: list[dict], command: str) -> str:
         command,
         "```",
         "",
-        _sizes(m, rounds_each)
-        + " At these sizes the intervals are wide: the heuristics are told apart from the "
-        "searches, but neighbours in the ranking mostly are not; the same command with "
-        "`--deals 200 --rounds 10 --orders balanced` makes a sharper page (CPU-days).",
+        _sizes(m, rounds_each) + _resolution(res, [r["player"] for r in rows]),
         "",
         "| # | player | rating (Elo) [95%] | net stones per round [95%] | deals won | "
         "ms per decision p50 | p99 |",
@@ -226,17 +223,43 @@ def _pairwise(res, names: list[str]) -> list[str]:
         cells = ["-" if a == b else f"{wins.loc[a, b]:g}" for b in names]
         lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
     lines += ["", "Paired margins of neighbours in the ranking (a - b, net stones per round):", ""]
-    margins = res.margins()
     lines += ["| a | b | a - b [95%] |", "|---|---|---|"]
-    for a, b in pairwise(names):
-        r = margins[(margins.a == a) & (margins.b == b)]
-        if r.empty:  # the margins are listed once per pair
-            r = margins[(margins.a == b) & (margins.b == a)]
-            d, lo, hi = -r.net_diff.iloc[0], -r.ci_high.iloc[0], -r.ci_low.iloc[0]
-        else:
-            d, lo, hi = r.net_diff.iloc[0], r.ci_low.iloc[0], r.ci_high.iloc[0]
+    for a, b, d, lo, hi in neighbour_margins(res, names):
         lines.append(f"| `{a}` | `{b}` | {d:+.3f} [{lo:+.3f}, {hi:+.3f}] |")
     return lines
+
+
+def neighbour_margins(res, names: list[str]) -> list[tuple[str, str, float, float, float]]:
+    """``(a, b, a - b, low, high)``: the paired margin of net stones per round
+    of each two neighbours of ``names`` (the ladder's margins, both ways)."""
+    m = res.margins().set_index(["a", "b"])
+    return [
+        (a, b, *(float(m.loc[(a, b), c]) for c in ("net_diff", "ci_low", "ci_high")))
+        for a, b in pairwise(names)
+    ]
+
+
+def _resolution(res, names: list[str]) -> str:
+    """What the page's sizes resolve: the paired margins whose interval excludes 0."""
+    m = res.margins()
+    m = m[m.a.map(names.index) < m.b.map(names.index)]  # each pair once
+    apart = int(m.significant.sum())
+    close = sum(lo <= 0 <= hi for *_, lo, hi in neighbour_margins(res, names))
+    text = (
+        f" Of the {len(m)} paired margins between two players, {apart} "
+        f"exclude{'s' if apart == 1 else ''} 0, and {close} of the {len(names) - 1} "
+        "between neighbours in the ranking include it (the order of those two is not "
+        "settled)."
+    )
+    if res.meta["rounds"] == 1:
+        text += (
+            " One round shows little skill (in one round the player explains 0.3% of the "
+            "variance of a seat's net stones: `analysis/skill_share/README.md`)."
+        )
+    return (
+        text + " More deals (`--deals`), longer games (`--rounds 10`) and more seatings "
+        "(`--orders balanced`) make a sharper page, at CPU-hours to CPU-days."
+    )
 
 
 def command_line(args) -> str:
