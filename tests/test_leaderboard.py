@@ -130,3 +130,13 @@ def test_the_ladder_script_shares_the_run(tmp_path):
     assert len(ranking) == 6 and (tmp_path / "ladder.png").stat().st_size > 0
     summary = json.loads((tmp_path / "results.json").read_text())
     assert summary["seed"] == 13 and summary["cpu_minutes"] > 0 and summary["seconds"] > 0
+
+
+def test_the_committed_page_is_what_its_saved_ladder_renders(tmp_path):
+    """docs/leaderboard.md and analysis/leaderboard/output/ladder agree: the
+    page renders again, to the letter, from the data committed beside it."""
+    saved = ROOT / "analysis/leaderboard/output/ladder"
+    page = tmp_path / "leaderboard.md"
+    argv = ["--from-folder", str(saved), "--out", str(page), "--data", str(tmp_path / "d")]
+    assert _script().main(argv) == 0
+    assert page.read_text() == (ROOT / "docs/leaderboard.md").read_text()
