@@ -142,3 +142,53 @@ class Timer:
 
     def total(self) -> float:
         return round(time.perf_counter() - self.t0, 2)
+
+
+# ---------------------------------------------------------------- the ladder
+def add_ladder_arguments(ap, players: str, deals: int, rounds: int, seed: int, orders: str) -> None:
+    """The flags of a ``domeng.ladder`` run (analysis/ladder, analysis/leaderboard)."""
+    ap.add_argument("--players", default=players, help="five to ten players, comma-joined")
+    ap.add_argument("--deals", type=int, default=deals)
+    ap.add_argument("--rounds", type=int, default=rounds)
+    ap.add_argument("--seed", type=int, default=seed)
+    ap.add_argument("--orders", default=orders, help="the seatings' design (all, balanced, ...)")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--progress", action="store_true", help="a line per percent on stderr")
+
+
+def run_ladder(args):
+    """``domeng.ladder`` at the sizes of :func:`add_ladder_arguments`'s flags;
+    its CPU and wall minutes (this process: the games, the compiles and the
+    decision timing) go into ``meta`` (they vary from run to run)."""
+    from domeng.study.ladder import ladder
+
+    t0, c0 = time.time(), time.process_time()
+    logged = [-1]
+
+    def log(done: float, total: int) -> None:
+        percent = int(100 * done // max(total, 1))
+        if percent > logged[0]:
+            logged[0] = percent
+            stamp = time.strftime("%H:%M:%S")
+            print(f"{stamp} {percent}% of {total} games", file=sys.stderr, flush=True)
+
+    res = ladder(
+        args.players,
+        deals=args.deals,
+        rounds=args.rounds,
+        seed=args.seed,
+        orders=args.orders,
+        workers=args.workers,
+        progress=log if args.progress else False,
+    )
+    res.meta["cpu_minutes"] = (time.process_time() - c0) / 60.0
+    res.meta["wall_minutes"] = (time.time() - t0) / 60.0
+    return res
+
+
+def write_ladder(res, out: Path, **extra) -> None:
+    """A ladder's ``ranking.csv``, ``margins.csv`` and ``results.json`` (its
+    summary, ``extra`` and the environment) in ``out``."""
+    write_csv(res.ranking(), out / "ranking.csv")
+    write_csv(res.margins(), out / "margins.csv")
+    write_json({**res.summary(), **extra, "environment": environment()}, out / "results.json")

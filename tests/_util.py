@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import copy
 
+import numpy as np
+
 from domeng.core.rules import Rules
-from domeng.core.tiles import N_TILES, parse_tile
+from domeng.core.tiles import N_TILES, mask_of, parse_tile, tiles_of
 from domeng.engine.reference import LEFT, RIGHT, TABLE, Move, Round, Table
 
 
@@ -148,3 +150,32 @@ def block_position(
         passes_since_play=4,
         has_played=[True] * 5,
     )
+
+
+def scramble_hidden(hands, seat: int, chain, rng):
+    """D17 tests: the five ``hands`` with every tile ``seat`` cannot see (the
+    others' hands and the tiles out of play: all but its own hand and the
+    ``chain``) dealt anew among the other seats, each hand keeping its size;
+    ``seat``'s hand is kept.  What ``seat`` observes is the same before and
+    after, so a decision that changes is one that read a hidden tile.
+
+    ``hands``: five collections of tile ids (a reference round's
+    ``rnd.hands``), returned as a new list of sets; or five 28-bit masks (an
+    engine state's ``hands`` array), returned as a new array.  ``chain``: the
+    chain's tile ids or its mask.  The unseen tiles, ascending, are shuffled
+    by ``rng`` (a numpy Generator or a ``random.Random``) and dealt seat by
+    seat."""
+    as_masks = isinstance(hands, np.ndarray)
+    held = [set(tiles_of(h)) if as_masks else set(h) for h in hands]
+    shown = set(tiles_of(chain)) if isinstance(chain, (int, np.integer)) else set(chain)
+    hidden = [t for t in range(N_TILES) if t not in held[seat] and t not in shown]
+    rng.shuffle(hidden)
+    out, k = [], 0
+    for s, h in enumerate(held):
+        out.append(h if s == seat else set(hidden[k : k + len(h)]))
+        k += 0 if s == seat else len(h)
+    if not as_masks:
+        return out
+    masks = hands.copy()
+    masks[:] = [mask_of(h) for h in out]
+    return masks

@@ -55,6 +55,7 @@ RL_DOCTEST_MODULES = [
     "domeng.envs.gym",
     "domeng.envs.pettingzoo",
     "domeng.envs.open_spiel",
+    "domeng.envs.agents",
 ]
 
 
@@ -234,4 +235,5 @@ API_EXAMPLES: dict[str, list[str]] = {
     "domeng.envs.open_spiel": ["DomengGame", "game_info"],
     "domeng.envs.options": ["EpisodeOptions"],
     "domeng.envs.encoding": ["describe", "fields_table"],
+    "domeng.envs.agents": ["Agent", "decode", "load_player"],
 }

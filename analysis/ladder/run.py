@@ -12,7 +12,8 @@ check that the format cancels seats and neighbours.
     .venv/bin/python analysis/ladder/run.py --deals 20 --out /tmp/ladder   # a smoke run
 
 The search players are left out here (their decisions cost milliseconds):
-their margins against ``hunter`` and each other are in ``benchmarks/README.md``.
+their margins against ``hunter`` and each other are in ``benchmarks/README.md``;
+every built-in player is ranked on the leaderboard (``analysis/leaderboard``).
 """
 
 from __future__ import annotations
@@ -24,40 +25,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import environment, write_csv, write_json
-
-from domeng.study.ladder import ladder
+from _common import add_ladder_arguments, run_ladder, write_ladder
 
 PLAYERS = "random,heavy,keeper,hunter,expert,random"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--players", default=PLAYERS)
-    ap.add_argument("--deals", type=int, default=300)
-    ap.add_argument("--rounds", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--workers", type=int, default=1)
+    add_ladder_arguments(ap, PLAYERS, deals=300, rounds=10, seed=13, orders="all")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     out = Path(args.out) if args.out else Path(__file__).resolve().parent / "output"
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    res = ladder(
-        args.players,
-        deals=args.deals,
-        rounds=args.rounds,
-        seed=args.seed,
-        workers=args.workers,
-        progress=False,
-    )
-    write_csv(res.ranking(), out / "ranking.csv")
-    write_csv(res.margins(), out / "margins.csv")
+    res = run_ladder(args)
     (out / "ladder.png").write_bytes(res.plots()["ladder"])
-    write_json(
-        {**res.summary(), "seconds": time.time() - t0, "environment": environment()},
-        out / "results.json",
-    )
+    write_ladder(res, out, seconds=time.time() - t0)
     print(res.to_text())
     print(f"written to {out} ({time.time() - t0:.0f} s)")
     return 0

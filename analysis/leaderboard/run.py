@@ -2,25 +2,31 @@
 duplicate ladder, written as the page docs/leaderboard.md.
 
 Every lineup of five of the players plays the same deals under every seating
-of the design (``domeng.study.ladder``); the page gives each player's net
-stones per round (95% intervals across deals), a Bradley-Terry rating on the
-Elo scale fitted to the pairwise duplicate results (player i beats player j
-in a deal when it took fewer net stones per round there; intervals by a
-bootstrap over deals: ``domeng.results.stats.rating_intervals``) and the CPU
-time per decision (p50, p99: ``domeng.study.decisions``).  One command
-remakes the page from its seed; bigger sizes make a sharper one:
+of the design (the one ladder: ``domeng.study.ladder``, run as
+analysis/ladder does); the page gives each player's net stones per round
+(95% intervals across deals), a Bradley-Terry rating on the Elo scale fitted
+to the pairwise duplicate results (player i beats player j in a deal when it
+took fewer net stones per round there; intervals by a bootstrap over deals:
+``domeng.results.stats.rating_intervals``) and the CPU time per decision
+(p50, p99: the ladder's ``decision_ms``, ``domeng.study.decisions``).  One
+command remakes the page from its seed; bigger sizes make a sharper one:
 
     .venv/bin/python analysis/leaderboard/run.py --seed 2026            # the page's sizes
     .venv/bin/python analysis/leaderboard/run.py --seed 2026 --deals 200 --rounds 10 \\
-        --orders balanced --workers 2                                  # hours, sharper
+        --orders balanced                                               # CPU-days, sharper
     .venv/bin/python analysis/leaderboard/run.py --from-folder analysis/leaderboard/output/ladder
 
 ``--from-folder`` renders the page again from a saved ladder (no game played).
+Written: the page (``--out``), and in ``--data`` (analysis/leaderboard/output)
+the ladder's folder (``ladder/``, what ``domeng ladder --out`` writes),
+``leaderboard.csv`` (the page's table), ``pairwise.csv`` (deals won, row
+against column), ``ranking.csv``, ``margins.csv`` and ``results.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import sys
 import time
@@ -28,15 +34,17 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE.parent))
 
-from _common import environment, write_json  # noqa: E402
+from _common import add_ladder_arguments, run_ladder, write_csv, write_ladder  # noqa: E402
 
+from domeng.core.errors import DomengError  # noqa: E402
 from domeng.results.stats import pairwise_wins, rating_intervals  # noqa: E402
-from domeng.study.ladder import ladder, load_results  # noqa: E402
+from domeng.study.ladder import load_results  # noqa: E402
 from domeng.study.tournament import STATS  # noqa: E402
 
 #: every built-in player that may sit in a ladder, at its default budget
@@ -44,10 +52,10 @@ PLAYERS = "random,heavy,keeper,hunter,expert,search,esearch,isearch,nsearch,ismc
 #: the players issue 25 asks for that do not exist yet
 MISSING = {
     "the learned player": "issue 25 item 1: a policy and value network trained by self-play",
-    "best": "issue 25 item 2: the name of the strongest built-in player",
+    "best": "issue 25 item 2: the name that always gives the strongest built-in player",
 }
-#: the page's sizes: about 15 CPU-minutes on this machine
-DEFAULTS = {"seed": 2026, "deals": 10, "rounds": 1, "orders": "rotations", "boot": 2000}
+#: the page's sizes (its run: the page says how long it took)
+DEFAULTS = {"seed": 2026, "deals": 32, "rounds": 1, "orders": "rotations", "boot": 2000}
 
 
 def deal_scores(res) -> np.ndarray:
@@ -60,24 +68,26 @@ def deal_scores(res) -> np.ndarray:
 
 def board(res, boot: int, seed: int) -> list[dict]:
     """One row per player, ranked by rating: net stones per round with its
-    interval, the rating with its bootstrap interval, the deals it won
-    against the field, and the time per decision."""
+    interval, the rating with its bootstrap interval, the pairwise deals it
+    won against the field, and the CPU time per decision."""
     table = res.table().set_index("player")
     scores = deal_scores(res)
     rating, low, high = rating_intervals(scores, boot=boot, seed=seed)
     wins = pairwise_wins(scores)
-    times = res.meta.get("decision_ms", {})
+    times = res.meta.get("decision_ms") or {}
     rows = []
     for i, name in enumerate(res.players):
         t = table.loc[name]
-        ms = times.get(name, {})
+        ms = times.get(name) or {}
         rows.append(
             {
                 "player": name,
                 "net": float(t["net"]),
-                "net_ci": [float(t["net_ci_low"]), float(t["net_ci_high"])],
+                "net_ci_low": float(t["net_ci_low"]),
+                "net_ci_high": float(t["net_ci_high"]),
                 "rating": float(rating[i]),
-                "rating_ci": [float(low[i]), float(high[i])],
+                "rating_ci_low": float(low[i]),
+                "rating_ci_high": float(high[i]),
                 "deal_wins": float(wins[i].sum()),
                 "deal_games": float(wins[i].sum() + wins[:, i].sum()),
                 "ms_p50": ms.get("p50"),
@@ -92,7 +102,34 @@ def _ms(v) -> str:
     return "-" if v is None else f"{v:.3g}"
 
 
-def render(res, rows: list[dict], command: str, cpu_minutes: float | None) -> str:
+def _minutes(x: float) -> str:
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+
+
+def _sizes(m: dict, rounds_each: int) -> str:
+    """The sizes line: the design, its rounds and what the run cost."""
+    cost = ""
+    if m.get("cpu_minutes"):
+        cost = (
+            f"; it took {_minutes(m['cpu_minutes'])} CPU-minutes "
+            f"({_minutes(m.get('wall_minutes', 0))} minutes of wall time, one process "
+            "on a shared 2-core machine)"
+        )
+    single = (
+        " Each game is one round, the first of a game: the holder of the highest double "
+        "opens with it (D3) and nothing carries over from an earlier round (D16): these are "
+        "first-round figures."
+        if m["rounds"] == 1
+        else ""
+    )
+    return (
+        f"**Sizes**: {m['lineups']} lineups x {m['deals']} deals x {m['rounds']} "
+        f"round{'s' if m['rounds'] != 1 else ''} x {m['seatings']} seatings "
+        f"(`{m['orders']}`), {rounds_each:,} rounds per player, {m['rules_text']}{cost}." + single
+    )
+
+
+def render(res, rows: list[dict], command: str) -> str:
     """The Markdown page."""
     m = res.meta
     rounds_each = int(res.per_deal[:, 0, STATS.index("rounds")].sum())
@@ -103,35 +140,25 @@ def render(res, rows: list[dict], command: str, cpu_minutes: float | None) -> st
         "([`domeng.ladder`](study.md)): every lineup of five of the "
         f"{len(res.players)} players plays the same deals under every seating of the design, "
         "so each player meets every other equally often on the same tiles. Stones are "
-        "penalties: **lower net is better**. The page is made by one command from the seed "
+        "penalties: **lower net is better**. The page is made by one command "
+        "(`analysis/leaderboard/run.py`) from the seed "
         f"**{m['seed']}**:",
         "",
         "```bash",
         command,
         "```",
         "",
-        f"**Sizes**: {m['lineups']} lineups x {m['deals']} deals x {m['rounds']} "
-        f"round{'s' if m['rounds'] != 1 else ''} x {m['seatings']} seatings "
-        f"(`{m['orders']}`), {rounds_each:,} rounds per player, {m['rules_text']}"
-        + (
-            f"; about {cpu_minutes:.0f} CPU-minutes on a shared 2-core machine"
-            if cpu_minutes
-            else ""
-        )
-        + ". These sizes are small, so the intervals are wide and neighbours in the ranking "
-        "are not resolved; the same command with `--deals 200 --rounds 10 --orders balanced` "
-        "makes a sharper page (hours of CPU).",
+        _sizes(m, rounds_each) + _resolution(res, [r["player"] for r in rows]),
         "",
         "| # | player | rating (Elo) [95%] | net stones per round [95%] | deals won | "
         "ms per decision p50 | p99 |",
         "|---|---|---|---|---|---|---|",
     ]
     for k, r in enumerate(rows):
-        lo, hi = r["rating_ci"]
-        nlo, nhi = r["net_ci"]
         lines.append(
-            f"| {k + 1} | `{r['player']}` | {r['rating']:+.0f} [{lo:+.0f}, {hi:+.0f}] | "
-            f"{r['net']:.3f} [{nlo:.3f}, {nhi:.3f}] | "
+            f"| {k + 1} | `{r['player']}` | {r['rating']:+.0f} "
+            f"[{r['rating_ci_low']:+.0f}, {r['rating_ci_high']:+.0f}] | "
+            f"{r['net']:.3f} [{r['net_ci_low']:.3f}, {r['net_ci_high']:.3f}] | "
             f"{r['deal_wins']:g} of {r['deal_games']:g} | {_ms(r['ms_p50'])} | "
             f"{_ms(r['ms_p99'])} |"
         )
@@ -141,6 +168,14 @@ def render(res, rows: list[dict], command: str, cpu_minutes: float | None) -> st
         + "; ".join(f"**{k}** ({v})" for k, v in MISSING.items())
         + ". They join it when they exist.",
         "",
+        *_method(m),
+        *_pairwise(res, [r["player"] for r in rows]),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _method(m: dict) -> list[str]:
+    return [
         "## How it is measured",
         "",
         "* **Net stones per round**: stones received minus stones given, per round, "
@@ -156,32 +191,75 @@ def render(res, rows: list[dict], command: str, cpu_minutes: float | None) -> st
         "resamples of the deals (`rating_intervals`).",
         "* **Deals won**: pairwise deal wins against the other players, of all its pairwise deals.",
         "* **Time per decision**: CPU milliseconds of one decision, median and 99th "
-        "percentile, measured in the reference engine at a table of five copies of the "
-        "player (`domeng/study/decisions.py`); measured, so they vary from run to run.",
+        "percentile, measured by the ladder in the reference engine at a table of five "
+        "copies of the player (`domeng/study/decisions.py`); measured, so they vary from "
+        "run to run (the net stones and ratings do not: the seed fixes them).",
         "* Budgets are each player's default ([players](players.md)): `search` is "
         "`search-400`, `esearch`, `isearch` and `nsearch` take 100 samples, `ismcts` "
         "1,000 iterations.",
         "",
+    ]
+
+
+def pairwise_table(res, order: list[str]) -> pd.DataFrame:
+    """Deals won by the row's player against the column's, in ``order``."""
+    wins = pairwise_wins(deal_scores(res))
+    idx = [res.players.index(n) for n in order]
+    return pd.DataFrame(wins[np.ix_(idx, idx)], index=order, columns=order)
+
+
+def _pairwise(res, names: list[str]) -> list[str]:
+    wins = pairwise_table(res, names)
+    lines = [
         "## Pairwise results",
         "",
-        f"Deals won by the row's player against the column's (of {m['deals']}; ties count half):",
+        f"Deals won by the row's player against the column's (of {res.meta['deals']}; "
+        "ties count half):",
         "",
+        "| | " + " | ".join(f"`{n}`" for n in names) + " |",
+        "|---" * (len(names) + 1) + "|",
     ]
-    order = [res.players.index(r["player"]) for r in rows]
-    wins = pairwise_wins(deal_scores(res))
-    names = [res.players[i] for i in order]
-    lines.append("| | " + " | ".join(f"`{n}`" for n in names) + " |")
-    lines.append("|---" * (len(names) + 1) + "|")
-    for i in order:
-        cells = ["-" if i == j else f"{wins[i, j]:g}" for j in order]
-        lines.append(f"| `{res.players[i]}` | " + " | ".join(cells) + " |")
+    for a in names:
+        cells = ["-" if a == b else f"{wins.loc[a, b]:g}" for b in names]
+        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
     lines += ["", "Paired margins of neighbours in the ranking (a - b, net stones per round):", ""]
-    margins = res.margins()
     lines += ["| a | b | a - b [95%] |", "|---|---|---|"]
-    for a, b in pairwise(names):
-        r = margins[(margins.a == a) & (margins.b == b)].iloc[0]
-        lines.append(f"| `{a}` | `{b}` | {r.net_diff:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] |")
-    return "\n".join(lines) + "\n"
+    for a, b, d, lo, hi in neighbour_margins(res, names):
+        lines.append(f"| `{a}` | `{b}` | {d:+.3f} [{lo:+.3f}, {hi:+.3f}] |")
+    return lines
+
+
+def neighbour_margins(res, names: list[str]) -> list[tuple[str, str, float, float, float]]:
+    """``(a, b, a - b, low, high)``: the paired margin of net stones per round
+    of each two neighbours of ``names`` (the ladder's margins, both ways)."""
+    m = res.margins().set_index(["a", "b"])
+    return [
+        (a, b, *(float(m.loc[(a, b), c]) for c in ("net_diff", "ci_low", "ci_high")))
+        for a, b in pairwise(names)
+    ]
+
+
+def _resolution(res, names: list[str]) -> str:
+    """What the page's sizes resolve: the paired margins whose interval excludes 0."""
+    m = res.margins()
+    m = m[m.a.map(names.index) < m.b.map(names.index)]  # each pair once
+    apart = int(m.significant.sum())
+    close = sum(lo <= 0 <= hi for *_, lo, hi in neighbour_margins(res, names))
+    text = (
+        f" Of the {len(m)} paired margins between two players, {apart} "
+        f"exclude{'s' if apart == 1 else ''} 0, and {close} of the {len(names) - 1} "
+        "between neighbours in the ranking include it (the order of those two is not "
+        "settled)."
+    )
+    if res.meta["rounds"] == 1:
+        text += (
+            " One round shows little skill (in one round the player explains 0.3% of the "
+            "variance of a seat's net stones: `analysis/skill_share/README.md`)."
+        )
+    return (
+        text + " More deals (`--deals`), longer games (`--rounds 10`) and more seatings "
+        "(`--orders balanced`) make a sharper page, at CPU-hours to CPU-days."
+    )
 
 
 def command_line(args) -> str:
@@ -195,52 +273,51 @@ def command_line(args) -> str:
     return shlex.join(parts)
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, default=DEFAULTS["seed"])
-    ap.add_argument("--deals", type=int, default=DEFAULTS["deals"])
-    ap.add_argument("--rounds", type=int, default=DEFAULTS["rounds"])
-    ap.add_argument("--orders", default=DEFAULTS["orders"])
+    sizes = {k: DEFAULTS[k] for k in ("deals", "rounds", "seed", "orders")}
+    add_ladder_arguments(ap, PLAYERS, **sizes)
     ap.add_argument("--boot", type=int, default=DEFAULTS["boot"], help="bootstrap resamples")
-    ap.add_argument("--players", default=PLAYERS)
-    ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", default=str(ROOT / "docs" / "leaderboard.md"), help="the page")
-    ap.add_argument("--data", default=str(HERE / "output"), help="the ladder's folder and JSON")
+    ap.add_argument("--data", default=str(HERE / "output"), help="the ladder's folder and tables")
     ap.add_argument("--from-folder", default=None, help="render a saved ladder again")
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = _parser()
     args = ap.parse_args(argv)
     if args.boot < 10:
         ap.error("--boot must be at least 10")
+    t0 = time.time()
+    try:
+        if args.from_folder:
+            res = load_results(args.from_folder)
+            if res.meta.get("kind") != "ladder":
+                raise DomengError(f"{args.from_folder} holds a tournament, not a ladder")
+            args.seed, args.deals, args.rounds = res.meta["seed"], res.deals, res.meta["rounds"]
+            # the players as given (a name given twice is labelled by position: random#5)
+            args.orders = res.meta["orders"]
+            args.players = ",".join(re.sub(r"#\d+$", "", p) for p in res.players)
+        else:
+            res = run_ladder(args)
+    except DomengError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
-    t0, c0 = time.time(), time.process_time()
-    if args.from_folder:
-        res = load_results(args.from_folder)
-        args.seed, args.deals, args.rounds = res.meta["seed"], res.deals, res.meta["rounds"]
-        args.orders, args.players = res.meta["orders"], ",".join(res.players)
-        cpu = res.meta.get("cpu_minutes")
-    else:
-        res = ladder(
-            args.players,
-            deals=args.deals,
-            rounds=args.rounds,
-            seed=args.seed,
-            orders=args.orders,
-            workers=args.workers,
-            progress=False,
-        )
-        cpu = (time.process_time() - c0) / 60.0
-        res.meta["cpu_minutes"] = cpu
-        res.meta["boot"] = args.boot
+    if not args.from_folder:
         res.save(data / "ladder", overwrite=True)
     res.meta["boot"] = args.boot
     rows = board(res, args.boot, args.seed)
-    page = render(res, rows, command_line(args), cpu)
+    page = render(res, rows, command_line(args))
     Path(args.out).write_text(page)
-    write_json(
-        {"rows": rows, **res.summary(), "environment": environment()}, data / "leaderboard.json"
-    )
+    write_csv(pd.DataFrame(rows), data / "leaderboard.csv")
+    wins = pairwise_table(res, [r["player"] for r in rows])
+    write_csv(wins.rename_axis("player").reset_index(), data / "pairwise.csv")
+    write_ladder(res, data, leaderboard=rows)
     print(page)
-    print(f"written {args.out} ({time.time() - t0:.0f} s)")
+    print(f"written {args.out} and {data} ({time.time() - t0:.0f} s)")
     return 0
 
 

@@ -17,6 +17,7 @@ import random
 
 import numpy as np
 import pytest
+from _util import scramble_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -216,16 +217,10 @@ def test_observe_reveals_no_hidden_tile(seed, table, steps, pick):
         hidden_mask = mask_of(hidden) | mask_of(set(range(28)) - dealt)
         masks = [obs[OBS_HAND], obs[OBS_CHAIN]] + list(obs[OBS_PLAYED_BY : OBS_PLAYED_BY + 5])
         assert all(int(m) & hidden_mask == 0 for m in masks)
-        # scramble the hidden tiles among the other seats (sizes kept)
+        # the hidden tiles dealt anew; the chain (dealt, in no hand) from the deal, not the obs
+        played = dealt - set().union(*(set(g.hand(s)) for s in range(5)))
         saved = S.hands.copy()
-        tiles = hidden + sorted(set(range(28)) - dealt)
-        pick.shuffle(tiles)
-        k = 0
-        for s in range(5):
-            if s != seat:
-                n = len(g.hand(s))
-                S.hands[s] = mask_of(tiles[k : k + n])
-                k += n
+        S.hands[:] = scramble_hidden(saved, seat, played, pick)
         try:
             np.testing.assert_array_equal(g.observe(seat), obs)
         finally:

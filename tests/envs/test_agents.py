@@ -13,6 +13,8 @@ import pytest
 pytest.importorskip("gymnasium", reason="the rl extra is not installed")
 pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
 
+from _util import scramble_hidden
+
 import domeng
 from domeng.batch.tables import trace_table
 from domeng.core import layout as L
@@ -20,7 +22,6 @@ from domeng.core.errors import DomengError, PlayerError
 from domeng.core.observation import (
     OBS_CHAIN,
     OBS_HAND,
-    OBS_HAND_SIZE,
     OBS_STONES,
     OBS_TABLE,
     OBS_TURN,
@@ -112,15 +113,8 @@ def _scrambled(g: Game, seat: int, rng: np.random.Generator) -> Game:
     other = Game(g.rules, seed=g.seed, table=g.table)
     for f, src in zip(other.state, g.state):
         f[...] = src
-    obs = g.observe(seat)
-    seen = int(obs[OBS_HAND]) | int(obs[OBS_CHAIN])
-    hidden = [t for t in range(28) if not (seen >> t) & 1]
-    rng.shuffle(hidden)
-    for s in range(5):
-        if s != seat:
-            k = int(obs[OBS_HAND_SIZE + s])
-            other.state.hands[s] = sum(1 << t for t in hidden[:k])
-            hidden = hidden[k:]
+    chain = int(g.observe(seat)[OBS_CHAIN])
+    other.state.hands[:] = scramble_hidden(g.state.hands, seat, chain, rng)
     return other
 
 

@@ -14,6 +14,7 @@ pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
 import gymnasium
+from _util import scramble_hidden
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
@@ -145,21 +146,6 @@ def test_vector_env_tables_are_consecutive_study_tables():
 
 
 # ---------------------------------------------------------------- D17
-def _scramble(hands: np.ndarray, seat: int, chain: int, rng) -> np.ndarray:
-    """Other seats' tiles and the 3 out of play dealt anew (same hand sizes)."""
-    unseen = [t for t in range(28) if not (int(hands[seat]) >> t) & 1 and not (chain >> t) & 1]
-    rng.shuffle(unseen)
-    out = hands.copy()
-    k = 0
-    for p in range(5):
-        if p == seat:
-            continue
-        n = bin(int(hands[p])).count("1")
-        out[p] = sum(1 << t for t in unseen[k : k + n])
-        k += n
-    return out
-
-
 def test_pettingzoo_observations_never_show_hidden_tiles():
     rng = np.random.default_rng(3)
     e = pz_env(rounds=3)
@@ -176,7 +162,7 @@ def test_pettingzoo_observations_never_show_hidden_tiles():
         for s, a in enumerate(AGENTS):
             before = raw.observe(a)
             saved = S.hands.copy()
-            S.hands[:] = _scramble(saved, s, int(S.obs[OBS_CHAIN]), rng)
+            S.hands[:] = scramble_hidden(saved, s, int(S.obs[OBS_CHAIN]), rng)
             after = raw.observe(a)
             S.hands[:] = saved
             for key in before:  # every field of the dict, every slot of the vector
@@ -196,7 +182,7 @@ def test_gym_observation_and_info_never_show_hidden_tiles():
         S = t.table(0)
         assert set(info) == {"action_mask", "table"}
         saved = S.hands.copy()
-        S.hands[:] = _scramble(saved, 1, int(S.obs[OBS_CHAIN]), rng)
+        S.hands[:] = scramble_hidden(saved, 1, int(S.obs[OBS_CHAIN]), rng)
         o2 = np.zeros(ENC.OBS_SIZE, np.float32)
         m2 = np.zeros(57, np.int8)
         write_view(S, 1, np.zeros(OBS_LEN, np.int64), o2, m2)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _positions import T, after, position
+from _util import scramble_hidden
 
 from domeng.batch.reference import run_reference
 from domeng.batch.tables import run_tables, trace_table
@@ -132,16 +133,7 @@ def test_expert_decides_from_its_observation_only():
         pick = builtin_choose(
             PLAYER_IDS["expert"], o, hist, mv, len(mv), np.array([7], dtype=np.uint64)
         )
-        # scramble what the seat cannot see: swap tiles between other hands
-        # and the out-of-play tiles, keeping hand sizes
-        hidden = [x for x in range(28) if x not in obs.hand and x not in obs.chain]
-        rs.shuffle(hidden)
-        k = 0
-        for s in range(5):
-            if s != seat:
-                size = len(rnd.hands[s])
-                rnd.hands[s] = set(hidden[k : k + size])
-                k += size
+        rnd.hands[:] = scramble_hidden(rnd.hands, seat, obs.chain, rs)
         o2, hist2 = rnd.observation(seat).to_array()
         np.testing.assert_array_equal(o2, o)
         np.testing.assert_array_equal(hist2, hist)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _util import scramble_hidden
 from test_isearch import _check_deal, _positions
 
 from domeng.batch.reference import run_reference
@@ -44,16 +45,8 @@ def test_ismcts_decides_from_its_observation_only():
         moves = rnd.legal_moves()
         mv = np.array([m.tile * 2 + m.end for m in moves], dtype=np.int64)
         seat = rnd.to_move
-        hidden = [t for t in range(28) if t not in obs.hand and t not in obs.chain]
         picks = [fn(o, hist, mv, len(mv), np.array([21], dtype=np.uint64)) for fn in VARIANTS]
-        rs = np.random.default_rng(checked)
-        rs.shuffle(hidden)
-        k = 0
-        for s in range(5):
-            if s != seat:
-                size = len(rnd.hands[s])
-                rnd.hands[s] = set(hidden[k : k + size])
-                k += size
+        rnd.hands[:] = scramble_hidden(rnd.hands, seat, obs.chain, np.random.default_rng(checked))
         o2, hist2 = rnd.observation(seat).to_array()
         np.testing.assert_array_equal(o2, o)
         for fn, pick in zip(VARIANTS, picks):
