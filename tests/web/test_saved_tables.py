@@ -9,12 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import signal
 import sqlite3
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -32,11 +29,8 @@ from domeng.core.errors import StoreError  # noqa: E402
 from domeng.web.server import create_app  # noqa: E402
 from domeng.web.store import FILE, TableStore  # noqa: E402
 from domeng.web.table import Table  # noqa: E402
-from web._util import check_d17  # noqa: E402
+from web._util import BOUND, check_d17, served  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-#: a failure bound: a server that stopped answering fails the test after this
-BOUND = 120.0
 #: what must be the same after a restart (the game), whatever the version
 SAME = ("hand", "chain", "stones", "table_stones", "tiles_left", "turn", "round", "events", "log")
 PEOPLE = ["human", "human", "random", "keeper", "hunter"]
@@ -47,32 +41,6 @@ def _tok(link: str) -> str:
 
 
 # ---------------------------------------------------------------- a real server
-@contextlib.contextmanager
-def _server(data: Path, *extra: str):
-    """``domeng serve --port 0 --data DATA`` in a process of its own; yields
-    (process, port), read from the line it prints."""
-    err = open(data.parent / f"serve-{time.monotonic_ns()}.err", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "domeng", "serve", "--port", "0", "--delay", "0"]
-        + ["--data", str(data), *extra],
-        cwd=str(ROOT),
-        stdout=subprocess.PIPE,
-        stderr=err,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert m, f"no address printed: {line!r} {Path(err.name).read_text()[-2000:]}"
-        assert "saved in" in proc.stdout.readline()
-        yield proc, int(m.group(1))
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=BOUND)
-        err.close()
-
-
 def _post(port: int, body: dict) -> dict:
     r = httpx.post(f"http://127.0.0.1:{port}/api/tables", json=body, timeout=BOUND)
     assert r.status_code == 200, r.text
@@ -136,7 +104,7 @@ def test_kill_9_and_restart_every_link_goes_on_with_the_same_game(tmp_path):
     stones (D17: each seat still sees only its own hand), a message from
     before the restart is refused as out of date, and the game goes on."""
     data = tmp_path / "tables"
-    with _server(data) as (proc, port):
+    with served(data) as (proc, port):
         links = _post(port, {"seats": PEOPLE, "seed": 41, "rounds": 3})
         toks = {s: _tok(links["seats"][str(s)]) for s in (0, 1)}
         spect = _tok(links["spectator"])
@@ -158,7 +126,7 @@ def test_kill_9_and_restart_every_link_goes_on_with_the_same_game(tmp_path):
     assert stat.S_IMODE((data / FILE).stat().st_mode) == 0o600
     side = list(data.glob(f"{FILE}-*"))  # the WAL a kill -9 leaves behind, and its index
     assert side and all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in side)
-    with _server(data) as (proc, port):
+    with served(data) as (proc, port):
         url = f"ws://127.0.0.1:{port}/ws"
         after = {}
         with contextlib.ExitStack() as stack:
