@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import signal
 import subprocess
@@ -116,8 +117,6 @@ def check_d17(msg: dict, table, seat: int | None, other_tokens=()) -> None:
             leaked = set(tiles_in(evs)) & hidden
             assert not leaked, f"seat {seat}'s export showed hidden tiles {sorted(leaked)}"
     check_pip_sums(msg, seat)
-    import json
-
     text = json.dumps(msg)
     for tok in other_tokens:
         assert tok not in text, "a token reached another seat"
@@ -158,3 +157,35 @@ def served(data: Path, *extra: str):
             proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=BOUND)
         err.close()
+
+
+# ---------------------------------------------------------------- the protocol, in process
+def token_of(link: str) -> str:
+    """The token of a link (``/#t=TOKEN``)."""
+    return link.split("#t=", 1)[1]
+
+
+def hello(client, stack, link: str):
+    """A page's websocket (a Starlette test client's), hello said with ``link``'s token."""
+    ws = stack.enter_context(client.websocket_connect("/ws"))
+    ws.send_text(json.dumps({"type": "hello", "token": token_of(link)}))
+    return ws
+
+
+def next_message(ws, want, limit: int = 500) -> dict:
+    """The first message ``want(message)`` accepts (those queued before it skipped)."""
+    for _ in range(limit):
+        m = json.loads(ws.receive_text())
+        if want(m):
+            return m
+    raise AssertionError("no such message")
+
+
+def first_legal(state: dict) -> dict:
+    """What a page would send: the first legal action its state offers (or the next round)."""
+    if state["round_over"]:
+        return {"type": "next_round", "version": state["version"]}
+    first = state["legal"][0]
+    if first.get("pass"):
+        return {"type": "pass", "version": state["version"]}
+    return {"type": "play", "tile": first["tile"], "end": first["end"], "version": state["version"]}
