@@ -39,6 +39,11 @@
   function plural(n) {
     try { return new Intl.PluralRules(lang).select(n); } catch (e) { return n === 1 ? "one" : "other"; }
   }
+  // a refusal of the server in the page's language: its item (a key of the
+  // catalogue and its arguments); English as the server wrote it otherwise
+  function refusalText(m) {
+    return m.item && m.item.k in W ? fmt(m.item) : m.message;
+  }
   // one item {k, a} as text, the same rules as domeng/core/words.py's fmt
   function fmt(item) {
     const value = (v) => {
@@ -250,8 +255,9 @@
       if (m.type === "state") { state = m; render(); }
       else if (m.type === "error") {
         inflight = null;  // refused: the person may try again
-        say(m.message);
-        if (m.fatal) { fatal = true; $("status").textContent = m.message; }
+        const text = refusalText(m);
+        say(text);
+        if (m.fatal) { fatal = true; $("status").textContent = text; }
       } else if (m.type === "export") download(m.game);
       else if (m.type === "links") { hostLinks = m; hostDrawn = null; renderHost(); }
     };
@@ -797,7 +803,7 @@
       data = await res.json();
     } catch (e) { stop(); say(t("status.no_answer")); return; }
     stop();
-    if (!res.ok) { say(data.error || t("create.failed")); return; }
+    if (!res.ok) { say(data.item || data.error ? refusalText({item: data.item, message: data.error}) : t("create.failed")); return; }
     sessionStorage.setItem("domeng-invites:" + data.table, JSON.stringify(data));
     location.hash = data.you.split("#")[1];
   }
