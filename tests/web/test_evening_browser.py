@@ -168,12 +168,12 @@ def test_an_evening_two_games_across_kill_9_with_a_friend_away_and_back(tmp_path
         host.get_by_test_id("new-table").locator('button[type="submit"]').click()
         host.get_by_test_id("player-name").wait_for(timeout=MS)
         # the friend's link, from the host's panel (the server's, on any device)
-        host.get_by_test_id("host-links").locator("summary").click()
+        host.get_by_test_id("host-links").locator(":scope > summary").click()
         link = host.locator('#host-list [data-host-seat="2"] input[readonly]')
         expect(link).to_have_value(re.compile("#t="), timeout=MS)
         tokens = {0: _token(host.url), 2: _token(link.input_value())}
         assert tokens[0] != tokens[2]
-        host.get_by_test_id("host-links").locator("summary").click()  # folded again
+        host.get_by_test_id("host-links").locator(":scope > summary").click()  # folded again
         pages = {0: host, 2: _open(contexts[2], f"{server.base}/#t={tokens[2]}", errors)}
         for s, page in pages.items():  # each person sits down with a name
             page.get_by_test_id("player-name").fill(NAMES[s])

@@ -380,21 +380,30 @@
       copy.addEventListener("click", () => copyLink(input, copy));
       li.append(input, copy);
     };
+    // one row a seat (its name, its link, Copy); renaming and replacing fold
+    // under "Change" (a phone keeps the board in view)
     state.seats.forEach((st, s) => {
       const li = el("li", {"data-host-seat": s});
       li.appendChild(el("span", {class: "who"}, seatName(s)));
       if (links.seats[String(s)]) linkRow(li, seatName(s), links.seats[String(s)]);
+      const edit = el("details", {class: "host-edit", "data-host-edit": s});
+      edit.appendChild(el("summary", {"aria-label": t("host.edit_seat", {n: s})}, t("host.edit")));
       const name = el("input", {type: "text", maxlength: "24", "aria-label": t("host.name", {n: s}), "data-host-name": s});
       const rename = el("button", {type: "button"}, t("host.rename"));
       rename.addEventListener("click", () => { if (name.value.trim()) send({type: "host_rename", seat: s, name: name.value.trim()}); });
-      li.append(name, rename);
+      const row = el("span", {class: "host-do"});
+      row.append(name, rename);
+      edit.appendChild(row);
       if (links.you !== s) {
         const sel = el("select", {"aria-label": t("host.replace"), "data-host-kind": s});
         for (const k of options.seats) sel.appendChild(el("option", {value: k}, k === "human" ? t("host.person") : k));
         const go = el("button", {type: "button", "data-host-replace": s}, t("host.replace_go"));
         go.addEventListener("click", () => send({type: "host_seat", seat: s, kind: sel.value}));
-        li.append(el("span", {class: "hint"}, t("host.replace")), sel, go);
+        const more = el("span", {class: "host-do"});
+        more.append(el("span", {class: "hint"}, t("host.replace")), sel, go);
+        edit.appendChild(more);
       }
+      li.appendChild(edit);
       list.appendChild(li);
     });
     if (links.spectator) {
