@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.web._browser import click_move
+
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -334,16 +336,8 @@ def test_two_people_on_two_browsers_and_three_computers_finish_a_game(server, br
             text = page.get_by_test_id("status").inner_text()
             if text.startswith("Game over"):
                 done += 1
-            elif text == "Your turn":
-                if page.get_by_test_id("pass").is_visible():
-                    page.get_by_test_id("pass").click()
-                else:
-                    playable = page.locator('[data-testid="hand"] [data-playable="true"]')
-                    if playable.count():
-                        playable.first.click()
-                        left = page.locator('#end-choice [data-end="left"]')
-                        if left.is_visible():
-                            left.click()
+            else:
+                click_move(page)
         if done == 2:
             break
         a.wait_for_timeout(50)

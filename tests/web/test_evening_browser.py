@@ -20,7 +20,7 @@ import re
 import pytest
 
 from tests.web import _browser
-from tests.web._browser import needs_chromium
+from tests.web._browser import click_move, needs_chromium
 from tests.web._util import BOUND, served
 
 pytest.importorskip("starlette")
@@ -60,28 +60,6 @@ def _status(page) -> str:
     return page.get_by_test_id("status").inner_text()
 
 
-def _move(page) -> bool:
-    """Click this page's move if it has one (a tile, its end, PASS, the next
-    round); True if it clicked."""
-    status = _status(page)
-    if status == "Your turn":
-        if page.get_by_test_id("pass").is_visible():
-            page.get_by_test_id("pass").click()
-            return True
-        playable = page.locator('[data-testid="hand"] [data-playable="true"]')
-        if playable.count():
-            playable.first.click()
-            left = page.locator('#end-choice [data-end="left"]')
-            if left.is_visible():
-                left.click()
-            return True
-    nxt = page.get_by_test_id("next-round")
-    if nxt.is_visible() and nxt.is_enabled():
-        nxt.click()
-        return True
-    return False
-
-
 def _drive(pages: dict, until, limit: int = 1500) -> None:
     """The people at ``pages`` play (each clicks its moves) until
     ``until()`` holds; fails after ``limit`` looks."""
@@ -89,7 +67,7 @@ def _drive(pages: dict, until, limit: int = 1500) -> None:
         if until():
             return
         for page in list(pages.values()):
-            _move(page)
+            click_move(page)
         next(iter(pages.values())).wait_for_timeout(40)
     raise AssertionError(f"never got there: {[_status(p) for p in pages.values()]}")
 
