@@ -160,7 +160,13 @@ class InputError(DomengError, ValueError):
 
 
 class WebError(DomengError):
-    """A request the browser table refuses; its text is shown on the page as is."""
+    """A request the browser table refuses; its text is shown on the page as
+    is, or, with ``item`` (a catalogue key and its arguments,
+    :func:`domeng.core.words.item`), in the page's own language."""
+
+    def __init__(self, message: str, item: dict | None = None) -> None:
+        super().__init__(message)
+        self.item = item
 
 
 class StoreError(DomengError):

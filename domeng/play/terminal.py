@@ -134,10 +134,11 @@ class Terminal:
     # -- names -------------------------------------------------------------------
     def label(self, seat: int) -> str:
         """``seat 2 (Ana)``: the session's name of the seat, as the browser
-        table labels it (``seat 0 (you)`` for the one person at the table,
-        as the browser shows a person's own seat; in hot-seat play the
-        screen is everyone's, so an unnamed person is ``person`` there too)."""
-        if self.s.names[seat] is None and self.s.humans == [seat]:
+        table labels it: ``seat 0 (you)`` for the one person at the table,
+        named or not, as the browser shows a person's own seat; in hot-seat
+        play the screen is everyone's, so each seat has its name there (an
+        unnamed person is ``person``, as the browser shows a spectator)."""
+        if self.s.humans == [seat]:
             return f"seat {seat} (you)"
         return f"seat {seat} ({self.s.name(seat)})"
 
@@ -450,15 +451,18 @@ class Terminal:
             )  # the command is wrapped whole, never inside itself (issue 22 point 13)
             self._warn_leak()
 
-    def _ask_file(self, prompt: str, default: str | None = None) -> str | None:
+    def _ask_file(
+        self, prompt: str, default: str | None = None, on_break: str | None = None
+    ) -> str | None:
         """A file name typed at ``prompt``: Enter gives ``default`` (None:
-        cancel), ``n``/``no`` cancels; Ctrl-C or Ctrl-D here cancel too."""
+        cancel), ``n``/``no`` cancels; Ctrl-C or Ctrl-D here give ``on_break``
+        (None: cancel)."""
         while True:
             try:
                 name = self.ask(prompt)
             except (EOFError, KeyboardInterrupt):
                 self.con.print()
-                return None
+                return on_break
             try:
                 clean(name)
             except InputError as e:
@@ -478,20 +482,25 @@ class Terminal:
             self._autosave()
             self._goodbye_saved(self.save_path)
             return
+        failed = False
         while True:
-            # the safe answer is Enter: it saves (to a new file in this folder)
+            # the safe answer is Enter: it saves (to a new file in this folder);
+            # so is Ctrl-D (no more input) or another Ctrl-C here, unless that
+            # very save failed already (then asking again would never end)
             default = _unused_name()
             name = self._ask_file(
                 f"Save the game? File name (Enter: {default}; no: leave without saving): ",
                 default,
+                on_break=None if failed else default,
             )
             if not name:
-                self.say("Goodbye.")
+                self.say("Goodbye: the game was not saved." if failed else "Goodbye.")
                 return
             if self._save_to(name):
                 self._warn_leak(now=True)
                 self._goodbye_saved(name)
                 return
+            failed = failed or name == default
             self.say(self.message, "bold red")
             self.message = ""
 

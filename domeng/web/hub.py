@@ -48,6 +48,7 @@ from domeng.play.warmup import warm_up
 from domeng.web.guard import Hosts, refusal
 from domeng.web.store import TableStore
 from domeng.web.table import DEFAULT_STAND_IN, Table, TableSpec, WebError, token_hash
+from domeng.web.words import error_text, refuse
 
 #: the largest message a page may send (bytes); anything larger is refused
 MAX_MESSAGE = 2048
@@ -215,13 +216,13 @@ class Hub:
 
     def room(self) -> None:
         if len(self.tables) >= self.max_tables:
-            raise WebError("this server has as many tables as it takes; try again later")
+            raise refuse("error.full")
 
     def room_to_keep(self) -> None:
         """A new table must fit in the store too (a table is kept for
         ``--keep-days``, so creating tables must not fill the disk)."""
         if self.store is not None and self.store.count() >= STORED_PER_TABLE * self.max_tables:
-            raise WebError("this server keeps as many saved tables as it takes; try again later")
+            raise refuse("error.store_full")
 
     def build(self, data: Any) -> Table:
         """A checked table, not yet served.  Runs off the loop, in a worker
@@ -253,7 +254,7 @@ class Hub:
                 self.store.add(table)
             except (sqlite3.Error, OSError) as e:
                 log.error("domeng serve: a new table could not be stored: %s", e)
-                raise WebError("the table could not be saved; try again later") from None
+                raise refuse("error.not_created") from None
         self._serve(table)
         links = {k: f"/#t={tok}" for k, tok in table.links.items()}
         humans = table.humans
@@ -280,10 +281,10 @@ class Hub:
     def lookup(self, token: Any) -> tuple[Table, int | None]:
         """The table in memory of a link's token, and its seat."""
         if not isinstance(token, str) or not 10 <= len(token) <= 64:
-            raise WebError("unknown or expired link")
+            raise refuse("error.unknown_link")
         hit = self.index.get(token_hash(token))
         if hit is None or hit[0] not in self.tables:
-            raise WebError("unknown or expired link")
+            raise refuse("error.unknown_link")
         return self.tables[hit[0]], hit[1]
 
     async def find(self, token: Any) -> tuple[Table, int | None]:
@@ -298,9 +299,9 @@ class Hub:
             hit = self.store.find(token_hash(token))
         except sqlite3.Error as e:
             log.error("domeng serve: the table store could not be read: %s", e)
-            raise WebError("the saved tables cannot be read now; try again later") from None
+            raise refuse("error.store_unreadable") from None
         if hit is None:
-            raise WebError("unknown or expired link")
+            raise refuse("error.unknown_link")
         tid, seat = hit
         task = self.loading.get(tid)
         if task is None:  # one replay, however many links are opened meanwhile
@@ -321,21 +322,19 @@ class Hub:
             saved = self.store.load(tid)
         except (StoreError, sqlite3.Error) as e:
             log.error("domeng serve: table %s could not be read: %s", tid, e)
-            raise WebError("this table could not be brought back: its record is damaged") from None
+            raise refuse("error.damaged") from None
         if saved is None:
-            raise WebError("unknown or expired link")
+            raise refuse("error.unknown_link")
         try:
             table = await asyncio.to_thread(
                 Table.restore, saved.game, tid, saved.tokens, saved.version
             )
         except DomengError as e:
             log.error("domeng serve: table %s could not be replayed: %s", tid, e)
-            raise WebError(
-                "this table could not be brought back: its game does not replay"
-            ) from None
+            raise refuse("error.no_replay") from None
         except Exception:  # a bug, never the link's fault: logged, one line to the page
             log.exception("domeng serve: table %s could not be brought back", tid)
-            raise WebError("this table could not be brought back (internal error)") from None
+            raise refuse("error.bring_back_failed") from None
         if tid in self.tables:  # pragma: no cover - one replay at a time (find)
             return self.tables[tid]
         self.room()
@@ -354,20 +353,16 @@ class Hub:
             self.store.save(table)
         except (sqlite3.Error, OSError) as e:
             log.error("domeng serve: table %s could not be stored: %s", table.id, e)
-            self._close(
-                table,
-                "this table could not be saved; open your link again to go on "
-                "from the last saved move",
-            )
+            self._close(table, refuse("error.not_saved"))
             return False
         return True
 
-    def close(self, table: Table, why: str = "this table was closed") -> None:
+    def close(self, table: Table, why: WebError | None = None) -> None:
         """Close ``table`` (on the loop, H7): its driver cancelled there, its
         pages told why and closed."""
-        self.on_loop(self._close, table, why)
+        self.on_loop(self._close, table, why or refuse("error.closed"))
 
-    def _close(self, table: Table, why: str) -> None:
+    def _close(self, table: Table, why: WebError) -> None:
         table.closed = True
         self.tables.pop(table.id, None)
         for h in table.tokens:
@@ -375,7 +370,7 @@ class Hub:
         task = self.drivers.pop(table.id, None)
         if task is not None:
             task.cancel()
-        msg = json.dumps({"type": "error", "message": why, "fatal": True})
+        msg = error_text(why, fatal=True)
         for conn in self.sockets.pop(table.id, []):
             conn.finish(msg)
         self._exports = {k: v for k, v in self._exports.items() if k[0] != table.id}
@@ -388,12 +383,7 @@ class Hub:
 
     def _reap(self, now: float | None) -> list[str]:
         now = time.monotonic() if now is None else now
-        why = (
-            "this table was closed: no person was at it"
-            if self.store is None
-            else "this table was put away: no person was at it; open the link again "
-            "(reload the page) to bring it back"
-        )
+        why = refuse("error.closed_idle" if self.store is None else "error.put_away")
         gone = []
         for table in list(self.tables.values()):
             if any(table.seats[s].connections for s in table.humans):
@@ -419,7 +409,7 @@ class Hub:
         for tid in gone:
             table = self.tables.get(tid)
             if table is not None:
-                self._close(table, "this table was deleted: nobody played at it for a long time")
+                self._close(table, refuse("error.deleted"))
         return gone
 
     def stand_ins(self, now: float | None = None) -> list[tuple[str, int]]:
@@ -475,7 +465,7 @@ class Hub:
         try:
             await self._drive_moves(table)
         except DomengError as e:  # a computer player failed: say so at the table
-            self.tell(table, {"type": "error", "message": f"a computer player failed: {e}"})
+            self.tell(table, error_text(refuse("error.computer_failed", why=str(e))))
 
     async def _drive_moves(self, table: Table) -> None:
         while self._work(table):
@@ -509,8 +499,7 @@ class Hub:
             if not conn.offer(texts[key]):
                 self.drop(conn, table)
 
-    def tell(self, table: Table, msg: dict[str, Any]) -> None:
-        text = json.dumps(msg)
+    def tell(self, table: Table, text: str) -> None:
         for conn in list(self.sockets.get(table.id, [])):
             if not conn.offer(text):
                 self.drop(conn, table)
@@ -555,17 +544,17 @@ class Hub:
             except WebError:
                 msg = {"type": None}
             if msg["type"] != "hello":
-                raise WebError("say hello with your link's token first")
+                raise refuse("error.hello_first")
             table, seat = await self.find(msg["token"])
             if self.store is not None:
                 self.store.touch(table.id)  # a link opened: kept --keep-days from now
         except sqlite3.Error as e:
             log.error("domeng serve: the table store could not be written: %s", e)
-            await _send(ws, {"type": "error", "message": "the saved tables cannot be written now"})
+            await _send(ws, error_text(refuse("error.store_unwritable")))
             await _close(ws)
             return
         except WebError as e:
-            await _send(ws, {"type": "error", "message": str(e), "fatal": True})
+            await _send(ws, error_text(e, fatal=True))
             await _close(ws)
             return
         conn = Conn(ws, seat, host=msg["token"] if table.is_host(msg["token"]) else None)
@@ -607,7 +596,7 @@ class Hub:
                 await self.handle(table, conn, m.get("text"))
             except Exception:  # a bug, never a message's fault: one line to the page
                 log.exception("domeng serve: a message failed")
-                conn.finish(json.dumps({"type": "error", "message": "internal error"}))
+                conn.finish(error_text(refuse("error.internal")))
                 return
 
     async def handle(self, table: Table, conn: Conn, text: str | None) -> None:
@@ -615,19 +604,14 @@ class Hub:
         seat = conn.seat
         try:
             if table.closed or conn.replaced:
-                raise WebError(
-                    "this table is closed" if table.closed else "this link no longer works"
-                )
+                raise refuse("error.closed" if table.closed else "error.link_gone")
             msg = parse(text)
             typ = msg["type"]
             if typ == "hello":
-                raise WebError("you have said hello already")
+                raise refuse("error.hello_again")
             if typ == "export":
                 if not conn.may_export(time.monotonic()):
-                    raise WebError(
-                        f"too many exports: {EXPORT_BURST} at once, then one every "
-                        f"{EXPORT_EVERY:g} s"
-                    )
+                    raise refuse("error.exports", burst=EXPORT_BURST, every=f"{EXPORT_EVERY:g}")
                 if not conn.offer(self.export_text(table, seat)):
                     self.drop(conn, table)
                 return
@@ -643,7 +627,7 @@ class Hub:
             if seat is not None:
                 table.last_human = time.monotonic()
         except WebError as e:
-            if not conn.offer(json.dumps({"type": "error", "message": str(e)})):
+            if not conn.offer(error_text(e)):
                 self.drop(conn, table)
             return
         if table.version != before and not self.commit(table):
@@ -657,14 +641,14 @@ class Hub:
         typ = msg["type"]
         if typ == "play_again":
             if conn.seat is None and conn.host is None:
-                raise WebError("a spectator cannot start a new game")
+                raise refuse("error.spectator_again")
             if msg["version"] != table.version:
-                raise WebError("that message is out of date (the table has moved on); try again")
+                raise refuse("error.out_of_date")
             table.play_again()
             return
         token = conn.host
         if token is None:
-            raise WebError("only the host may do that (the link the table was created with)")
+            raise refuse("error.host_only")
         if typ == "host_links":
             if not conn.offer(json.dumps(table.host_links(token))):
                 self.drop(conn, table)
@@ -673,7 +657,7 @@ class Hub:
         elif typ == "host_end":
             if self.store is not None:
                 self.store.delete(table.id)
-            self._close(table, "the host ended this table")
+            self._close(table, refuse("error.host_ended"))
         else:
             await self._replace(table, conn, token, msg["seat"], msg["kind"])
 
@@ -696,9 +680,7 @@ class Hub:
             self.index.pop(old, None)
         if new is not None:
             self.index[token_hash(new)] = (table.id, seat)
-        why = json.dumps(
-            {"type": "error", "message": "the host gave this seat to someone else", "fatal": True}
-        )
+        why = error_text(refuse("error.seat_given"), fatal=True)
         for other in list(self.sockets.get(table.id, [])):
             if other.seat == seat and other.host is None:
                 other.replaced = True
@@ -740,9 +722,9 @@ def parse(text: Any) -> dict[str, Any]:
     return msg
 
 
-async def _send(ws: WebSocket, msg: dict[str, Any]) -> None:
+async def _send(ws: WebSocket, text: str) -> None:
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(ws.send_text(json.dumps(msg)), HELLO_TIMEOUT)
+        await asyncio.wait_for(ws.send_text(text), HELLO_TIMEOUT)
 
 
 async def _close(ws: WebSocket) -> None:

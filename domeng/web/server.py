@@ -175,8 +175,8 @@ def create_app(
             hub.room()
             table = await asyncio.to_thread(hub.build, data)
             return JSONResponse(hub.register(table))
-        except WebError as e:
-            return JSONResponse({"error": str(e)}, 400)
+        except WebError as e:  # item: the page writes it in its language
+            return JSONResponse({"error": str(e), "item": e.item}, 400)
 
     async def players(request: Request) -> Response:
         about = catalogue.describe("browser", plugins=False)

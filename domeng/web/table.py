@@ -39,6 +39,7 @@ from domeng.core.events import (
 )
 from domeng.core.glossary import explain_end
 from domeng.core.tiles import N_TILES
+from domeng.core.words import item
 from domeng.engine.game import PASS, Game, action_of
 from domeng.play.session import HUMAN, Session, check_seat
 from domeng.web.tablespec import (  # also table.X for callers
@@ -54,6 +55,7 @@ from domeng.web.tablespec import (  # also table.X for callers
 from domeng.web.tablespec import MAX_CAMATS as MAX_CAMATS  # table.X for callers
 from domeng.web.tablespec import MAX_ROUNDS as MAX_ROUNDS
 from domeng.web.tablespec import SEAT_KINDS as SEAT_KINDS
+from domeng.web.words import refuse
 
 
 @dataclass
@@ -354,11 +356,9 @@ class Table:
         if set(msg) - allowed[typ]:
             raise WebError("unknown field in the message")
         if seat is None:
-            raise WebError(
-                "a spectator has no seat to name" if typ == "name" else "a spectator cannot play"
-            )
+            raise refuse("error.spectator_name" if typ == "name" else "error.spectator_play")
         if self.closed:
-            raise WebError("this table is closed")
+            raise refuse("error.closed")
         if typ == "name":
             self.rename(seat, msg.get("name"))
             return
@@ -366,7 +366,7 @@ class Table:
         if isinstance(v, bool) or not isinstance(v, int):
             raise WebError("the message has no version")
         if v != self.version:
-            raise WebError("that message is out of date (the table has moved on); try again")
+            raise refuse("error.out_of_date")
         if typ == "next_round":
             self._next_round(seat)
             return
@@ -392,11 +392,11 @@ class Table:
         names their own seat; the ``host`` names any seat."""
         seat = self._seat_number(seat)
         if not host and not self.seats[seat].human:
-            raise WebError("only a person's seat takes a name")
+            raise refuse("error.person_name")
         try:
             self.session.set_name(seat, text)
         except DomengError as e:
-            raise WebError(str(e)) from None
+            raise WebError(str(e), item("name.bad")) from None
         self._replays.clear()  # their texts name the seats
         self.version += 1
 
@@ -422,7 +422,7 @@ class Table:
         (True, 0)
         """
         if not self.is_host(token):
-            raise WebError("only the host's link shows the others' links")
+            raise refuse("error.host_only")
         seats = {}
         for s in self.humans:
             tok = (
@@ -441,7 +441,7 @@ class Table:
 
     def _seat_number(self, seat: Any) -> int:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
-            raise WebError(f"no seat {str(seat)[:10]}: seats are 0..{len(self.seats) - 1}")
+            raise refuse("error.no_seat", seat=str(seat)[:10], last=len(self.seats) - 1)
         return seat
 
     def replace(
@@ -455,9 +455,9 @@ class Table:
         table unchanged, for anything else (the host's own seat: rename it)."""
         seat = self._seat_number(seat)
         if not self.is_host(token):
-            raise WebError("only the host may replace a seat")
+            raise refuse("error.host_only")
         if seat == self.host_seat():
-            raise WebError("the host's own seat cannot be replaced (rename it instead)")
+            raise refuse("error.host_seat")
         try:
             kind = check_seat(kind, "browser")
         except DomengError as e:
@@ -491,7 +491,7 @@ class Table:
         same seats, names, links and stand-in; the next seed
         (:func:`next_seed`); the game counter up by one."""
         if not self.session.game_over:
-            raise WebError("the game is not over yet")
+            raise refuse("error.not_over")
         self.games += 1
         self.session = self.session.next_game(
             next_seed(self.session.game.seed, self.games, self.salt)
@@ -511,9 +511,9 @@ class Table:
 
     def _next_round(self, seat: int) -> None:
         if not self.session.round_over:
-            raise WebError("the round is still being played")
+            raise refuse("error.round_on")
         if self.session.game_over:
-            raise WebError("the game is over")
+            raise refuse("error.game_over")
         self.seats[seat].ready = True
         waiting = [
             s for s in self.humans if self.seats[s].connections > 0 and not self.seats[s].ready

@@ -18,6 +18,7 @@ from domeng.core.rules import Rules
 from domeng.core.tiles import is_double, numbers, tile_id
 from domeng.play.session import HUMAN, chain_of, parse_seats
 from domeng.players import catalogue
+from domeng.web.words import refuse
 
 #: what the page offers for a seat: a person, or a built-in computer player
 #: (never code named by a request); the session checks every seat
@@ -127,7 +128,7 @@ def _whole(v: Any, name: str, lo: int, hi: int) -> int:
     if isinstance(v, str) and v.strip().isascii() and v.strip().isdigit() and len(v) < 30:
         v = int(v.strip())
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise WebError(f"{name} must be a whole number {lo}..{hi}")
+        raise refuse("error.whole", name=name, lo=lo, hi=hi)
     return v
 
 

@@ -14,11 +14,13 @@ string is missing on the page.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from domeng.core.errors import WebError
 from domeng.core.glossary import ALIASES, GLOSSARY, english
 from domeng.core.ruletext import option_docs
-from domeng.core.words import LANGS, catalogue
+from domeng.core.words import LANGS, catalogue, fmt, item
 from domeng.players import catalogue as players
 
 
@@ -61,3 +63,30 @@ def words_message(lang: str) -> dict[str, Any]:
         "terms": [{"term": t.term, "decisions": list(t.decisions)} for t in GLOSSARY],
         "aliases": dict(ALIASES),
     }
+
+
+def refuse(key: str, **args: Any) -> WebError:
+    """A refusal every page shows in its own language: its English text
+    (the catalogue's ``key``, the ``message`` of the error message) and its
+    item (``key`` and ``args``), which a page writes with its catalogue.
+
+    Examples
+    --------
+    >>> e = refuse("error.no_seat", seat=7, last=4)
+    >>> str(e), e.item
+    ('no seat 7: seats are 0..4', {'k': 'error.no_seat', 'a': {'seat': 7, 'last': 4}})
+    """
+    it = item(key, **args)
+    return WebError(fmt(it, str), it)
+
+
+def error_text(err: WebError, fatal: bool = False) -> str:
+    """The ``error`` message of ``err`` for a page (JSON text): its English
+    ``message``, and its ``item`` when it has one (:func:`refuse`);
+    ``fatal``: the page's link works no more (the page stops reconnecting)."""
+    msg: dict[str, Any] = {"type": "error", "message": str(err)}
+    if err.item is not None:
+        msg["item"] = err.item
+    if fatal:
+        msg["fatal"] = True
+    return json.dumps(msg)

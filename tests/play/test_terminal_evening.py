@@ -87,8 +87,8 @@ def test_the_resume_hint_is_never_wrapped_inside_the_command_at_80_columns(tmp_p
 
 
 def test_the_terminal_names_the_seats_as_the_browser_does():
-    """One person: their own seat is "you", as the browser shows a person's
-    own seat; hot-seat: the screen is everyone's, named as the browser names
+    """One person: their own seat is "you" (named or not), as the browser
+    shows a person's own seat; hot-seat: the screen is everyone's, named as the browser names
     seats for a spectator; a given name the same everywhere."""
     for seats in (["human", "hunter", "keeper", "heavy", "random"], SEATS_HOT):
         table = Table(TableSpec.parse({"seats": seats, "seed": 1}))
@@ -98,6 +98,12 @@ def test_the_terminal_names_the_seats_as_the_browser_does():
     table.session.set_name(2, "Ana")
     assert term.label(2) == table.name(2) == "seat 2 (Ana)"
     assert term.label(0) == "seat 0 (person)"
+    # one person, named: their own seat is "you" at the terminal as on their page
+    table = Table(TableSpec.parse({"seats": ["human", "hunter", "keeper", "heavy", "random"]}))
+    table.session.set_name(0, "Ana")
+    term = Terminal(table.session, delay=0, read=lambda _: "", sleep=lambda _: None)
+    assert term.label(0) == table.label(0)(0) == "seat 0 (you)"
+    assert json.loads(table.view_text(0))["seats"][0]["name"] == "seat 0 (you)"
 
 
 SEATS_HOT = ["human", "hunter", "human", "keeper", "random"]

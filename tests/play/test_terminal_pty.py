@@ -17,6 +17,7 @@ import pexpect
 import pytest
 
 from domeng.cli.main import main
+from domeng.play.savefile import read_save
 
 ROOT = Path(__file__).resolve().parents[2]
 SEATS = "human,hunter,heavy,keeper,random"
@@ -163,6 +164,31 @@ def test_pty_leave_offers_to_save_and_load_finishes_identically(full_game, tmp_p
     text = drive(child)
     assert child.exitstatus == 0
     assert final_part(text) == final_part(full_game["text"])
+
+
+@pytest.mark.parametrize("how", ["ctrl-d", "ctrl-c twice"])
+def test_pty_no_more_input_at_the_save_question_saves(tmp_path, how, monkeypatch):
+    """Ctrl-D (end of input) or a second Ctrl-C at "Save the game?" is no
+    answer: the safe one is taken, the game saved (Enter's file), never lost."""
+    child = spawn(tmp_path / "h", *GAME, cwd=tmp_path)
+    child.expect(MOVE)
+    if how == "ctrl-d":
+        child.sendeof()
+        child.expect(PROMPTS[2])
+        child.sendeof()
+    else:
+        child.sendintr()
+        child.expect(PROMPTS[2])
+        child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    text = plain(child.before)
+    assert child.exitstatus == 0 and "Traceback" not in text, text
+    assert "Goodbye: the game is saved in domeng-game.json." in text, text
+    assert "domeng play --load domeng-game.json" in text
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "h"))  # the key the game signed with
+    saved = read_save(str(tmp_path / "domeng-game.json"))  # a save of this very game
+    assert saved.game.seed == 1 and saved.rounds_played == 0 and not saved.game_over
 
 
 def test_pty_save_command_then_autosave_and_load_autosaves(tmp_path):

@@ -63,3 +63,25 @@ def create(page, base: str, seats=SEATS, seed: int | None = None, rounds: int = 
         page.locator('input[name="seed"]').fill(str(seed))
     page.get_by_test_id("new-table").locator('button[type="submit"]').click()
     page.get_by_test_id("seat-0").wait_for(timeout=60_000)
+
+
+def click_move(page) -> bool:
+    """Click the person's move on ``page`` if it has one (PASS, or the first
+    playable tile at its left end; the next round); True if it clicked."""
+    status = page.get_by_test_id("status").inner_text()
+    if status == "Your turn":
+        if page.get_by_test_id("pass").is_visible():
+            page.get_by_test_id("pass").click()
+            return True
+        playable = page.locator('[data-testid="hand"] [data-playable="true"]')
+        if playable.count():
+            playable.first.click()
+            left = page.locator('#end-choice [data-end="left"]')
+            if left.is_visible():
+                left.click()
+            return True
+    nxt = page.get_by_test_id("next-round")
+    if nxt.is_visible() and nxt.is_enabled():
+        nxt.click()
+        return True
+    return False

@@ -1,7 +1,16 @@
-"""Helpers of the browser-table tests: the D17 check of a message."""
+"""Helpers of the browser-table tests: the D17 check of a message, and
+``domeng serve`` in a process of its own (:func:`served`)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 from domeng.core.tiles import tile_id
@@ -108,8 +117,6 @@ def check_d17(msg: dict, table, seat: int | None, other_tokens=()) -> None:
             leaked = set(tiles_in(evs)) & hidden
             assert not leaked, f"seat {seat}'s export showed hidden tiles {sorted(leaked)}"
     check_pip_sums(msg, seat)
-    import json
-
     text = json.dumps(msg)
     for tok in other_tokens:
         assert tok not in text, "a token reached another seat"
@@ -118,3 +125,67 @@ def check_d17(msg: dict, table, seat: int | None, other_tokens=()) -> None:
     ):
         assert msg.get("seed", msg.get("game", {}).get("seed")) is None
         assert str(table.seed) not in text or len(str(table.seed)) < 6
+
+
+ROOT = Path(__file__).resolve().parents[2]
+#: a failure bound: a server that stopped answering fails the test after this
+BOUND = 120.0
+
+
+@contextlib.contextmanager
+def served(data: Path, *extra: str):
+    """``domeng serve --port 0 --delay 0 --data DATA EXTRA...`` in a process
+    of its own (so that a test may ``kill -9`` it); yields (process, port),
+    read from the line it prints (the port the system chose)."""
+    err = open(data.parent / f"serve-{time.monotonic_ns()}.err", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "domeng", "serve", "--port", "0", "--delay", "0"]
+        + ["--data", str(data), *extra],
+        cwd=str(ROOT),
+        stdout=subprocess.PIPE,
+        stderr=err,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, f"no address printed: {line!r} {Path(err.name).read_text()[-2000:]}"
+        assert proc.stdout and "saved in" in proc.stdout.readline()
+        yield proc, int(m.group(1))
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=BOUND)
+        err.close()
+
+
+# ---------------------------------------------------------------- the protocol, in process
+def token_of(link: str) -> str:
+    """The token of a link (``/#t=TOKEN``)."""
+    return link.split("#t=", 1)[1]
+
+
+def hello(client, stack, link: str):
+    """A page's websocket (a Starlette test client's), hello said with ``link``'s token."""
+    ws = stack.enter_context(client.websocket_connect("/ws"))
+    ws.send_text(json.dumps({"type": "hello", "token": token_of(link)}))
+    return ws
+
+
+def next_message(ws, want, limit: int = 500) -> dict:
+    """The first message ``want(message)`` accepts (those queued before it skipped)."""
+    for _ in range(limit):
+        m = json.loads(ws.receive_text())
+        if want(m):
+            return m
+    raise AssertionError("no such message")
+
+
+def first_legal(state: dict) -> dict:
+    """What a page would send: the first legal action its state offers (or the next round)."""
+    if state["round_over"]:
+        return {"type": "next_round", "version": state["version"]}
+    first = state["legal"][0]
+    if first.get("pass"):
+        return {"type": "pass", "version": state["version"]}
+    return {"type": "play", "tile": first["tile"], "end": first["end"], "version": state["version"]}

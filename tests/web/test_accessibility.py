@@ -100,6 +100,12 @@ def test_no_serious_axe_violation_from_the_create_page_to_the_games_end(server, 
     assert page.locator("#round-end").is_hidden()  # seed 7: the round goes on
     _screen_reader_view(page)
     _serious(page, "mid-round")
+    host = page.get_by_test_id("host-links")  # the host's panel, open, a seat's Change open
+    host.locator(":scope > summary").click()
+    page.locator('[data-host-edit="1"] > summary').click()
+    expect(page.locator('[data-host-name="1"]')).to_be_visible()
+    _serious(page, "host panel")
+    host.locator(":scope > summary").click()
     _to_round_end(page)
     _serious(page, "round end")
     page.get_by_test_id("next-round").click()

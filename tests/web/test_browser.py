@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.web._browser import click_move
+
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -246,7 +248,7 @@ def test_the_hosts_links_leave_the_board_and_the_hand_on_a_phone(server, browser
     assert lay["scroll_width"] <= lay["vw"], lay
     for b in [lay["board"], lay["mine"]]:
         assert _inside(b, lay), (b, lay)
-    page.get_by_test_id("host-links").locator("summary").click()
+    page.get_by_test_id("host-links").locator(":scope > summary").click()
     expect(page.locator("#host-list button.copy").first).to_be_visible()
     page.wait_for_function("document.querySelectorAll('#host-list button.copy').length >= 4")
     lay = page.evaluate(HOST)
@@ -255,8 +257,25 @@ def test_the_hosts_links_leave_the_board_and_the_hand_on_a_phone(server, browser
     assert len(set(links)) == len(links) and all("#t=" in x for x in links), lay
     assert page.url in links, lay  # the host's own, to open on another device
     assert lay["scroll_width"] <= lay["vw"], lay
+    # one row a seat (name, link, Copy; "Change" folds renaming and replacing)
+    rows = page.evaluate(HOST_ROWS)
+    assert all(r["h"] <= 1.6 * r["copy"] for r in rows if r["copy"]), rows
     _shot(page, f"{size[0]}x{size[1]}-host-links-open")
+    # "Change" opens renaming: the host renames seat 1, every card says so
+    page.locator('[data-host-edit="1"] > summary').click()
+    page.locator('[data-host-name="1"]').fill("Budi")
+    page.locator('[data-host-edit="1"]').get_by_role("button", name="Rename").click()
+    expect(page.get_by_test_id("seat-1")).to_contain_text("Budi")
+    assert page.evaluate("document.documentElement.scrollWidth") <= lay["vw"]
+    _shot(page, f"{size[0]}x{size[1]}-host-change-open")
     page.close()
+
+
+#: each seat's row of the host's panel: its height, and its Copy button's (0: none)
+HOST_ROWS = """() => [...document.querySelectorAll('#host-list li')].map((li) => {
+  const copy = li.querySelector('button.copy');
+  return {h: li.getBoundingClientRect().height, copy: copy ? copy.getBoundingClientRect().height : 0};
+})"""
 
 
 def test_a_refusal_is_shown_and_a_reload_restores_the_seat(server, browser):
@@ -317,16 +336,8 @@ def test_two_people_on_two_browsers_and_three_computers_finish_a_game(server, br
             text = page.get_by_test_id("status").inner_text()
             if text.startswith("Game over"):
                 done += 1
-            elif text == "Your turn":
-                if page.get_by_test_id("pass").is_visible():
-                    page.get_by_test_id("pass").click()
-                else:
-                    playable = page.locator('[data-testid="hand"] [data-playable="true"]')
-                    if playable.count():
-                        playable.first.click()
-                        left = page.locator('#end-choice [data-end="left"]')
-                        if left.is_visible():
-                            left.click()
+            else:
+                click_move(page)
         if done == 2:
             break
         a.wait_for_timeout(50)

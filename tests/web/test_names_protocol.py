@@ -19,27 +19,9 @@ from domeng.core.words import LANGS, catalogue
 from domeng.play.session import Session
 from domeng.web.server import create_app, parse
 from domeng.web.table import Table, TableSpec, WebError
+from web._util import hello, next_message
 
 NAME = "<b>Ana</b><img src=x>"
-
-
-def _token(link: str) -> str:
-    return link.split("#t=", 1)[1]
-
-
-def _hello(client, stack, link):
-    ws = stack.enter_context(client.websocket_connect("/ws"))
-    ws.send_text(json.dumps({"type": "hello", "token": _token(link)}))
-    return ws
-
-
-def _next(ws, want, limit: int = 30) -> dict:
-    """The first message ``want(message)`` accepts (the states queued before it skipped)."""
-    for _ in range(limit):
-        m = json.loads(ws.receive_text())
-        if want(m):
-            return m
-    raise AssertionError("no such message")
 
 
 def _named(m: dict) -> bool:
@@ -57,15 +39,15 @@ def test_a_person_names_their_seat_and_every_page_gets_it_as_text():
             "/api/tables", json={"seats": ["human", "human", "hunter", "keeper", "random"]}
         )
         links = r.json()
-        a = _hello(client, stack, links["seats"]["0"])
-        b = _hello(client, stack, links["seats"]["1"])
-        spect = _hello(client, stack, links["spectator"])
-        first = _next(a, lambda m: m["type"] == "state")
+        a = hello(client, stack, links["seats"]["0"])
+        b = hello(client, stack, links["seats"]["1"])
+        spect = hello(client, stack, links["spectator"])
+        first = next_message(a, lambda m: m["type"] == "state")
         assert first["seats"][0]["given"] is None
         table = app.state.hub.tables[links["table"]]
         a.send_text(json.dumps({"type": "name", "name": "  " + NAME + "  "}))
         for ws in (a, b, spect):
-            m = _next(ws, _named)
+            m = next_message(ws, _named)
             assert m["seats"][0]["given"] == NAME, m
             assert m["seats"][0]["player"] == NAME and m["seats"][1]["given"] is None
         assert table.session.names[0] == NAME
@@ -78,10 +60,10 @@ def test_a_person_names_their_seat_and_every_page_gets_it_as_text():
             ("", "1 to 24"),
         ):
             b.send_text(json.dumps({"type": "name", "name": bad}))
-            m = _next(b, _error)
+            m = next_message(b, _error)
             assert why in m["message"], m
         spect.send_text(json.dumps({"type": "name", "name": "Eve"}))
-        assert "spectator" in _next(spect, _error)["message"]
+        assert "spectator" in next_message(spect, _error)["message"]
         assert table.version == before and table.session.names[1] is None  # nothing changed
 
 

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 
 from domeng.web.server import MAX_MESSAGE, create_app
 from domeng.web.table import Table, TableSpec, WebError
-from web._util import check_d17
+from web._util import check_d17, first_legal
 
 JSON = {"Content-Type": "application/json"}
 
@@ -31,16 +31,6 @@ def _create(client, **body):
     r = client.post("/api/tables", json=body)
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def _legal_msg(state: dict) -> dict:
-    """What a client would send: the first legal action its state offers."""
-    if state["round_over"]:
-        return {"type": "next_round", "version": state["version"]}
-    first = state["legal"][0]
-    if first.get("pass"):
-        return {"type": "pass", "version": state["version"]}
-    return {"type": "play", "tile": first["tile"], "end": first["end"], "version": state["version"]}
 
 
 def test_whole_games_every_message_is_each_seats_own_view():
@@ -86,7 +76,7 @@ def test_whole_games_every_message_is_each_seats_own_view():
                     for o in range(6):
                         if seats[o] != s:
                             assert last[o]["legal"] == []
-                socks[s].send_text(json.dumps(_legal_msg(state)))
+                socks[s].send_text(json.dumps(first_legal(state)))
                 for i in range(6):
                     drain(i, 1)
                 steps += 1
@@ -127,7 +117,7 @@ def test_refusals_leave_the_table_unharmed():
             for ws in (a, b, sp):
                 ws.receive_json()
             before = {s: table.view(s) for s in (0, 1, 2, 3, 4, None)}
-            good = _legal_msg(first)
+            good = first_legal(first)
             bad = [
                 "not json",
                 "[1, 2]",
@@ -209,7 +199,7 @@ def test_reconnecting_restores_the_seat_and_computers_play():
                 check_d17(m, table, 0)
                 m = ws.receive_json()
             if not m["round_over"]:
-                ws.send_text(json.dumps(_legal_msg(m)))
+                ws.send_text(json.dumps(first_legal(m)))
                 m = ws.receive_json()
                 while not (m["turn"] == 0 or m["round_over"]):
                     check_d17(m, table, 0)
@@ -297,7 +287,7 @@ def test_views_at_mixed_tables_hide_every_hidden_tile_at_every_step(seed):
         elif t.computer_to_move:
             t.computer_step()
         else:
-            t.act(t.game.seat, _legal_msg(t.view(t.game.seat)))
+            t.act(t.game.seat, first_legal(t.view(t.game.seat)))
         steps += 1
     for s in (0, 1, 2, 3, 4, None):
         view = t.view(s)

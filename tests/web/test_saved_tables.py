@@ -9,12 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import signal
 import sqlite3
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -32,11 +29,8 @@ from domeng.core.errors import StoreError  # noqa: E402
 from domeng.web.server import create_app  # noqa: E402
 from domeng.web.store import FILE, TableStore  # noqa: E402
 from domeng.web.table import Table  # noqa: E402
-from web._util import check_d17  # noqa: E402
+from web._util import BOUND, check_d17, first_legal, served  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
-#: a failure bound: a server that stopped answering fails the test after this
-BOUND = 120.0
 #: what must be the same after a restart (the game), whatever the version
 SAME = ("hand", "chain", "stones", "table_stones", "tiles_left", "turn", "round", "events", "log")
 PEOPLE = ["human", "human", "random", "keeper", "hunter"]
@@ -47,32 +41,6 @@ def _tok(link: str) -> str:
 
 
 # ---------------------------------------------------------------- a real server
-@contextlib.contextmanager
-def _server(data: Path, *extra: str):
-    """``domeng serve --port 0 --data DATA`` in a process of its own; yields
-    (process, port), read from the line it prints."""
-    err = open(data.parent / f"serve-{time.monotonic_ns()}.err", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "domeng", "serve", "--port", "0", "--delay", "0"]
-        + ["--data", str(data), *extra],
-        cwd=str(ROOT),
-        stdout=subprocess.PIPE,
-        stderr=err,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert m, f"no address printed: {line!r} {Path(err.name).read_text()[-2000:]}"
-        assert "saved in" in proc.stdout.readline()
-        yield proc, int(m.group(1))
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=BOUND)
-        err.close()
-
-
 def _post(port: int, body: dict) -> dict:
     r = httpx.post(f"http://127.0.0.1:{port}/api/tables", json=body, timeout=BOUND)
     assert r.status_code == 200, r.text
@@ -98,15 +66,6 @@ def _settled(m: dict) -> bool:
     return m["round_over"] or (m["turn"] is not None and m["seats"][m["turn"]]["human"])
 
 
-def _move(m: dict) -> dict:
-    if m["round_over"]:
-        return {"type": "next_round", "version": m["version"]}
-    first = m["legal"][0]
-    if first.get("pass"):
-        return {"type": "pass", "version": m["version"]}
-    return {"type": "play", "tile": first["tile"], "end": first["end"], "version": m["version"]}
-
-
 def _play(socks: dict, n: int, last: dict | None = None) -> dict:
     """The people at ``socks`` (seat -> websocket) take ``n`` actions between
     them (a next round counts once), from their ``last`` states (default:
@@ -123,7 +82,7 @@ def _play(socks: dict, n: int, last: dict | None = None) -> dict:
         st = next(iter(last.values()))
         movers = list(socks) if st["round_over"] else [st["turn"]]
         for s in movers:
-            socks[s].send(json.dumps(_move(last[s])))
+            socks[s].send(json.dumps(first_legal(last[s])))
         for s, ws in socks.items():
             last[s] = _state(ws, lambda m, v=st["version"]: m["version"] > v and _settled(m))
     return last
@@ -136,7 +95,7 @@ def test_kill_9_and_restart_every_link_goes_on_with_the_same_game(tmp_path):
     stones (D17: each seat still sees only its own hand), a message from
     before the restart is refused as out of date, and the game goes on."""
     data = tmp_path / "tables"
-    with _server(data) as (proc, port):
+    with served(data) as (proc, port):
         links = _post(port, {"seats": PEOPLE, "seed": 41, "rounds": 3})
         toks = {s: _tok(links["seats"][str(s)]) for s in (0, 1)}
         spect = _tok(links["spectator"])
@@ -158,7 +117,7 @@ def test_kill_9_and_restart_every_link_goes_on_with_the_same_game(tmp_path):
     assert stat.S_IMODE((data / FILE).stat().st_mode) == 0o600
     side = list(data.glob(f"{FILE}-*"))  # the WAL a kill -9 leaves behind, and its index
     assert side and all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in side)
-    with _server(data) as (proc, port):
+    with served(data) as (proc, port):
         url = f"ws://127.0.0.1:{port}/ws"
         after = {}
         with contextlib.ExitStack() as stack:
@@ -174,7 +133,7 @@ def test_kill_9_and_restart_every_link_goes_on_with_the_same_game(tmp_path):
                 assert after[s]["version"] > before[s]["version"]
             assert after[None]["hand"] == [] and len(after[0]["hand"]) == before[0]["tiles_left"][0]
             mover = after[0]["turn"] if not after[0]["round_over"] else 0
-            socks[mover].send(json.dumps(_move(before[mover])))  # the old version: refused
+            socks[mover].send(json.dumps(first_legal(before[mover])))  # the old version: refused
             m = _recv(socks[mover])
             for _ in range(10):  # the states the later connections caused come first
                 if m["type"] == "error":
@@ -232,7 +191,7 @@ def test_an_idle_table_leaves_memory_and_comes_back_when_a_link_is_opened(tmp_pa
                     m = ws.receive_json()
                 if m["round_over"]:
                     break
-                ws.send_text(json.dumps(_move(m)))
+                ws.send_text(json.dumps(first_legal(m)))
                 m = ws.receive_json()
             while m["turn"] != 0 and not m["round_over"]:
                 m = ws.receive_json()
@@ -248,7 +207,7 @@ def test_an_idle_table_leaves_memory_and_comes_back_when_a_link_is_opened(tmp_pa
             assert {k: back[k] for k in SAME} == {k: m[k] for k in SAME}
             table = hub.tables[tid]
             check_d17(back, table, 0, [_tok(links["spectator"])])
-            ws.send_text(json.dumps(_move(back)))  # and it goes on
+            ws.send_text(json.dumps(first_legal(back)))  # and it goes on
             nxt = ws.receive_json()
             assert nxt["type"] == "state" and nxt["version"] > back["version"]
     store.close()
@@ -277,7 +236,7 @@ def test_a_change_that_cannot_be_stored_is_never_shown(tmp_path, monkeypatch):
         monkeypatch.setattr(store, "save", full)
         with client.websocket_connect("/ws") as ws:
             m = _hello(ws, tok)
-            ws.send_text(json.dumps(_move(m)))
+            ws.send_text(json.dumps(first_legal(m)))
             err = ws.receive_json()
             assert (
                 err["type"] == "error" and err["fatal"] and "could not be saved" in err["message"]

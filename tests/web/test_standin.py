@@ -22,6 +22,7 @@ from domeng.core.errors import PlayerError, SaveFileError
 from domeng.play.session import Session
 from domeng.web.server import create_app
 from domeng.web.store import TableStore
+from domeng.web.table import Table
 from web._util import check_d17
 
 SEATS = ["human", "human", "random", "keeper", "hunter"]
@@ -102,9 +103,8 @@ def test_the_stand_in_plays_an_away_seats_turn_and_the_seat_is_taken_back(tmp_pa
         check_d17(played, table, 0, [_tok(links["seats"]["1"])])
         # the stand-in keeps the seat: seat 1's next turn is played without a new wait
         m = _until_turn_of(a, 1, played) if not played["round_over"] else played
-        n_stood = sum(map(len, table.session.stood_in))
-        if not m["round_over"]:
-            _state(a, lambda x: sum(map(len, table.session.stood_in)) > n_stood)
+        if not m["round_over"]:  # counted in the messages: the table may be ahead of them
+            _state(a, lambda x: len(_stood(x)) > len(_stood(m)))
         # the person opens their link: the seat is theirs again at once
         b = _hello(client, stack, _tok(links["seats"]["1"]))
         back = _state(b, lambda x: True)
@@ -154,3 +154,69 @@ def test_no_stand_in_with_a_timeout_of_0():
         _until_turn_of(a, 1)
         assert hub.stand_ins(now=hub.clock() + 10**6) == []
         assert not hub.tables[links["table"]].seats[1].standin
+
+
+def test_a_kill_in_the_middle_of_a_stand_ins_move_brings_the_table_back_consistently(
+    tmp_path, monkeypatch
+):
+    """The server dies (``kill -9``) while the stand-in decides for the
+    person away: what is on disk at that moment (the database and its WAL,
+    copied while the decision is held) serves again as a restarted server's
+    ``--data``.  The table comes back at the last stored step with the
+    stand-in still playing for the seat: the stand-in then plays that very
+    turn (nothing was lost or played twice), the person takes the seat back
+    on their return, and the record replays."""
+    import shutil
+    import threading
+
+    held, release = threading.Event(), threading.Event()
+    decide = Session.decide_stand_in
+
+    def slow(self):  # the stand-in's decision, held until the copy is made
+        held.set()
+        assert release.wait(60), "never released"
+        return decide(self)
+
+    monkeypatch.setattr(Session, "decide_stand_in", slow)
+    live, disk = tmp_path / "live", tmp_path / "disk"
+    store = TableStore(live)
+    app = create_app(delay=0, idle=600, store=store, turn_timeout=TIMEOUT)
+    with TestClient(app) as client, contextlib.ExitStack() as stack:
+        hub = app.state.hub
+        links = client.post("/api/tables", json={"seats": SEATS, "seed": 12, "rounds": 3}).json()
+        a = _hello(client, stack, _tok(links["seats"]["0"]))
+        before = _until_turn_of(a, 1)
+        table = hub.tables[links["table"]]
+        assert hub.stand_ins(now=table.turn_since + TIMEOUT) == [(table.id, 1)]
+        assert held.wait(60), "the stand-in never started deciding"
+        assert table.session.to_move == 1 and table.seats[1].standin
+        shutil.copytree(live, disk)  # the disk as a kill -9 leaves it, mid-decision
+        release.set()
+        _state(a, lambda x: _stood(x) != [])  # this server went on (its state is not kept)
+        a.close()
+    store.close()
+    store = TableStore(disk)
+    app = create_app(delay=0, idle=600, store=store, turn_timeout=TIMEOUT)
+    with TestClient(app) as client, contextlib.ExitStack() as stack:
+        a = _hello(client, stack, _tok(links["seats"]["0"]))
+        first = _state(a, lambda x: True)
+        same = ("hand", "chain", "stones", "tiles_left", "round")
+        assert first["seats"][1]["standin"] is True and first["seats"][1]["away"] is True
+        if first["turn"] == 1:  # the stand-in had not played: it plays that turn now
+            assert {k: first[k] for k in same} == {k: before[k] for k in same}
+        played = _state(a, lambda x: _stood(x) != [])
+        # the game as it stood, then seat 1's turn, played once, by the stand-in
+        assert played["events"][: len(before["events"])] == before["events"]
+        turn = played["events"][len(before["events"])]
+        assert turn["seat"] == 1 and turn.get("stand_in") is True, turn
+        table = app.state.hub.tables[links["table"]]
+        assert sum(map(len, table.session.stood_in)) >= 1
+        b = _hello(client, stack, _tok(links["seats"]["1"]))  # back: the seat is theirs
+        assert _state(b, lambda x: True)["seats"][1]["standin"] is False
+        check_d17(played, table, 0, [_tok(links["seats"]["1"])])
+        saved = store.load(table.id)
+        assert saved is not None
+        back = Table.restore(saved.game, table.id, saved.tokens, saved.version)
+        assert back.session.actions == table.session.actions
+        assert back.session.stood_in == table.session.stood_in
+    store.close()

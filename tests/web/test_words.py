@@ -147,7 +147,7 @@ def test_app_js_uses_only_keys_that_exist():
     built = {f"end.{end}{x}" for end in ("left", "right") for x in ("", "_to")}
     for k in en:  # every key is used somewhere: by the page or by the items the server sends
         if k in built or k.startswith(
-            ("log.", "expl.", "word.", "term.", "player.", "rule.", "lang.self")
+            ("log.", "expl.", "word.", "term.", "player.", "rule.", "lang.self", "error.")
         ):
             continue
         assert f'"{k}"' in APP or f'"{k}"' in HTML, f"{k} is used nowhere"
@@ -173,3 +173,66 @@ def test_the_catalogue_files_are_json_objects_of_text():
     for lang in LANGS:
         for k, v in catalogue(lang).items():
             assert isinstance(k, str) and isinstance(v, str), (lang, k)
+
+
+def test_every_refusal_key_is_raised_by_the_server_and_reaches_the_page_as_an_item():
+    """The server's refusals (``error.*``, domeng.web.words.refuse) are each
+    used by the server; the page writes a refusal's item in its language,
+    the English text stays its ``message``."""
+    src = "".join(p.read_text() for p in STATIC.parent.glob("*.py"))
+    keys = [k for k in page_words("en") if k.startswith("error.")]
+    assert len(keys) >= 30
+    for k in keys:
+        assert f'"{k}"' in src, f"{k} is used nowhere"
+    assert "refusalText(m)" in APP and "fmt(m.item)" in APP
+
+
+def test_refusals_come_with_their_item_and_read_in_every_language():
+    """Refusals a person's page meets (an unknown link, an out-of-date move,
+    a spectator's move, a bad name, a table too large) each come with the
+    item of their catalogue key: each reads in all five languages, every
+    argument filled, and its English is the message."""
+    pytest.importorskip("httpx")
+    from starlette.testclient import TestClient
+
+    from domeng.core.words import fmt
+    from domeng.web.server import create_app
+
+    def readable(err: dict, key: str) -> None:
+        it = err["item"]
+        assert it["k"] == key, err
+        assert fmt(it, str) == err.get("message", err.get("error"))
+        texts = {lang: fmt(it, str, lang) for lang in LANGS}
+        assert all(t and "{" not in t for t in texts.values()), texts
+        assert len(set(texts.values())) == len(LANGS), texts  # each its own language
+
+    with TestClient(create_app(delay=0, turn_timeout=0)) as client:
+        r = client.post("/api/tables", json={"seats": ["human"] * 5, "rounds": 10**6})
+        assert r.status_code == 400
+        readable(r.json(), "error.whole")
+        links = client.post("/api/tables", json={"seats": ["human"] * 5, "seed": 3}).json()
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": "x" * 20}))
+            err = ws.receive_json()
+            assert err["fatal"] is True
+            readable(err, "error.unknown_link")
+        with client.websocket_connect("/ws") as ws, client.websocket_connect("/ws") as sp:
+            ws.send_text(json.dumps({"type": "hello", "token": links["you"].split("#t=")[1]}))
+            st = ws.receive_json()
+            sp.send_text(json.dumps({"type": "hello", "token": links["spectator"].split("#t=")[1]}))
+            sp.receive_json()
+            sp.send_text(json.dumps({"type": "pass", "version": st["version"]}))
+            readable(sp.receive_json(), "error.spectator_play")
+            for msg, key in (
+                ({"type": "pass", "version": st["version"] - 1}, "error.out_of_date"),
+                ({"type": "name", "name": "\u0007"}, "name.bad"),
+                ({"type": "host_rename", "seat": 9, "name": "Bo"}, "error.no_seat"),
+            ):
+                ws.send_text(json.dumps(msg))
+                m = ws.receive_json()
+                while m["type"] == "state":  # the spectator's arrival
+                    m = ws.receive_json()
+                if key == "name.bad":
+                    assert m["item"]["k"] == key and "printable" in m["message"]
+                else:
+                    readable(m, key)

@@ -171,3 +171,17 @@ def test_each_language_renders_with_no_missing_string_and_the_choice_is_kept(ser
     ru.goto(server + "/")
     expect(ru.locator("#new-table h2")).to_have_text(catalogue("ru")["create.title"])
     ru.close()
+
+
+def test_a_refusal_shows_in_the_pages_language(server, browser):
+    """The server's refusal (here a link it does not know: fatal) reaches a
+    Russian page in Russian, in the status and the message line; an English
+    page shows the English text."""
+    for locale, lang in (("ru-RU", "ru"), ("en-US", "en")):
+        ctx = browser.new_context(locale=locale)
+        page = ctx.new_page()
+        page.goto(server + "/#t=" + "A" * 32)
+        want = catalogue(lang)["error.unknown_link"]
+        expect(page.get_by_test_id("status")).to_have_text(want)
+        expect(page.locator("#message")).to_have_text(want)
+        ctx.close()

@@ -39,6 +39,11 @@
   function plural(n) {
     try { return new Intl.PluralRules(lang).select(n); } catch (e) { return n === 1 ? "one" : "other"; }
   }
+  // a refusal of the server in the page's language: its item (a key of the
+  // catalogue and its arguments); English as the server wrote it otherwise
+  function refusalText(m) {
+    return m.item && m.item.k in W ? fmt(m.item) : m.message;
+  }
   // one item {k, a} as text, the same rules as domeng/core/words.py's fmt
   function fmt(item) {
     const value = (v) => {
@@ -250,8 +255,9 @@
       if (m.type === "state") { state = m; render(); }
       else if (m.type === "error") {
         inflight = null;  // refused: the person may try again
-        say(m.message);
-        if (m.fatal) { fatal = true; $("status").textContent = m.message; }
+        const text = refusalText(m);
+        say(text);
+        if (m.fatal) { fatal = true; $("status").textContent = text; }
       } else if (m.type === "export") download(m.game);
       else if (m.type === "links") { hostLinks = m; hostDrawn = null; renderHost(); }
     };
@@ -374,21 +380,30 @@
       copy.addEventListener("click", () => copyLink(input, copy));
       li.append(input, copy);
     };
+    // one row a seat (its name, its link, Copy); renaming and replacing fold
+    // under "Change" (a phone keeps the board in view)
     state.seats.forEach((st, s) => {
       const li = el("li", {"data-host-seat": s});
       li.appendChild(el("span", {class: "who"}, seatName(s)));
       if (links.seats[String(s)]) linkRow(li, seatName(s), links.seats[String(s)]);
+      const edit = el("details", {class: "host-edit", "data-host-edit": s});
+      edit.appendChild(el("summary", {"aria-label": t("host.edit_seat", {n: s})}, t("host.edit")));
       const name = el("input", {type: "text", maxlength: "24", "aria-label": t("host.name", {n: s}), "data-host-name": s});
       const rename = el("button", {type: "button"}, t("host.rename"));
       rename.addEventListener("click", () => { if (name.value.trim()) send({type: "host_rename", seat: s, name: name.value.trim()}); });
-      li.append(name, rename);
+      const row = el("span", {class: "host-do"});
+      row.append(name, rename);
+      edit.appendChild(row);
       if (links.you !== s) {
         const sel = el("select", {"aria-label": t("host.replace"), "data-host-kind": s});
         for (const k of options.seats) sel.appendChild(el("option", {value: k}, k === "human" ? t("host.person") : k));
         const go = el("button", {type: "button", "data-host-replace": s}, t("host.replace_go"));
         go.addEventListener("click", () => send({type: "host_seat", seat: s, kind: sel.value}));
-        li.append(el("span", {class: "hint"}, t("host.replace")), sel, go);
+        const more = el("span", {class: "host-do"});
+        more.append(el("span", {class: "hint"}, t("host.replace")), sel, go);
+        edit.appendChild(more);
       }
+      li.appendChild(edit);
       list.appendChild(li);
     });
     if (links.spectator) {
@@ -797,7 +812,7 @@
       data = await res.json();
     } catch (e) { stop(); say(t("status.no_answer")); return; }
     stop();
-    if (!res.ok) { say(data.error || t("create.failed")); return; }
+    if (!res.ok) { say(data.item || data.error ? refusalText({item: data.item, message: data.error}) : t("create.failed")); return; }
     sessionStorage.setItem("domeng-invites:" + data.table, JSON.stringify(data));
     location.hash = data.you.split("#")[1];
   }
