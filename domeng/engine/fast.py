@@ -73,6 +73,8 @@ from domeng.core.observation import (
 from domeng.core.rng import GAMMA
 from domeng.core.rules import (
     R_PASS,
+    R_PASSEBUNGE,
+    R_PASSEBUNGE_EVERY_PASS,
     R_PENALIZE_MANGUNO_PASS,
     R_STONES,
 )
@@ -147,6 +149,19 @@ def pips56(h):
 
 
 @njit(cache=True)
+def _redraw(st, un, m):
+    """Lemire's rejection test of :func:`seat_pick` (about once in 10^7 picks:
+    a call, so the pick's common path stays small enough to inline)."""
+    low = m & _M32
+    threshold = (_TWO32 - un) % un
+    while low < threshold:
+        st += _G
+        m = (mix64(st) >> _S32) * un
+        low = m & _M32
+    return st, m
+
+
+@njit(cache=True, inline="always")
 def seat_pick(wk, s, n):
     """The random player's pick among ``n`` moves from seat ``s``'s stream,
     branch-free on ``n == 1`` (no draw then, as the kernel: the stream
@@ -157,13 +172,8 @@ def seat_pick(wk, s, n):
     st += _G & np.uint64(-np.int64(n > 1))
     un = np.uint64(n)
     m = (x >> _S32) * un
-    low = m & _M32
-    if low < un:
-        threshold = (_TWO32 - un) % un
-        while low < threshold:
-            st += _G
-            m = (mix64(st) >> _S32) * un
-            low = m & _M32
+    if (m & _M32) < un:
+        st, m = _redraw(st, un, m)
     wk[i] = np.int64(st)
     return np.int64(m >> _S32)
 
@@ -293,6 +303,9 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
     ``heur`` (a compile-time constant of the caller) is False when every
     seat is ``random``: the players' observation is then not kept at all;
     ``full_obs``: some player also reads the stones and hand sizes."""
+    every_pb = rules[R_PASSEBUNGE_EVERY_PASS]  # D6's rules, read once (not at every pass)
+    r_pass = rules[R_PASS]
+    r_pb = rules[R_PASSEBUNGE]
     drng = np.uint64(st[L.ST_RNG])
     for p in range(5):
         wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
@@ -397,7 +410,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                 # D6: PASS, a PASSEBUNGE if s has not played yet this round;
                 # D7: paid by the table, then by the LAST MAPPANO
                 bit = 1 << s
-                pb, size, reason = RB.pass_award(played & bit, pbm & bit, rules, 0)
+                pb, size, reason = RB.pass_award(played & bit, pbm & bit, every_pb, r_pass, r_pb)
                 passed |= bit
                 agg[_u(L.A_PASSES + s)] += 1
                 if heur:

@@ -77,6 +77,8 @@ from domeng.core.observation import (
 )
 from domeng.core.rules import (
     R_PASS,
+    R_PASSEBUNGE,
+    R_PASSEBUNGE_EVERY_PASS,
     R_PENALIZE_MANGUNO_PASS,
     R_STONES,
 )
@@ -341,7 +343,13 @@ def pass_turn(hands, obs, hist, s, w, agg, tr, tn, do_trace, full):
         return True
     if obs[OBS_TURN] == 1:
         w[W_SECOND_PASSED] = 1
-    pb, size, reason = RB.pass_award(obs[OBS_HAS_PLAYED + s], w[W_PB_TAKEN + s], obs, OBS_RULES)
+    pb, size, reason = RB.pass_award(
+        obs[OBS_HAS_PLAYED + s],
+        w[W_PB_TAKEN + s],
+        obs[OBS_RULES + R_PASSEBUNGE_EVERY_PASS],
+        obs[OBS_RULES + R_PASS],
+        obs[OBS_RULES + R_PASSEBUNGE],
+    )
     w[W_NPASS] += 1
     w[W_PASSED + s] += 1
     if pb:
