@@ -178,31 +178,15 @@ def seat_pick(wk, s, n):
     return np.int64(m >> _S32)
 
 
-@njit(cache=True)
-def award(size, dest, payer, reason, tbl, wk, agg):
-    """D7, "up to ``size`` to ``dest``": from the table, then from ``payer``;
-    the rest unpaid.  Branch-free (the kernel's sums, adding 0 where it
-    skips); returns the table's stones after."""
-    take = min(size, tbl)
-    rest = size - take
-    have = wk[_u(W_ST + payer)]
-    give = min(rest, have)
-    wk[_u(W_ST + payer)] = have - give
-    wk[_u(W_ST + dest)] += take + give
-    agg[_u(L.A_FLOW + dest * 7 + reason)] += take
-    agg[_u(L.A_FLOW + ((payer + 1) * 5 + dest) * 7 + reason)] += give
-    agg[_u(L.A_UNPAID + dest * 7 + reason)] += rest - give
-    return tbl - take
-
-
-@njit(cache=True)
-def from_table(size, dest, reason, tbl, wk, agg):
-    """D7 paid by the table only; returns the table's stones after."""
-    take = min(size, tbl)
-    wk[_u(W_ST + dest)] += take
-    agg[_u(L.A_FLOW + dest * 7 + reason)] += take
-    agg[_u(L.A_UNPAID + dest * 7 + reason)] += size - take
-    return tbl - take
+@njit(cache=True, inline="always")
+def flows(agg, src, dest, amount, reason):
+    """The ``book`` of :func:`domeng.engine.rulebook.pay` (D7) here: each part
+    into the aggregates' flows (from the table or a seat) or unpaid, adding 0
+    for a part of nothing (branch-free)."""
+    if src == RB.UNPAID:
+        agg[_u(L.A_UNPAID + dest * 7 + reason)] += amount
+    else:
+        agg[_u(L.A_FLOW + ((src + 1) * 5 + dest) * 7 + reason)] += amount
 
 
 @njit(cache=True)
@@ -403,7 +387,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     kind, size, cucuq = RB.cappu_end(s, t, mk, rules, 0)
                     winner = s
                     first_cappu = s
-                    tbl = award(size, cucuq, s, kind + 2, tbl, wk, agg)
+                    tbl = RB.pay((size, cucuq, s, 1, kind + 2), tbl, wk, W_ST, flows, agg)
                     break
                 endmask = RB.end_mask(left, right)
             elif not RB.is_block(s, last):
@@ -417,7 +401,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     obs[_u(OBS_VOID + s)] |= (np.int64(1) << left) | (np.int64(1) << right)
                 pbm |= bit * pb
                 agg[_u(L.A_PASSEBUNGE + s)] += pb
-                tbl = award(size, s, last, reason, tbl, wk, agg)
+                tbl = RB.pay((size, s, last, 1, reason), tbl, wk, W_ST, flows, agg)
             else:
                 kind, winner, cucuq, tbl = _block(rules, s, wk, tbl, agg)
                 if rules[R_PENALIZE_MANGUNO_PASS]:
@@ -482,7 +466,7 @@ def _block(rules, m, wk, tbl, agg):
     if rules[R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
         agg[_u(L.A_PASSES + m)] += 1
-        tbl = from_table(rules[R_PASS], m, L.REASON_PASS, tbl, wk, agg)
+        tbl = RB.pay((rules[R_PASS], m, 0, 0, L.REASON_PASS), tbl, wk, W_ST, flows, agg)
     for p in range(5):
         wk[W_SUM + p] = pips56(wk[_u(W_H + p)])
     kind, winner, cucuq, size, n_matt, order = RB.block_end(m, wk, W_SUM, rules, 0)
@@ -490,35 +474,9 @@ def _block(rules, m, wk, tbl, agg):
         agg[_u(L.A_MATTIKKENG + ((order >> (3 * i)) & 7))] += 1
     if n_matt == 0:
         # D13: the CUCUQ gets the award, M gives the rest
-        tbl = award(size, cucuq, m, L.REASON_MANGUNO, tbl, wk, agg)
+        tbl = RB.pay((size, cucuq, m, 1, L.REASON_MANGUNO), tbl, wk, W_ST, flows, agg)
     else:
         # D14: M gets the award, from the table, then the MATTIKKENG in order
-        tbl = award_in_order(size, m, order, n_matt, L.REASON_MATTIKKENG, tbl, wk, agg)
+        due = (size, m, order, n_matt, L.REASON_MATTIKKENG)
+        tbl = RB.pay(due, tbl, wk, W_ST, flows, agg)
     return kind, winner, cucuq, tbl
-
-
-@njit(cache=True)
-def award_in_order(size, dest, order, n, reason, tbl, wk, agg):
-    """D7, "up to ``size`` to ``dest``" from the table, then from the ``n``
-    payers ``order`` (3 bits each, in paying order); the rest unpaid.
-    Returns the table's stones after."""
-    due = size
-    take = min(due, tbl)
-    if take > 0:
-        tbl -= take
-        wk[_u(W_ST + dest)] += take
-        agg[_u(L.A_FLOW + dest * 7 + reason)] += take
-        due -= take
-    for i in range(n):
-        if due == 0:
-            break
-        q = (order >> (3 * i)) & 7
-        give = min(due, wk[_u(W_ST + q)])
-        if give > 0:
-            wk[_u(W_ST + q)] -= give
-            wk[_u(W_ST + dest)] += give
-            agg[_u(L.A_FLOW + ((q + 1) * 5 + dest) * 7 + reason)] += give
-            due -= give
-    if due > 0:
-        agg[_u(L.A_UNPAID + dest * 7 + reason)] += due
-    return tbl

@@ -51,7 +51,6 @@ from domeng.core.events import (
     EV_PLAY,
     EV_TRANSFER,
     EV_UNPAID,
-    TABLE,
 )
 from domeng.core.nbrng import randbelow, seat_state, table_state
 from domeng.core.observation import (
@@ -149,43 +148,37 @@ def legal_moves(hand, obs, moves):
 
 # ---------------------------------------------------------------- stones (D7)
 @njit(cache=True, inline="always")
-def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
-    """Pay "up to ``size`` to ``dest``" (D7): from the table, then from each
-    of the ``n_payers`` payers (``payers``: seats packed 3 bits each, in
-    paying order); what nobody can cover is recorded as unpaid."""
-    due = size
-    take = min(due, obs[OBS_TABLE])
-    if take > 0:
-        obs[OBS_TABLE] -= take
-        obs[OBS_STONES + dest] += take
-        agg[L.A_FLOW + (0 * 5 + dest) * 7 + reason] += take
-        w[W_BY_REASON + reason] += take
-        w[W_FROM_TABLE] += take
-        w[W_RECV + dest * 7 + reason] += take
-        w[W_SEAT_FROM_TABLE + dest] += take
-        _trace(tr, tn, do_trace, EV_TRANSFER, reason, TABLE, dest, take, 0, 0)
-        due -= take
-    for i in range(n_payers):
-        if due == 0:
-            break
-        p = (payers >> (3 * i)) & 7
-        if p == dest:
-            continue
-        give = min(due, obs[OBS_STONES + p])
-        if give > 0:
-            obs[OBS_STONES + p] -= give
-            obs[OBS_STONES + dest] += give
-            agg[L.A_FLOW + ((p + 1) * 5 + dest) * 7 + reason] += give
-            w[W_BY_REASON + reason] += give
-            w[W_RECV + dest * 7 + reason] += give
-            w[W_GIVE + p * 7 + reason] += give
-            _trace(tr, tn, do_trace, EV_TRANSFER, reason, p, dest, give, 0, 0)
-            due -= give
-    if due > 0:
-        agg[L.A_UNPAID + dest * 7 + reason] += due
-        w[W_UNPAID] += due
-        w[W_SEAT_UNPAID + dest] += due
-        _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, due, 0, 0, 0)
+def book(bk, src, dest, amount, reason):
+    """The ``book`` of :func:`domeng.engine.rulebook.pay` (D7) here: a part of
+    an award (``src``: the table, a seat, or unpaid) into the aggregates, the
+    round's counters and the trace; ``bk`` is ``(agg, w, tr, tn, do_trace)``.
+    A part of nothing is not kept (no trace event)."""
+    agg, w, tr, tn, do_trace = bk
+    if amount <= 0:
+        return
+    if src == RB.UNPAID:
+        agg[L.A_UNPAID + dest * 7 + reason] += amount
+        w[W_UNPAID] += amount
+        w[W_SEAT_UNPAID + dest] += amount
+        _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, amount, 0, 0, 0)
+        return
+    agg[L.A_FLOW + ((src + 1) * 5 + dest) * 7 + reason] += amount
+    w[W_BY_REASON + reason] += amount
+    w[W_RECV + dest * 7 + reason] += amount
+    if src == RB.FROM_TABLE:
+        w[W_FROM_TABLE] += amount
+        w[W_SEAT_FROM_TABLE + dest] += amount
+    else:
+        w[W_GIVE + src * 7 + reason] += amount
+    _trace(tr, tn, do_trace, EV_TRANSFER, reason, src, dest, amount, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def award(obs, due, bk):
+    """Pay ``due`` (``(size, dest, payers, n_payers, reason)``, D7) as
+    :func:`domeng.engine.rulebook.pay` says, from ``obs``'s table and stones,
+    kept by :func:`book` (``bk``: ``(agg, w, tr, tn, do_trace)``)."""
+    obs[OBS_TABLE] = RB.pay(due, obs[OBS_TABLE], obs, OBS_STONES, book, bk)
 
 
 # ---------------------------------------------------------------- play / pass
@@ -328,7 +321,7 @@ def play_move(hands, obs, hist, s, move, w, agg, tr, tn, do_trace, full):
     w[W_CUCUQ] = cucuq
     w[W_SIZE] = size
     _trace_end(tr, tn, do_trace, w, hands)
-    award(obs, size, cucuq, s, 1, L.KIND_REASON[kind], agg, w, tr, tn, do_trace)
+    award(obs, (size, cucuq, s, 1, L.KIND_REASON[kind]), (agg, w, tr, tn, do_trace))
     return True
 
 
@@ -359,7 +352,7 @@ def pass_turn(hands, obs, hist, s, w, agg, tr, tn, do_trace, full):
     _trace(tr, tn, do_trace, EV_PASS, s, pb, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     record_pass(obs, hist, s, full)
     obs[OBS_PASSES] += 1
-    award(obs, size, s, obs[OBS_LAST_MAPPANO], 1, reason, agg, w, tr, tn, do_trace)
+    award(obs, (size, s, obs[OBS_LAST_MAPPANO], 1, reason), (agg, w, tr, tn, do_trace))
     return False
 
 
@@ -372,7 +365,7 @@ def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
         w[W_NPASS] += 1
         w[W_PASSED + m] += 1
         _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-        award(obs, obs[OBS_RULES + R_PASS], m, 0, 0, L.REASON_PASS, agg, w, tr, tn, do_trace)
+        award(obs, (obs[OBS_RULES + R_PASS], m, 0, 0, L.REASON_PASS), (agg, w, tr, tn, do_trace))
     record_pass(obs, hist, m, full)
     _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
     w[W_MANGUNO] = m
@@ -393,10 +386,10 @@ def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
     _trace_end(tr, tn, do_trace, w, hands)
     if n_matt == 0:
         # D13: the CUCUQ gets the award, M gives the rest
-        award(obs, size, cucuq, m, 1, L.REASON_MANGUNO, agg, w, tr, tn, do_trace)
+        award(obs, (size, cucuq, m, 1, L.REASON_MANGUNO), (agg, w, tr, tn, do_trace))
     else:
         # D14: M gets the award, paid by the winner, then the other MATTIKKENG
-        award(obs, size, m, order, n_matt, L.REASON_MATTIKKENG, agg, w, tr, tn, do_trace)
+        award(obs, (size, m, order, n_matt, L.REASON_MATTIKKENG), (agg, w, tr, tn, do_trace))
 
 
 @njit(cache=True, _nrt=False)

@@ -27,7 +27,7 @@ loop reads once per call.
 
 The decisions, by id (``../docs/rules.md``): D1 :func:`next_seat`;
 D3, D4 :func:`starter`; D5 :func:`end_mask`, :func:`legal_mask`,
-:func:`ends_after`, :func:`play_ends`; D6 :func:`pass_award`; D8..D10
+:func:`ends_after`, :func:`play_ends`; D6 :func:`pass_award`; D7 :func:`pay`; D8..D10
 :func:`cappu_end`; D11 :func:`is_block`; D12..D14 :func:`block_end`; D15
 :func:`becomes_camat`; D4 :func:`next_starter`.
 """
@@ -40,6 +40,7 @@ from numba import njit
 from domeng.core import layout as L
 from domeng.core.bits import lowest_bit
 from domeng.core.bits import uidx as _u
+from domeng.core.events import TABLE
 from domeng.core.rules import (
     R_CAPPU,
     R_CEKI,
@@ -254,6 +255,68 @@ def pass_award(has_played, had_passebunge, every_pass, pass_size, passebunge_siz
     if has_played == 0 and (every_pass != 0 or had_passebunge == 0):
         return 1, passebunge_size, L.REASON_PASSEBUNGE
     return 0, pass_size, L.REASON_PASS
+
+
+# ---------------------------------------------------------------- D7
+#: D7's sources of a part of an award other than a seat: the table, and
+#: nobody (the part no one could pay); the table is the trace's ``TABLE``
+FROM_TABLE = TABLE
+UNPAID = -2
+
+
+@njit(cache=True, inline="always")
+def no_book(bk, src, dest, amount, reason):
+    """A ``book`` for :func:`pay` that keeps nothing."""
+
+
+@njit(cache=True, inline="always")
+def pay(due, tbl, stones, off, book, bk):
+    """D7: "up to ``size`` to ``dest``": the table pays first, then each
+    payer in paying order as much as he holds; the rest is unpaid.
+
+    Parameters
+    ----------
+    due : (int, int, int, int, int)
+        ``(size, dest, payers, n_payers, reason)``: the award's size, who
+        gets it, the payers packed 3 bits each in paying order (``n_payers``
+        of them; a payer who is ``dest`` pays nothing) and its reason
+        (``layout.REASON_*``).
+    tbl : int
+        The stones on the table.
+    stones, off : int64 array, int
+        Seat ``p`` holds ``stones[off + p]`` (updated in place).
+    book, bk : compiled function, any
+        ``book(bk, src, dest, amount, reason)`` is told each part, in
+        order, zero parts included: from the table (``src`` is
+        :data:`FROM_TABLE`), from each payer (``src`` the seat), and the
+        unpaid rest (``src`` :data:`UNPAID`).  The drivers' bookkeeping
+        (aggregates, round counters, trace) lives there; this is the rule.
+
+    Returns
+    -------
+    int
+        The stones on the table after.
+
+    Example
+    -------
+    >>> stones = np.array([0, 1, 0, 0, 0])  # up to 3 to seat 2: 1 from the table, 1 from seat 1
+    >>> pay((3, 2, 1, 1, 3), 1, stones, 0, no_book, 0), stones.tolist()
+    (0, [0, 0, 2, 0, 0])
+    """
+    size, dest, payers, n_payers, reason = due
+    take = min(size, tbl)
+    rest = size - take
+    stones[_u(off + dest)] += take
+    book(bk, FROM_TABLE, dest, take, reason)
+    for i in range(n_payers):
+        p = (payers >> (3 * i)) & 7
+        give = min(rest, stones[_u(off + p)]) * (p != dest)
+        stones[_u(off + p)] -= give
+        stones[_u(off + dest)] += give
+        book(bk, p, dest, give, reason)
+        rest -= give
+    book(bk, UNPAID, dest, rest, reason)
+    return tbl - take
 
 
 # ---------------------------------------------------------------- D8..D10
