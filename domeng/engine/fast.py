@@ -80,6 +80,7 @@ from domeng.core.rules import (
 )
 from domeng.core.tiles import TILE_PIPS
 from domeng.engine import rulebook as RB
+from domeng.engine import tally as T
 
 EVEN56 = 0x0055555555555555
 # the scratch array ``wk`` of :func:`play_rounds`
@@ -176,17 +177,6 @@ def seat_pick(wk, s, n):
         st, m = _redraw(st, un, m)
     wk[i] = np.int64(st)
     return np.int64(m >> _S32)
-
-
-@njit(cache=True, inline="always")
-def flows(agg, src, dest, amount, reason):
-    """The ``book`` of :func:`domeng.engine.rulebook.pay` (D7) here: each part
-    into the aggregates' flows (from the table or a seat) or unpaid, adding 0
-    for a part of nothing (branch-free)."""
-    if src == RB.UNPAID:
-        agg[_u(L.A_UNPAID + dest * 7 + reason)] += amount
-    else:
-        agg[_u(L.A_FLOW + ((src + 1) * 5 + dest) * 7 + reason)] += amount
 
 
 @njit(cache=True)
@@ -300,11 +290,6 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
     rnd = st[L.ST_ROUNDS]
     camats = st[L.ST_CAMATS]
     since = st[L.ST_SINCE_CAMAT]
-    sum_turns = 0
-    sum_tiles = 0
-    any_pass = 0
-    any_pb = 0
-    gap_sum = 0
     played_rounds = 0
     for _ in range(rounds):
         if camat_target > 0 and camats >= camat_target:
@@ -345,8 +330,11 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
         endmask = RB.end_mask(left, right)
         last = s
         played = 1 << s
-        passed = 0
-        pbm = 0
+        pbm = 0  # the seats that had a PASSEBUNGE (D6)
+        passes = 0  # the round's counts by seat, packed (tally.SEAT_BITS a seat)
+        pbs = 0
+        mks = 0
+        matt = 0
         turns = 1
         tiles = 1
         cucuq = -1
@@ -378,7 +366,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     chain |= np.int64(1) << t
                 left, right = RB.play_ends(code, left, right)  # D5
                 mk = 1 if left == right else 0  # D8: MAPPAKULING
-                agg[_u(L.A_MAPPAKULING + s)] += mk
+                mks += mk << (T.SEAT_BITS * s)
                 played |= 1 << s
                 last = s
                 tiles += 1
@@ -387,7 +375,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     kind, size, cucuq = RB.cappu_end(s, t, mk, rules, 0)
                     winner = s
                     first_cappu = s
-                    tbl = RB.pay((size, cucuq, s, 1, kind + 2), tbl, wk, W_ST, flows, agg)
+                    tbl = RB.pay((size, cucuq, s, 1, kind + 2), tbl, wk, W_ST, T.flow, agg)
                     break
                 endmask = RB.end_mask(left, right)
             elif not RB.is_block(s, last):
@@ -395,56 +383,49 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                 # D7: paid by the table, then by the LAST MAPPANO
                 bit = 1 << s
                 pb, size, reason = RB.pass_award(played & bit, pbm & bit, every_pb, r_pass, r_pb)
-                passed |= bit
-                agg[_u(L.A_PASSES + s)] += 1
+                passes += 1 << (T.SEAT_BITS * s)
                 if heur:
                     obs[_u(OBS_VOID + s)] |= (np.int64(1) << left) | (np.int64(1) << right)
                 pbm |= bit * pb
-                agg[_u(L.A_PASSEBUNGE + s)] += pb
-                tbl = RB.pay((size, s, last, 1, reason), tbl, wk, W_ST, flows, agg)
+                pbs += pb << (T.SEAT_BITS * s)
+                tbl = RB.pay((size, s, last, 1, reason), tbl, wk, W_ST, T.flow, agg)
             else:
-                kind, winner, cucuq, tbl = _block(rules, s, wk, tbl, agg)
+                kind, winner, cucuq, matt, tbl = _block(rules, s, wk, tbl, agg)
                 if rules[R_PENALIZE_MANGUNO_PASS]:
-                    passed |= 1 << s
+                    passes += 1 << (T.SEAT_BITS * s)
                 break
             s = RB.next_seat(s)  # D1
         # ---- D15: CAMAT and the return of the stones; D4: the next starter
         since += 1
+        new_camat = -1
+        gap = 0
         if RB.becomes_camat(first_cappu, tbl, wk, W_ST):
             camat = first_cappu
             for p in range(5):
                 wk[W_ST + p] = 0
             tbl = rules[R_STONES]
-            agg[_u(L.A_CAMAT + camat)] += 1
-            agg[_u(L.A_CAMAT_GAP_HIST + min(since, L.GAP_BINS - 1))] += 1
-            gap_sum += since
+            new_camat = camat
+            gap = since
             camats += 1
             since = 0
         next_starter = RB.next_starter(camat, winner)
-        # ---- the round's aggregates
-        sum_turns += turns
-        sum_tiles += tiles
-        agg[_u(L.A_TILES_HIST + tiles)] += 1
-        agg[_u(L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1))] += 1
-        agg[_u(L.A_WINS + winner * 5 + kind)] += 1
-        off = winner - starter
-        off += 5 if off < 0 else 0
-        agg[_u(L.A_WINS_OFFSET + off * 5 + kind)] += 1
-        agg[_u(L.A_STARTS + starter)] += 1
-        for p in range(5):
-            agg[L.A_PASS_ROUNDS + p] += (passed >> p) & 1
-            agg[L.A_PASSEBUNGE_ROUNDS + p] += (pbm >> p) & 1
-        any_pass += 1 if passed != 0 else 0
-        any_pb += 1 if pbm != 0 else 0
-        if cucuq >= 0:
-            agg[_u(L.A_CUCUQ + cucuq)] += 1
+        # ---- the round's outcome into the aggregates
+        outcome = (
+            kind,
+            winner,
+            starter,
+            cucuq,
+            new_camat,
+            gap,
+            turns,
+            tiles,
+            passes,
+            pbs,
+            mks,
+            matt,
+        )
+        T.accumulate(agg, outcome)
         played_rounds += 1
-    agg[L.A_ROUNDS] += played_rounds
-    agg[L.A_TURNS] += sum_turns
-    agg[L.A_TILES] += sum_tiles
-    agg[L.A_ANY_PASS_ROUNDS] += any_pass
-    agg[L.A_ANY_PASSEBUNGE_ROUNDS] += any_pb
-    agg[L.A_CAMAT_GAP_SUM] += gap_sum
     for p in range(5):
         st[L.ST_STONES + p] = wk[W_ST + p]
         st[L.ST_SEAT_RNG + p] = wk[W_PRNG + p]
@@ -462,21 +443,21 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
 def _block(rules, m, wk, tbl, agg):
     """D11: the four others passed and the LAST MAPPANO ``m`` cannot play;
     settled as :func:`domeng.engine.rulebook.block_end` says (D12..D14).
-    Returns ``(kind, winner, cucuq, table stones)``."""
+    Returns ``(kind, winner, cucuq, MATTIKKENG mask, table stones)``."""
     if rules[R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
-        agg[_u(L.A_PASSES + m)] += 1
-        tbl = RB.pay((rules[R_PASS], m, 0, 0, L.REASON_PASS), tbl, wk, W_ST, flows, agg)
+        tbl = RB.pay((rules[R_PASS], m, 0, 0, L.REASON_PASS), tbl, wk, W_ST, T.flow, agg)
     for p in range(5):
         wk[W_SUM + p] = pips56(wk[_u(W_H + p)])
     kind, winner, cucuq, size, n_matt, order = RB.block_end(m, wk, W_SUM, rules, 0)
+    matt = 0
     for i in range(n_matt):
-        agg[_u(L.A_MATTIKKENG + ((order >> (3 * i)) & 7))] += 1
+        matt |= 1 << ((order >> (3 * i)) & 7)
     if n_matt == 0:
         # D13: the CUCUQ gets the award, M gives the rest
-        tbl = RB.pay((size, cucuq, m, 1, L.REASON_MANGUNO), tbl, wk, W_ST, flows, agg)
+        tbl = RB.pay((size, cucuq, m, 1, L.REASON_MANGUNO), tbl, wk, W_ST, T.flow, agg)
     else:
         # D14: M gets the award, from the table, then the MATTIKKENG in order
         due = (size, m, order, n_matt, L.REASON_MATTIKKENG)
-        tbl = RB.pay(due, tbl, wk, W_ST, flows, agg)
-    return kind, winner, cucuq, tbl
+        tbl = RB.pay(due, tbl, wk, W_ST, T.flow, agg)
+    return kind, winner, cucuq, matt, tbl

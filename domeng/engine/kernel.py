@@ -82,6 +82,7 @@ from domeng.core.rules import (
     R_STONES,
 )
 from domeng.engine import rulebook as RB
+from domeng.engine import tally as T
 from domeng.engine.rulebook import ends_after, pip_sum  # re-exported: players ask kernel.ends_after
 
 # round-local counters
@@ -93,7 +94,7 @@ W_FROM_TABLE = 22
 W_UNPAID = 23
 W_NPASS = 24
 W_NPB = 25
-W_LEN = 127  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. below
+W_LEN = 128  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. below
 
 
 # ---------------------------------------------------------------- trace
@@ -156,13 +157,12 @@ def book(bk, src, dest, amount, reason):
     agg, w, tr, tn, do_trace = bk
     if amount <= 0:
         return
+    T.flow(agg, src, dest, amount, reason)
     if src == RB.UNPAID:
-        agg[L.A_UNPAID + dest * 7 + reason] += amount
         w[W_UNPAID] += amount
         w[W_SEAT_UNPAID + dest] += amount
         _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, amount, 0, 0, 0)
         return
-    agg[L.A_FLOW + ((src + 1) * 5 + dest) * 7 + reason] += amount
     w[W_BY_REASON + reason] += amount
     w[W_RECV + dest * 7 + reason] += amount
     if src == RB.FROM_TABLE:
@@ -242,6 +242,7 @@ W_GIVE = 77  # [5 seat, 7 reason] stones given to another seat
 W_SEAT_FROM_TABLE = 112  # [5] stones received from the table
 W_SEAT_UNPAID = 117  # [5] stones owed to the seat that nobody could pay (D7)
 W_SUMS = 122  # [5] the pip sums at a block (D12)
+W_MK = 127  # MAPPAKULING by seat, packed (tally.SEAT_BITS a seat; D8)
 
 
 @njit(cache=True, inline="always")
@@ -310,8 +311,7 @@ def play_move(hands, obs, hist, s, move, w, agg, tr, tn, do_trace, full):
         _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     else:
         _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT], obs[OBS_RIGHT], mk)
-        if mk:
-            agg[L.A_MAPPAKULING + s] += 1
+        w[W_MK] += mk << (T.SEAT_BITS * s)
     if hands[s] != 0:
         return False
     kind, size, cucuq = RB.cappu_end(s, move >> 1, mk, obs, OBS_RULES)
@@ -376,7 +376,6 @@ def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
     for i in range(n_matt):
         p = (order >> (3 * i)) & 7
         matt_mask |= 1 << p
-        agg[L.A_MATTIKKENG + p] += 1
     w[W_N_MATT] = n_matt
     w[W_MATT_MASK] = matt_mask
     w[W_KIND] = kind
@@ -403,6 +402,7 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
     st[L.ST_ROUNDS] = rnd
     st[L.ST_SINCE_CAMAT] += 1
     camat = -1
+    gap = 0
     if RB.becomes_camat(first_cappu, obs[OBS_TABLE], obs, OBS_STONES):  # D15
         camat = first_cappu
         for p in range(5):
@@ -412,10 +412,7 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
             obs[OBS_STONES + p] = 0
         obs[OBS_TABLE] = rules[R_STONES]
         _trace(tr, tn, do_trace, EV_CAMAT, camat, obs[OBS_TABLE], 0, 0, 0, 0)
-        agg[L.A_CAMAT + camat] += 1
         gap = st[L.ST_SINCE_CAMAT]
-        agg[L.A_CAMAT_GAP_HIST + min(gap, L.GAP_BINS - 1)] += 1
-        agg[L.A_CAMAT_GAP_SUM] += gap
         st[L.ST_CAMATS] += 1
         st[L.ST_SINCE_CAMAT] = 0
     w[W_CAMAT] = camat
@@ -423,29 +420,16 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
 
     turns = obs[OBS_TURN]
     tiles = popcount(obs[OBS_CHAIN])
-    agg[L.A_ROUNDS] += 1
-    agg[L.A_TURNS] += turns
-    agg[L.A_TILES] += tiles
-    agg[L.A_TILES_HIST + tiles] += 1
-    agg[L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1)] += 1
-    agg[L.A_WINS + winner * 5 + kind] += 1
-    agg[L.A_WINS_OFFSET + ((winner - starter + 5) % 5) * 5 + kind] += 1
-    agg[L.A_STARTS + starter] += 1
-    anyp = 0
-    anypb = 0
+    passes = 0
+    pbs = 0
     for p in range(5):
-        agg[L.A_PASSES + p] += w[W_PASSED + p]
-        agg[L.A_PASSEBUNGE + p] += w[W_PB + p]
-        if w[W_PASSED + p] > 0:
-            agg[L.A_PASS_ROUNDS + p] += 1
-            anyp = 1
-        if w[W_PB + p] > 0:
-            agg[L.A_PASSEBUNGE_ROUNDS + p] += 1
-            anypb = 1
-    agg[L.A_ANY_PASS_ROUNDS] += anyp
-    agg[L.A_ANY_PASSEBUNGE_ROUNDS] += anypb
-    if cucuq >= 0:
-        agg[L.A_CUCUQ + cucuq] += 1
+        passes |= w[W_PASSED + p] << (T.SEAT_BITS * p)
+        pbs |= w[W_PB + p] << (T.SEAT_BITS * p)
+    matt = w[W_MATT_MASK]
+    T.accumulate(
+        agg,
+        (kind, winner, starter, cucuq, camat, gap, turns, tiles, passes, pbs, w[W_MK], matt),
+    )
     if do_rec:
         rec[L.RC_ROUND] = rnd
         rec[L.RC_STARTER] = starter
