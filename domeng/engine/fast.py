@@ -2,8 +2,10 @@
 
 Every rule here is asked of :mod:`domeng.engine.rulebook` (the starter, the
 legal-move mask, the ends after a move, the end kind and award size, the pass
-award, the block's settlement, CAMAT and the next starter); this module only
-drives a table's rounds and keeps their aggregates.
+award, the payment D7, the block's settlement, CAMAT and the next starter);
+this module only drives a table's rounds, and the round's outcome goes into
+the aggregates through :func:`domeng.engine.tally.accumulate` (the stones'
+flows through :func:`domeng.engine.tally.flow`), as in the kernel.
 A study that keeps only per-table aggregates (no per-round records, no
 trace) and whose seats are all built-in players spends nearly all its time
 here.  :func:`play_rounds` plays a table's rounds with exactly the rules of
@@ -26,8 +28,9 @@ full rules, which lives outside this repository in the workplace's
 * the round's state (ends, LAST MAPPANO, turn, who played / passed) lives
   in local variables, one function a table (no arrays of arguments per
   round), awards are branch-free (adding 0 where the kernel skips);
-* only what the aggregates need is counted; the player type is tested
-  only when a seat has a choice (two or more legal moves).
+* only what the aggregates need is counted, per-seat counts packed in one
+  register each (:data:`domeng.engine.tally.SEAT_BITS`); the player type is
+  tested only when a seat has a choice (two or more legal moves).
 
 * a table whose seats are all ``random`` runs a loop compiled without the
   players' observation (``heur`` is a compile-time constant); indices are

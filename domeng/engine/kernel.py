@@ -3,7 +3,9 @@
 Read it beside :mod:`domeng.engine.reference` (the reference): every function here has
 a twin there, in the same order, with the same decision ids.  The decisions
 themselves are asked of :mod:`domeng.engine.rulebook`; this module keeps the
-state record's bookkeeping (counters, trace, records).  The two must
+state record's bookkeeping (counters, trace, records), and a round's outcome
+goes into the aggregates through :mod:`domeng.engine.tally`, as in the
+aggregate loop.  The two must
 agree move by move; the tests replay both from the same generator.
 
 State of one table while it plays (all ``int64`` unless noted):
