@@ -15,52 +15,42 @@ from domeng.core import layout as L
 from domeng.core.errors import PlayerError
 from domeng.core.events import END_KINDS, REASONS, TABLE
 from domeng.core.rules import Rules
+from domeng.engine import tally
 from domeng.engine.reference import Round, Table
+from domeng.engine.rulebook import UNPAID
 from domeng.infra.progress import advance
 
 
+def _packed(counts: list[int]) -> int:
+    """Per-seat counts packed as an outcome carries them (:mod:`domeng.engine.tally`)."""
+    return sum(c << (tally.SEAT_BITS * p) for p, c in enumerate(counts))
+
+
 def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
-    """Add one finished round to a table's aggregates ``agg`` and update its
+    """Add one finished round to a table's aggregates ``agg`` (its outcome
+    and flows, through :func:`domeng.engine.tally.accumulate` and
+    :func:`domeng.engine.tally.flow`, as the compiled drivers do) and update its
     state vector ``st``; returns the round's record (``REC_COLUMNS``, then
     the per-seat blocks ``SEAT_COLUMNS``: :mod:`domeng.core.layout`)."""
     res = rnd.result
     assert res is not None
     kind = END_KINDS.index(res.kind)
-    agg[L.A_ROUNDS] += 1
-    agg[L.A_TURNS] += res.turns
-    agg[L.A_TILES] += res.tiles_played
-    agg[L.A_TILES_HIST + res.tiles_played] += 1
-    agg[L.A_TURNS_HIST + min(res.turns, L.TURNS_BINS - 1)] += 1
-    agg[L.A_WINS + res.winner * L.N_KINDS + kind] += 1
-    offset = (res.winner - rnd.starter) % L.N_SEATS
-    agg[L.A_WINS_OFFSET + offset * L.N_KINDS + kind] += 1
-    agg[L.A_STARTS + rnd.starter] += 1
     passed = [0] * 5
     pb = [0] * 5
+    mk = [0] * 5
     for ev in rnd.events:
         if ev["type"] == "pass":
             passed[ev["seat"]] += 1
             if ev["passebunge"]:
                 pb[ev["seat"]] += 1
         elif ev["type"] == "play" and ev["mappakuling"]:
-            agg[L.A_MAPPAKULING + ev["seat"]] += 1
-    for s in range(5):
-        agg[L.A_PASSES + s] += passed[s]
-        agg[L.A_PASSEBUNGE + s] += pb[s]
-        agg[L.A_PASS_ROUNDS + s] += passed[s] > 0
-        agg[L.A_PASSEBUNGE_ROUNDS + s] += pb[s] > 0
-    agg[L.A_ANY_PASS_ROUNDS] += sum(passed) > 0
-    agg[L.A_ANY_PASSEBUNGE_ROUNDS] += sum(pb) > 0
-    for p in res.mattikkeng:
-        agg[L.A_MATTIKKENG + p] += 1
-    if res.cucuq is not None:
-        agg[L.A_CUCUQ + res.cucuq] += 1
+            mk[ev["seat"]] += 1
     by_reason = [0] * L.N_REASONS
     from_table = 0
     rec = np.zeros(L.REC_LEN, dtype=np.int64)
     for tr in res.transfers:
         r = REASONS.index(tr.reason)
-        agg[L.flow_index(tr.source, tr.dest, r)] += tr.amount
+        tally.flow(agg, tr.source, tr.dest, tr.amount, r)
         by_reason[r] += tr.amount
         rec[L.seat_col(tr.dest, L.SC_RECEIVED + r)] += tr.amount
         if tr.source == TABLE:
@@ -71,18 +61,31 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
     unpaid = 0
     for ev in rnd.events:
         if ev["type"] == "unpaid":
-            agg[L.A_UNPAID + ev["to"] * L.N_REASONS + REASONS.index(ev["reason"])] += ev["amount"]
+            tally.flow(agg, UNPAID, ev["to"], ev["amount"], REASONS.index(ev["reason"]))
             unpaid += ev["amount"]
             rec[L.seat_col(ev["to"], L.SC_UNPAID)] += ev["amount"]
     st[L.ST_ROUNDS] += 1
     st[L.ST_SINCE_CAMAT] += 1
+    gap = 0
     if res.camat is not None:
-        agg[L.A_CAMAT + res.camat] += 1
-        gap = st[L.ST_SINCE_CAMAT]
-        agg[L.A_CAMAT_GAP_HIST + min(gap, L.GAP_BINS - 1)] += 1
-        agg[L.A_CAMAT_GAP_SUM] += gap
+        gap = int(st[L.ST_SINCE_CAMAT])
         st[L.ST_CAMATS] += 1
         st[L.ST_SINCE_CAMAT] = 0
+    outcome = (
+        kind,
+        res.winner,
+        rnd.starter,
+        -1 if res.cucuq is None else res.cucuq,
+        -1 if res.camat is None else res.camat,
+        gap,
+        res.turns,
+        res.tiles_played,
+        _packed(passed),
+        _packed(pb),
+        _packed(mk),
+        sum(1 << p for p in res.mattikkeng),
+    )
+    tally.accumulate(agg, outcome)
     t = rnd.table
     st[L.ST_STONES : L.ST_STONES + 5] = t.stones
     st[L.ST_TABLE] = t.table_stones

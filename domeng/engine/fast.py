@@ -2,8 +2,10 @@
 
 Every rule here is asked of :mod:`domeng.engine.rulebook` (the starter, the
 legal-move mask, the ends after a move, the end kind and award size, the pass
-award, the block's settlement, CAMAT and the next starter); this module only
-drives a table's rounds and keeps their aggregates.
+award, the payment D7, the block's settlement, CAMAT and the next starter);
+this module only drives a table's rounds, and the round's outcome goes into
+the aggregates through :func:`domeng.engine.tally.accumulate` (the stones'
+flows through :func:`domeng.engine.tally.flow`), as in the kernel.
 A study that keeps only per-table aggregates (no per-round records, no
 trace) and whose seats are all built-in players spends nearly all its time
 here.  :func:`play_rounds` plays a table's rounds with exactly the rules of
@@ -26,8 +28,9 @@ full rules, which lives outside this repository in the workplace's
 * the round's state (ends, LAST MAPPANO, turn, who played / passed) lives
   in local variables, one function a table (no arrays of arguments per
   round), awards are branch-free (adding 0 where the kernel skips);
-* only what the aggregates need is counted; the player type is tested
-  only when a seat has a choice (two or more legal moves).
+* only what the aggregates need is counted, per-seat counts packed in one
+  register each (:data:`domeng.engine.tally.SEAT_BITS`); the player type is
+  tested only when a seat has a choice (two or more legal moves).
 
 * a table whose seats are all ``random`` runs a loop compiled without the
   players' observation (``heur`` is a compile-time constant); indices are
@@ -73,11 +76,14 @@ from domeng.core.observation import (
 from domeng.core.rng import GAMMA
 from domeng.core.rules import (
     R_PASS,
+    R_PASSEBUNGE,
+    R_PASSEBUNGE_EVERY_PASS,
     R_PENALIZE_MANGUNO_PASS,
     R_STONES,
 )
 from domeng.core.tiles import TILE_PIPS
 from domeng.engine import rulebook as RB
+from domeng.engine import tally as T
 
 EVEN56 = 0x0055555555555555
 # the scratch array ``wk`` of :func:`play_rounds`
@@ -147,6 +153,19 @@ def pips56(h):
 
 
 @njit(cache=True)
+def _redraw(st, un, m):
+    """Lemire's rejection test of :func:`seat_pick` (about once in 10^7 picks:
+    a call, so the pick's common path stays small enough to inline)."""
+    low = m & _M32
+    threshold = (_TWO32 - un) % un
+    while low < threshold:
+        st += _G
+        m = (mix64(st) >> _S32) * un
+        low = m & _M32
+    return st, m
+
+
+@njit(cache=True, inline="always")
 def seat_pick(wk, s, n):
     """The random player's pick among ``n`` moves from seat ``s``'s stream,
     branch-free on ``n == 1`` (no draw then, as the kernel: the stream
@@ -157,42 +176,10 @@ def seat_pick(wk, s, n):
     st += _G & np.uint64(-np.int64(n > 1))
     un = np.uint64(n)
     m = (x >> _S32) * un
-    low = m & _M32
-    if low < un:
-        threshold = (_TWO32 - un) % un
-        while low < threshold:
-            st += _G
-            m = (mix64(st) >> _S32) * un
-            low = m & _M32
+    if (m & _M32) < un:
+        st, m = _redraw(st, un, m)
     wk[i] = np.int64(st)
     return np.int64(m >> _S32)
-
-
-@njit(cache=True)
-def award(size, dest, payer, reason, tbl, wk, agg):
-    """D7, "up to ``size`` to ``dest``": from the table, then from ``payer``;
-    the rest unpaid.  Branch-free (the kernel's sums, adding 0 where it
-    skips); returns the table's stones after."""
-    take = min(size, tbl)
-    rest = size - take
-    have = wk[_u(W_ST + payer)]
-    give = min(rest, have)
-    wk[_u(W_ST + payer)] = have - give
-    wk[_u(W_ST + dest)] += take + give
-    agg[_u(L.A_FLOW + dest * 7 + reason)] += take
-    agg[_u(L.A_FLOW + ((payer + 1) * 5 + dest) * 7 + reason)] += give
-    agg[_u(L.A_UNPAID + dest * 7 + reason)] += rest - give
-    return tbl - take
-
-
-@njit(cache=True)
-def from_table(size, dest, reason, tbl, wk, agg):
-    """D7 paid by the table only; returns the table's stones after."""
-    take = min(size, tbl)
-    wk[_u(W_ST + dest)] += take
-    agg[_u(L.A_FLOW + dest * 7 + reason)] += take
-    agg[_u(L.A_UNPAID + dest * 7 + reason)] += size - take
-    return tbl - take
 
 
 @njit(cache=True)
@@ -293,6 +280,9 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
     ``heur`` (a compile-time constant of the caller) is False when every
     seat is ``random``: the players' observation is then not kept at all;
     ``full_obs``: some player also reads the stones and hand sizes."""
+    every_pb = rules[R_PASSEBUNGE_EVERY_PASS]  # D6's rules, read once (not at every pass)
+    r_pass = rules[R_PASS]
+    r_pb = rules[R_PASSEBUNGE]
     drng = np.uint64(st[L.ST_RNG])
     for p in range(5):
         wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
@@ -303,11 +293,6 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
     rnd = st[L.ST_ROUNDS]
     camats = st[L.ST_CAMATS]
     since = st[L.ST_SINCE_CAMAT]
-    sum_turns = 0
-    sum_tiles = 0
-    any_pass = 0
-    any_pb = 0
-    gap_sum = 0
     played_rounds = 0
     for _ in range(rounds):
         if camat_target > 0 and camats >= camat_target:
@@ -348,8 +333,11 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
         endmask = RB.end_mask(left, right)
         last = s
         played = 1 << s
-        passed = 0
-        pbm = 0
+        pbm = 0  # the seats that had a PASSEBUNGE (D6)
+        passes = 0  # the round's counts by seat, packed (tally.SEAT_BITS a seat)
+        pbs = 0
+        mks = 0
+        matt = 0
         turns = 1
         tiles = 1
         cucuq = -1
@@ -381,7 +369,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     chain |= np.int64(1) << t
                 left, right = RB.play_ends(code, left, right)  # D5
                 mk = 1 if left == right else 0  # D8: MAPPAKULING
-                agg[_u(L.A_MAPPAKULING + s)] += mk
+                mks += mk << (T.SEAT_BITS * s)
                 played |= 1 << s
                 last = s
                 tiles += 1
@@ -390,64 +378,57 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     kind, size, cucuq = RB.cappu_end(s, t, mk, rules, 0)
                     winner = s
                     first_cappu = s
-                    tbl = award(size, cucuq, s, kind + 2, tbl, wk, agg)
+                    tbl = RB.pay((size, cucuq, s, 1, kind + 2), tbl, wk, W_ST, T.flow, agg)
                     break
                 endmask = RB.end_mask(left, right)
             elif not RB.is_block(s, last):
                 # D6: PASS, a PASSEBUNGE if s has not played yet this round;
                 # D7: paid by the table, then by the LAST MAPPANO
                 bit = 1 << s
-                pb, size, reason = RB.pass_award(played & bit, pbm & bit, rules, 0)
-                passed |= bit
-                agg[_u(L.A_PASSES + s)] += 1
+                pb, size, reason = RB.pass_award(played & bit, pbm & bit, every_pb, r_pass, r_pb)
+                passes += 1 << (T.SEAT_BITS * s)
                 if heur:
                     obs[_u(OBS_VOID + s)] |= (np.int64(1) << left) | (np.int64(1) << right)
                 pbm |= bit * pb
-                agg[_u(L.A_PASSEBUNGE + s)] += pb
-                tbl = award(size, s, last, reason, tbl, wk, agg)
+                pbs += pb << (T.SEAT_BITS * s)
+                tbl = RB.pay((size, s, last, 1, reason), tbl, wk, W_ST, T.flow, agg)
             else:
-                kind, winner, cucuq, tbl = _block(rules, s, wk, tbl, agg)
+                kind, winner, cucuq, matt, tbl = _block(rules, s, wk, tbl, agg)
                 if rules[R_PENALIZE_MANGUNO_PASS]:
-                    passed |= 1 << s
+                    passes += 1 << (T.SEAT_BITS * s)
                 break
             s = RB.next_seat(s)  # D1
         # ---- D15: CAMAT and the return of the stones; D4: the next starter
         since += 1
+        new_camat = -1
+        gap = 0
         if RB.becomes_camat(first_cappu, tbl, wk, W_ST):
             camat = first_cappu
             for p in range(5):
                 wk[W_ST + p] = 0
             tbl = rules[R_STONES]
-            agg[_u(L.A_CAMAT + camat)] += 1
-            agg[_u(L.A_CAMAT_GAP_HIST + min(since, L.GAP_BINS - 1))] += 1
-            gap_sum += since
+            new_camat = camat
+            gap = since
             camats += 1
             since = 0
         next_starter = RB.next_starter(camat, winner)
-        # ---- the round's aggregates
-        sum_turns += turns
-        sum_tiles += tiles
-        agg[_u(L.A_TILES_HIST + tiles)] += 1
-        agg[_u(L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1))] += 1
-        agg[_u(L.A_WINS + winner * 5 + kind)] += 1
-        off = winner - starter
-        off += 5 if off < 0 else 0
-        agg[_u(L.A_WINS_OFFSET + off * 5 + kind)] += 1
-        agg[_u(L.A_STARTS + starter)] += 1
-        for p in range(5):
-            agg[L.A_PASS_ROUNDS + p] += (passed >> p) & 1
-            agg[L.A_PASSEBUNGE_ROUNDS + p] += (pbm >> p) & 1
-        any_pass += 1 if passed != 0 else 0
-        any_pb += 1 if pbm != 0 else 0
-        if cucuq >= 0:
-            agg[_u(L.A_CUCUQ + cucuq)] += 1
+        # ---- the round's outcome into the aggregates
+        outcome = (
+            kind,
+            winner,
+            starter,
+            cucuq,
+            new_camat,
+            gap,
+            turns,
+            tiles,
+            passes,
+            pbs,
+            mks,
+            matt,
+        )
+        T.accumulate(agg, outcome)
         played_rounds += 1
-    agg[L.A_ROUNDS] += played_rounds
-    agg[L.A_TURNS] += sum_turns
-    agg[L.A_TILES] += sum_tiles
-    agg[L.A_ANY_PASS_ROUNDS] += any_pass
-    agg[L.A_ANY_PASSEBUNGE_ROUNDS] += any_pb
-    agg[L.A_CAMAT_GAP_SUM] += gap_sum
     for p in range(5):
         st[L.ST_STONES + p] = wk[W_ST + p]
         st[L.ST_SEAT_RNG + p] = wk[W_PRNG + p]
@@ -465,47 +446,21 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
 def _block(rules, m, wk, tbl, agg):
     """D11: the four others passed and the LAST MAPPANO ``m`` cannot play;
     settled as :func:`domeng.engine.rulebook.block_end` says (D12..D14).
-    Returns ``(kind, winner, cucuq, table stones)``."""
+    Returns ``(kind, winner, cucuq, MATTIKKENG mask, table stones)``."""
     if rules[R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
-        agg[_u(L.A_PASSES + m)] += 1
-        tbl = from_table(rules[R_PASS], m, L.REASON_PASS, tbl, wk, agg)
+        tbl = RB.pay((rules[R_PASS], m, 0, 0, L.REASON_PASS), tbl, wk, W_ST, T.flow, agg)
     for p in range(5):
         wk[W_SUM + p] = pips56(wk[_u(W_H + p)])
     kind, winner, cucuq, size, n_matt, order = RB.block_end(m, wk, W_SUM, rules, 0)
+    matt = 0
     for i in range(n_matt):
-        agg[_u(L.A_MATTIKKENG + ((order >> (3 * i)) & 7))] += 1
+        matt |= 1 << ((order >> (3 * i)) & 7)
     if n_matt == 0:
         # D13: the CUCUQ gets the award, M gives the rest
-        tbl = award(size, cucuq, m, L.REASON_MANGUNO, tbl, wk, agg)
+        tbl = RB.pay((size, cucuq, m, 1, L.REASON_MANGUNO), tbl, wk, W_ST, T.flow, agg)
     else:
         # D14: M gets the award, from the table, then the MATTIKKENG in order
-        tbl = award_in_order(size, m, order, n_matt, L.REASON_MATTIKKENG, tbl, wk, agg)
-    return kind, winner, cucuq, tbl
-
-
-@njit(cache=True)
-def award_in_order(size, dest, order, n, reason, tbl, wk, agg):
-    """D7, "up to ``size`` to ``dest``" from the table, then from the ``n``
-    payers ``order`` (3 bits each, in paying order); the rest unpaid.
-    Returns the table's stones after."""
-    due = size
-    take = min(due, tbl)
-    if take > 0:
-        tbl -= take
-        wk[_u(W_ST + dest)] += take
-        agg[_u(L.A_FLOW + dest * 7 + reason)] += take
-        due -= take
-    for i in range(n):
-        if due == 0:
-            break
-        q = (order >> (3 * i)) & 7
-        give = min(due, wk[_u(W_ST + q)])
-        if give > 0:
-            wk[_u(W_ST + q)] -= give
-            wk[_u(W_ST + dest)] += give
-            agg[_u(L.A_FLOW + ((q + 1) * 5 + dest) * 7 + reason)] += give
-            due -= give
-    if due > 0:
-        agg[_u(L.A_UNPAID + dest * 7 + reason)] += due
-    return tbl
+        due = (size, m, order, n_matt, L.REASON_MATTIKKENG)
+        tbl = RB.pay(due, tbl, wk, W_ST, T.flow, agg)
+    return kind, winner, cucuq, matt, tbl

@@ -3,7 +3,9 @@
 Read it beside :mod:`domeng.engine.reference` (the reference): every function here has
 a twin there, in the same order, with the same decision ids.  The decisions
 themselves are asked of :mod:`domeng.engine.rulebook`; this module keeps the
-state record's bookkeeping (counters, trace, records).  The two must
+state record's bookkeeping (counters, trace, records), and a round's outcome
+goes into the aggregates through :mod:`domeng.engine.tally`, as in the
+aggregate loop.  The two must
 agree move by move; the tests replay both from the same generator.
 
 State of one table while it plays (all ``int64`` unless noted):
@@ -51,7 +53,6 @@ from domeng.core.events import (
     EV_PLAY,
     EV_TRANSFER,
     EV_UNPAID,
-    TABLE,
 )
 from domeng.core.nbrng import randbelow, seat_state, table_state
 from domeng.core.observation import (
@@ -77,10 +78,13 @@ from domeng.core.observation import (
 )
 from domeng.core.rules import (
     R_PASS,
+    R_PASSEBUNGE,
+    R_PASSEBUNGE_EVERY_PASS,
     R_PENALIZE_MANGUNO_PASS,
     R_STONES,
 )
 from domeng.engine import rulebook as RB
+from domeng.engine import tally as T
 from domeng.engine.rulebook import ends_after, pip_sum  # re-exported: players ask kernel.ends_after
 
 # round-local counters
@@ -92,7 +96,7 @@ W_FROM_TABLE = 22
 W_UNPAID = 23
 W_NPASS = 24
 W_NPB = 25
-W_LEN = 127  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. below
+W_LEN = 128  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. below
 
 
 # ---------------------------------------------------------------- trace
@@ -147,43 +151,36 @@ def legal_moves(hand, obs, moves):
 
 # ---------------------------------------------------------------- stones (D7)
 @njit(cache=True, inline="always")
-def award(obs, size, dest, payers, n_payers, reason, agg, w, tr, tn, do_trace):
-    """Pay "up to ``size`` to ``dest``" (D7): from the table, then from each
-    of the ``n_payers`` payers (``payers``: seats packed 3 bits each, in
-    paying order); what nobody can cover is recorded as unpaid."""
-    due = size
-    take = min(due, obs[OBS_TABLE])
-    if take > 0:
-        obs[OBS_TABLE] -= take
-        obs[OBS_STONES + dest] += take
-        agg[L.A_FLOW + (0 * 5 + dest) * 7 + reason] += take
-        w[W_BY_REASON + reason] += take
-        w[W_FROM_TABLE] += take
-        w[W_RECV + dest * 7 + reason] += take
-        w[W_SEAT_FROM_TABLE + dest] += take
-        _trace(tr, tn, do_trace, EV_TRANSFER, reason, TABLE, dest, take, 0, 0)
-        due -= take
-    for i in range(n_payers):
-        if due == 0:
-            break
-        p = (payers >> (3 * i)) & 7
-        if p == dest:
-            continue
-        give = min(due, obs[OBS_STONES + p])
-        if give > 0:
-            obs[OBS_STONES + p] -= give
-            obs[OBS_STONES + dest] += give
-            agg[L.A_FLOW + ((p + 1) * 5 + dest) * 7 + reason] += give
-            w[W_BY_REASON + reason] += give
-            w[W_RECV + dest * 7 + reason] += give
-            w[W_GIVE + p * 7 + reason] += give
-            _trace(tr, tn, do_trace, EV_TRANSFER, reason, p, dest, give, 0, 0)
-            due -= give
-    if due > 0:
-        agg[L.A_UNPAID + dest * 7 + reason] += due
-        w[W_UNPAID] += due
-        w[W_SEAT_UNPAID + dest] += due
-        _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, due, 0, 0, 0)
+def book(bk, src, dest, amount, reason):
+    """The ``book`` of :func:`domeng.engine.rulebook.pay` (D7) here: a part of
+    an award (``src``: the table, a seat, or unpaid) into the aggregates, the
+    round's counters and the trace; ``bk`` is ``(agg, w, tr, tn, do_trace)``.
+    A part of nothing is not kept (no trace event)."""
+    agg, w, tr, tn, do_trace = bk
+    if amount <= 0:
+        return
+    T.flow(agg, src, dest, amount, reason)
+    if src == RB.UNPAID:
+        w[W_UNPAID] += amount
+        w[W_SEAT_UNPAID + dest] += amount
+        _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, amount, 0, 0, 0)
+        return
+    w[W_BY_REASON + reason] += amount
+    w[W_RECV + dest * 7 + reason] += amount
+    if src == RB.FROM_TABLE:
+        w[W_FROM_TABLE] += amount
+        w[W_SEAT_FROM_TABLE + dest] += amount
+    else:
+        w[W_GIVE + src * 7 + reason] += amount
+    _trace(tr, tn, do_trace, EV_TRANSFER, reason, src, dest, amount, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def award(obs, due, bk):
+    """Pay ``due`` (``(size, dest, payers, n_payers, reason)``, D7) as
+    :func:`domeng.engine.rulebook.pay` says, from ``obs``'s table and stones,
+    kept by :func:`book` (``bk``: ``(agg, w, tr, tn, do_trace)``)."""
+    obs[OBS_TABLE] = RB.pay(due, obs[OBS_TABLE], obs, OBS_STONES, book, bk)
 
 
 # ---------------------------------------------------------------- play / pass
@@ -247,6 +244,7 @@ W_GIVE = 77  # [5 seat, 7 reason] stones given to another seat
 W_SEAT_FROM_TABLE = 112  # [5] stones received from the table
 W_SEAT_UNPAID = 117  # [5] stones owed to the seat that nobody could pay (D7)
 W_SUMS = 122  # [5] the pip sums at a block (D12)
+W_MK = 127  # MAPPAKULING by seat, packed (tally.SEAT_BITS a seat; D8)
 
 
 @njit(cache=True, inline="always")
@@ -315,8 +313,7 @@ def play_move(hands, obs, hist, s, move, w, agg, tr, tn, do_trace, full):
         _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     else:
         _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT], obs[OBS_RIGHT], mk)
-        if mk:
-            agg[L.A_MAPPAKULING + s] += 1
+        w[W_MK] += mk << (T.SEAT_BITS * s)
     if hands[s] != 0:
         return False
     kind, size, cucuq = RB.cappu_end(s, move >> 1, mk, obs, OBS_RULES)
@@ -326,7 +323,7 @@ def play_move(hands, obs, hist, s, move, w, agg, tr, tn, do_trace, full):
     w[W_CUCUQ] = cucuq
     w[W_SIZE] = size
     _trace_end(tr, tn, do_trace, w, hands)
-    award(obs, size, cucuq, s, 1, L.KIND_REASON[kind], agg, w, tr, tn, do_trace)
+    award(obs, (size, cucuq, s, 1, L.KIND_REASON[kind]), (agg, w, tr, tn, do_trace))
     return True
 
 
@@ -341,7 +338,13 @@ def pass_turn(hands, obs, hist, s, w, agg, tr, tn, do_trace, full):
         return True
     if obs[OBS_TURN] == 1:
         w[W_SECOND_PASSED] = 1
-    pb, size, reason = RB.pass_award(obs[OBS_HAS_PLAYED + s], w[W_PB_TAKEN + s], obs, OBS_RULES)
+    pb, size, reason = RB.pass_award(
+        obs[OBS_HAS_PLAYED + s],
+        w[W_PB_TAKEN + s],
+        obs[OBS_RULES + R_PASSEBUNGE_EVERY_PASS],
+        obs[OBS_RULES + R_PASS],
+        obs[OBS_RULES + R_PASSEBUNGE],
+    )
     w[W_NPASS] += 1
     w[W_PASSED + s] += 1
     if pb:
@@ -351,7 +354,7 @@ def pass_turn(hands, obs, hist, s, w, agg, tr, tn, do_trace, full):
     _trace(tr, tn, do_trace, EV_PASS, s, pb, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     record_pass(obs, hist, s, full)
     obs[OBS_PASSES] += 1
-    award(obs, size, s, obs[OBS_LAST_MAPPANO], 1, reason, agg, w, tr, tn, do_trace)
+    award(obs, (size, s, obs[OBS_LAST_MAPPANO], 1, reason), (agg, w, tr, tn, do_trace))
     return False
 
 
@@ -364,7 +367,7 @@ def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
         w[W_NPASS] += 1
         w[W_PASSED + m] += 1
         _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-        award(obs, obs[OBS_RULES + R_PASS], m, 0, 0, L.REASON_PASS, agg, w, tr, tn, do_trace)
+        award(obs, (obs[OBS_RULES + R_PASS], m, 0, 0, L.REASON_PASS), (agg, w, tr, tn, do_trace))
     record_pass(obs, hist, m, full)
     _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
     w[W_MANGUNO] = m
@@ -375,7 +378,6 @@ def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
     for i in range(n_matt):
         p = (order >> (3 * i)) & 7
         matt_mask |= 1 << p
-        agg[L.A_MATTIKKENG + p] += 1
     w[W_N_MATT] = n_matt
     w[W_MATT_MASK] = matt_mask
     w[W_KIND] = kind
@@ -385,10 +387,10 @@ def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
     _trace_end(tr, tn, do_trace, w, hands)
     if n_matt == 0:
         # D13: the CUCUQ gets the award, M gives the rest
-        award(obs, size, cucuq, m, 1, L.REASON_MANGUNO, agg, w, tr, tn, do_trace)
+        award(obs, (size, cucuq, m, 1, L.REASON_MANGUNO), (agg, w, tr, tn, do_trace))
     else:
         # D14: M gets the award, paid by the winner, then the other MATTIKKENG
-        award(obs, size, m, order, n_matt, L.REASON_MATTIKKENG, agg, w, tr, tn, do_trace)
+        award(obs, (size, m, order, n_matt, L.REASON_MATTIKKENG), (agg, w, tr, tn, do_trace))
 
 
 @njit(cache=True, _nrt=False)
@@ -402,6 +404,7 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
     st[L.ST_ROUNDS] = rnd
     st[L.ST_SINCE_CAMAT] += 1
     camat = -1
+    gap = 0
     if RB.becomes_camat(first_cappu, obs[OBS_TABLE], obs, OBS_STONES):  # D15
         camat = first_cappu
         for p in range(5):
@@ -411,10 +414,7 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
             obs[OBS_STONES + p] = 0
         obs[OBS_TABLE] = rules[R_STONES]
         _trace(tr, tn, do_trace, EV_CAMAT, camat, obs[OBS_TABLE], 0, 0, 0, 0)
-        agg[L.A_CAMAT + camat] += 1
         gap = st[L.ST_SINCE_CAMAT]
-        agg[L.A_CAMAT_GAP_HIST + min(gap, L.GAP_BINS - 1)] += 1
-        agg[L.A_CAMAT_GAP_SUM] += gap
         st[L.ST_CAMATS] += 1
         st[L.ST_SINCE_CAMAT] = 0
     w[W_CAMAT] = camat
@@ -422,29 +422,16 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
 
     turns = obs[OBS_TURN]
     tiles = popcount(obs[OBS_CHAIN])
-    agg[L.A_ROUNDS] += 1
-    agg[L.A_TURNS] += turns
-    agg[L.A_TILES] += tiles
-    agg[L.A_TILES_HIST + tiles] += 1
-    agg[L.A_TURNS_HIST + min(turns, L.TURNS_BINS - 1)] += 1
-    agg[L.A_WINS + winner * 5 + kind] += 1
-    agg[L.A_WINS_OFFSET + ((winner - starter + 5) % 5) * 5 + kind] += 1
-    agg[L.A_STARTS + starter] += 1
-    anyp = 0
-    anypb = 0
+    passes = 0
+    pbs = 0
     for p in range(5):
-        agg[L.A_PASSES + p] += w[W_PASSED + p]
-        agg[L.A_PASSEBUNGE + p] += w[W_PB + p]
-        if w[W_PASSED + p] > 0:
-            agg[L.A_PASS_ROUNDS + p] += 1
-            anyp = 1
-        if w[W_PB + p] > 0:
-            agg[L.A_PASSEBUNGE_ROUNDS + p] += 1
-            anypb = 1
-    agg[L.A_ANY_PASS_ROUNDS] += anyp
-    agg[L.A_ANY_PASSEBUNGE_ROUNDS] += anypb
-    if cucuq >= 0:
-        agg[L.A_CUCUQ + cucuq] += 1
+        passes |= w[W_PASSED + p] << (T.SEAT_BITS * p)
+        pbs |= w[W_PB + p] << (T.SEAT_BITS * p)
+    matt = w[W_MATT_MASK]
+    T.accumulate(
+        agg,
+        (kind, winner, starter, cucuq, camat, gap, turns, tiles, passes, pbs, w[W_MK], matt),
+    )
     if do_rec:
         rec[L.RC_ROUND] = rnd
         rec[L.RC_STARTER] = starter

@@ -11,16 +11,23 @@ Each function is scalar and mask-based, in the style that makes
 :mod:`domeng.engine.fast` fast (see its docstring): a hand is a 56-bit mask
 in which tile ``t`` owns bits ``2t`` (its move on the left end) and ``2t+1``
 (on the right end), so the legal moves are one AND with the mask of the open
-ends; seats are packed 3 bits each where a list of them is needed.  They
-are plain ``njit`` functions (no ``inline="always"``: LLVM inlines them, and
-numba's inlining would rerun its front end at every call site).  Where a
-function reads the rules it takes the rules array ``rules`` and the offset
-``at`` of the rules in it (0 for :meth:`domeng.core.rules.Rules.to_array`,
-``OBS_RULES`` for an observation, which carries a copy).
+ends; seats are packed 3 bits each where a list of them is needed.  The
+once-a-round ones are plain ``njit`` functions (numba's ``inline="always"``
+reruns its front end at every call site: compile time); the per-turn ones
+(:func:`play_ends`, :func:`ends_after`, :func:`pass_award`) are
+``inline="always"``, as LLVM did not inline every call of them (the
+players' scores call :func:`ends_after` once per candidate move: 3-6%
+of the heuristic rows of ``benchmarks/bench_engine.py``, session 10).
+Where a once-a-round function reads the rules it takes the rules array
+``rules`` and the offset ``at`` of the rules in it (0 for
+:meth:`domeng.core.rules.Rules.to_array`, ``OBS_RULES`` for an
+observation, which carries a copy); :func:`pass_award`, asked at every
+pass, takes the three rule values it reads as scalars, which the aggregate
+loop reads once per call.
 
 The decisions, by id (``../docs/rules.md``): D1 :func:`next_seat`;
 D3, D4 :func:`starter`; D5 :func:`end_mask`, :func:`legal_mask`,
-:func:`ends_after`, :func:`play_ends`; D6 :func:`pass_award`; D8..D10
+:func:`ends_after`, :func:`play_ends`; D6 :func:`pass_award`; D7 :func:`pay`; D8..D10
 :func:`cappu_end`; D11 :func:`is_block`; D12..D14 :func:`block_end`; D15
 :func:`becomes_camat`; D4 :func:`next_starter`.
 """
@@ -33,6 +40,7 @@ from numba import njit
 from domeng.core import layout as L
 from domeng.core.bits import lowest_bit
 from domeng.core.bits import uidx as _u
+from domeng.core.events import TABLE
 from domeng.core.rules import (
     R_CAPPU,
     R_CEKI,
@@ -40,9 +48,6 @@ from domeng.core.rules import (
     R_MATTIKKENG,
     R_MATTIKKENG_REDUCED,
     R_OPENER_LEADS_DOUBLE,
-    R_PASS,
-    R_PASSEBUNGE,
-    R_PASSEBUNGE_EVERY_PASS,
     R_POLLO,
 )
 from domeng.core.tiles import DOUBLE_OF, NUMBER_MASK, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS
@@ -191,7 +196,7 @@ def legal_mask(hand56, left, right, must):
     return hand56 & ENDMASK[_u((left << 3) | right)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_ends(code, left, right):
     """D5: the open ends after move ``code`` (``tile*2+end``, not a lead) on
     a chain with open ends ``left``, ``right``: the tile joins the number on
@@ -208,7 +213,7 @@ def play_ends(code, left, right):
     return (left & em) | (v & ~em), (v & em) | (right & ~em)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ends_after(tile, end, left, right):
     """D5: the open ends ``(left, right)`` after ``tile`` is played on
     ``end`` (0 left, 1 right) of a chain with open ends ``left``, ``right``
@@ -225,12 +230,16 @@ def ends_after(tile, end, left, right):
 
 
 # ---------------------------------------------------------------- D6
-@njit(cache=True)
-def pass_award(has_played, had_passebunge, rules, at):
+@njit(cache=True, inline="always")
+def pass_award(has_played, had_passebunge, every_pass, pass_size, passebunge_size):
     """D6: a pass by a seat that has not played yet this round
     (``has_played`` 0) is a PASSEBUNGE, unless the option
-    ``passebunge_every_pass`` is off and the seat already had one
-    (``had_passebunge``); otherwise a PASS.
+    ``passebunge_every_pass`` (``every_pass``) is off and the seat already
+    had one (``had_passebunge``); otherwise a PASS.
+
+    The rules arrive as scalars (``rules[R_PASSEBUNGE_EVERY_PASS]``,
+    ``rules[R_PASS]``, ``rules[R_PASSEBUNGE]``): this is asked at every pass,
+    and the aggregate loop reads them once per call, not once per pass.
 
     Returns
     -------
@@ -240,15 +249,74 @@ def pass_award(has_played, had_passebunge, rules, at):
 
     Example
     -------
-    >>> from domeng.core.rules import Rules
-    >>> r = Rules().to_array()
-    >>> pass_award(0, 0, r, 0), pass_award(1, 0, r, 0)
-    ((1, 2, 1), (0, 1, 0))
+    >>> pass_award(0, 0, 1, 1, 2), pass_award(1, 0, 1, 1, 2), pass_award(0, 1, 0, 1, 2)
+    ((1, 2, 1), (0, 1, 0), (0, 1, 0))
     """
-    pb = has_played == 0 and (rules[at + R_PASSEBUNGE_EVERY_PASS] != 0 or had_passebunge == 0)
-    if pb:
-        return 1, rules[at + R_PASSEBUNGE], L.REASON_PASSEBUNGE
-    return 0, rules[at + R_PASS], L.REASON_PASS
+    if has_played == 0 and (every_pass != 0 or had_passebunge == 0):
+        return 1, passebunge_size, L.REASON_PASSEBUNGE
+    return 0, pass_size, L.REASON_PASS
+
+
+# ---------------------------------------------------------------- D7
+#: D7's sources of a part of an award other than a seat: the table, and
+#: nobody (the part no one could pay); the table is the trace's ``TABLE``
+FROM_TABLE = TABLE
+UNPAID = -2
+
+
+@njit(cache=True, inline="always")
+def no_book(bk, src, dest, amount, reason):
+    """A ``book`` for :func:`pay` that keeps nothing."""
+
+
+@njit(cache=True, inline="always")
+def pay(due, tbl, stones, off, book, bk):
+    """D7: "up to ``size`` to ``dest``": the table pays first, then each
+    payer in paying order as much as he holds; the rest is unpaid.
+
+    Parameters
+    ----------
+    due : (int, int, int, int, int)
+        ``(size, dest, payers, n_payers, reason)``: the award's size, who
+        gets it, the payers packed 3 bits each in paying order (``n_payers``
+        of them; a payer who is ``dest`` pays nothing) and its reason
+        (``layout.REASON_*``).
+    tbl : int
+        The stones on the table.
+    stones, off : int64 array, int
+        Seat ``p`` holds ``stones[off + p]`` (updated in place).
+    book, bk : compiled function, any
+        ``book(bk, src, dest, amount, reason)`` is told each part, in
+        order, zero parts included: from the table (``src`` is
+        :data:`FROM_TABLE`), from each payer (``src`` the seat), and the
+        unpaid rest (``src`` :data:`UNPAID`).  The drivers' bookkeeping
+        (aggregates, round counters, trace) lives there; this is the rule.
+
+    Returns
+    -------
+    int
+        The stones on the table after.
+
+    Example
+    -------
+    >>> stones = np.array([0, 1, 0, 0, 0])  # up to 3 to seat 2: 1 from the table, 1 from seat 1
+    >>> pay((3, 2, 1, 1, 3), 1, stones, 0, no_book, 0), stones.tolist()
+    (0, [0, 0, 2, 0, 0])
+    """
+    size, dest, payers, n_payers, reason = due
+    take = min(size, tbl)
+    rest = size - take
+    stones[_u(off + dest)] += take
+    book(bk, FROM_TABLE, dest, take, reason)
+    for i in range(n_payers):
+        p = (payers >> (3 * i)) & 7
+        give = min(rest, stones[_u(off + p)]) * (p != dest)
+        stones[_u(off + p)] -= give
+        stones[_u(off + dest)] += give
+        book(bk, p, dest, give, reason)
+        rest -= give
+    book(bk, UNPAID, dest, rest, reason)
+    return tbl - take
 
 
 # ---------------------------------------------------------------- D8..D10
