@@ -47,14 +47,6 @@ MAX_FUNCTION_LINES = 120
 #: records (issue 21 items 1-3, 7); the list may only shrink: the test fails
 #: when one of them is fixed, and for any function not on it
 KNOWN_MANY_PARAMS = {
-    "domeng.envs.tables:step_custom",
-    "domeng.envs.tables:vec_step",
-    "domeng.envs.tables:step_builtin",
-    "domeng.envs.tables:reset_custom",
-    "domeng.envs.tables:vec_reset",
-    "domeng.envs.tables:reset_builtin",
-    "domeng.envs.tables:_start_episode",
-    "domeng.envs.tables:advance",
     "domeng.study.compare:compare",
     # the keyword conveniences over a StudySpec (tournament and ladder gained
     # out/fmt/dpi/overwrite/command/spec in session 8; a spec is the record)

@@ -162,31 +162,6 @@ def test_a_game_of_computers_is_table_t_of_a_study():
         assert played == expected
 
 
-def test_batched_step_api_agrees_with_single_tables():
-    from domeng.engine import batched as B
-
-    n = 6
-    b = B.new_batch(Rules().to_array(), 5, 10, n, 1)
-    games = [Game(seed=5, table=10 + i) for i in range(n)]
-    masks = np.zeros((n, 57), np.int64)
-    ended = np.zeros(n, np.int64)
-    pick = np.random.default_rng(0)
-    for _ in range(300):
-        B.new_rounds(b, b.ctl[:, 3].copy())
-        for g in games:
-            if g.round_over:
-                g.new_round()
-        B.legal_action_masks(b, masks)
-        acts = np.zeros(n, np.int64)
-        for i, g in enumerate(games):
-            np.testing.assert_array_equal(g.legal_action_mask().astype(np.int64), masks[i])
-            acts[i] = pick.choice(np.flatnonzero(masks[i]))
-            g.step(int(acts[i]))
-        B.step_all(b, acts, ended)
-        for i, g in enumerate(games):
-            assert g.stones == list(b.obs[i, 5:10]) and int(ended[i]) == int(g.round_over)
-
-
 @settings(max_examples=60)
 @given(
     seed=st.integers(0, 2**64 - 1),
