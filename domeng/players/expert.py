@@ -239,8 +239,8 @@ _MADE: dict[tuple[float, ...], object] = {}
 
 
 @intrinsic
-def _f64_pointer(typingctx, addr):
-    """The ``float64*`` at integer address ``addr`` (for :class:`TunableExpert`)."""
+def f64_pointer(typingctx, addr):
+    """The ``float64*`` at integer address ``addr`` (the tunable players' buffers)."""
     sig = types.CPointer(types.float64)(types.intp)
 
     def codegen(context, builder, signature, args):
@@ -261,7 +261,7 @@ class TunableExpert:
         addr = self.weights.ctypes.data
 
         def expert_tunable(obs, hist, moves, n_moves, rng):
-            w = carray(_f64_pointer(addr), (N_FEATURES,))
+            w = carray(f64_pointer(addr), (N_FEATURES,))
             return expert_pick(w, obs, moves, n_moves, rng)
 
         self.player = compile_player(expert_tunable)
