@@ -114,7 +114,7 @@ INPUT_SCALE = np.array(
 _INV_SCALE = 1.0 / INPUT_SCALE
 
 #: the SHA-256 of the shipped weights file (checked at load)
-WEIGHTS_SHA256 = ""
+WEIGHTS_SHA256 = "e20d59e18e741c581d8075c7e0bdae8ed0af78a523ed9f5af43f038c152bbb3f"
 WEIGHTS_FILE = "learned.json"
 
 _NUM = NUMBER_MASK.copy()

@@ -79,3 +79,18 @@ def after(obs, move):
     mk = K.apply_play(o, hist, hands, seat, move, 1)
     o[OBS_HAND] = hands[seat]
     return o, bool(mk)
+
+
+def scramble(rnd, obs, rs):
+    """Deal the tiles the seat to move cannot see differently among the other
+    seats (same hand sizes) of the reference round ``rnd``; the seat's
+    observation ``obs`` stays the same (D17)."""
+    seat = rnd.to_move
+    hidden = [t for t in range(28) if t not in obs.hand and t not in obs.chain]
+    rs.shuffle(hidden)
+    k = 0
+    for s in range(5):
+        if s != seat:
+            size = len(rnd.hands[s])
+            rnd.hands[s] = set(hidden[k : k + size])
+            k += size

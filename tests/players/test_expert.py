@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _positions import T, after, position
+from _positions import T, after, position, scramble
 
 from domeng.batch.reference import run_reference
 from domeng.batch.tables import run_tables, trace_table
@@ -76,9 +76,15 @@ def test_next_fits_counts_only_tiles_the_next_seat_may_hold():
     assert feats(obs, T(2, 3) * 2)["next_fits"] == expect
 
 
-def test_expert_agrees_in_both_engines():
+@pytest.mark.parametrize(
+    "players",
+    [
+        ["expert", "hunter", "expert", "random", "keeper"],
+        ["learned", "expert", "learned", "random", "hunter"],  # issue 25: the learned player
+    ],
+)
+def test_expert_agrees_in_both_engines(players):
     for rules in (Rules(), Rules(opener_leads_double=False, passebunge_every_pass=False)):
-        players = ["expert", "hunter", "expert", "random", "keeper"]
         k_events, k_agg, k_state = trace_table(players, rules, seed=5, table=2, rounds=300)
         agg, state, _, events = run_reference(
             [make_player(p) for p in players],
@@ -134,14 +140,7 @@ def test_expert_decides_from_its_observation_only():
         )
         # scramble what the seat cannot see: swap tiles between other hands
         # and the out-of-play tiles, keeping hand sizes
-        hidden = [x for x in range(28) if x not in obs.hand and x not in obs.chain]
-        rs.shuffle(hidden)
-        k = 0
-        for s in range(5):
-            if s != seat:
-                size = len(rnd.hands[s])
-                rnd.hands[s] = set(hidden[k : k + size])
-                k += size
+        scramble(rnd, obs, rs)
         o2, hist2 = rnd.observation(seat).to_array()
         np.testing.assert_array_equal(o2, o)
         np.testing.assert_array_equal(hist2, hist)

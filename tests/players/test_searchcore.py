@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from _positions import scramble
 from numba import njit
 from test_isearch import _positions
 
@@ -319,20 +320,6 @@ def test_every_configuration_decides_as_its_old_loop_draw_for_draw():
         assert a[0] == b[0]
 
 
-def _scramble(rnd, obs, rs):
-    """Deal the tiles the seat to move cannot see differently among the other
-    seats (same hand sizes); its observation stays the same."""
-    seat = rnd.to_move
-    hidden = [t for t in range(28) if t not in obs.hand and t not in obs.chain]
-    rs.shuffle(hidden)
-    k = 0
-    for s in range(5):
-        if s != seat:
-            size = len(rnd.hands[s])
-            rnd.hands[s] = set(hidden[k : k + size])
-            k += size
-
-
 def test_d17_scrambling_the_hidden_tiles_changes_no_decision_but_omniscients():
     """D17: every configuration but ``omniscient`` decides from the
     observation alone; ``omniscient`` reads the true hands (research only)."""
@@ -345,7 +332,7 @@ def test_d17_scrambling_the_hidden_tiles_changes_no_decision_but_omniscients():
         before = [sorted(h) for h in rnd.hands]
         seen_before = omni.choose_seeing_all(obs, rnd.legal_moves(), _Rng(5), before)
         for _ in range(3):
-            _scramble(rnd, obs, rs)
+            scramble(rnd, obs, rs)
             o2, hist2 = rnd.observation(rnd.to_move).to_array()
             np.testing.assert_array_equal(o2, o)
             for n in _NAMES:
