@@ -169,7 +169,9 @@ def load_checkpoint(path: Path, args) -> dict | None:
     return ck
 
 
-def save_checkpoint(path: Path, theta, adam: Adam, it: int, cpu: float, hist, curve, args):
+def save_checkpoint(path: Path, theta, adam: Adam, run: dict, args) -> None:
+    """Write the state after ``run["iteration"]`` iterations (``run``: also
+    ``cpu``, ``history``, ``curve`` and the ``commit`` the run started from)."""
     tmp = path.with_name(".checkpoint.tmp.npz")
     np.savez(
         tmp,
@@ -177,17 +179,19 @@ def save_checkpoint(path: Path, theta, adam: Adam, it: int, cpu: float, hist, cu
         m=adam.m,
         v=adam.v,
         t=adam.t,
-        iteration=it,
-        cpu=cpu,
-        history=json.dumps(hist),
-        curve=json.dumps(curve),
+        iteration=run["iteration"],
+        cpu=run["cpu"],
+        history=json.dumps(run["history"]),
+        curve=json.dumps(run["curve"]),
         args=json.dumps({k: getattr(args, k) for k in SAME}),
+        commit=run["commit"],
     )
     tmp.replace(path)
 
 
 def train(args, out: Path, log=print):
-    """The ES loop; returns the final parameters, the history and the curve rows."""
+    """The ES loop; returns the final parameters, the history, the curve rows
+    and the commit the run started from."""
     p0 = start_params(args.seed)
     scale = noise_scale()
     theta = np.zeros(N_PARAMS)
@@ -195,12 +199,14 @@ def train(args, out: Path, log=print):
     hist: list = []
     curve: list = []
     it0, cpu = 0, 0.0
+    made = commit()  # the code that starts the run (a resumed run keeps the first's)
     ck_path = out / "checkpoint.npz"
     ck = load_checkpoint(ck_path, args)
     if ck is not None:
         theta, adam.m, adam.v, adam.t = ck["theta"], ck["m"], ck["v"], int(ck["t"])
         it0, cpu = int(ck["iteration"]), float(ck["cpu"])
         hist, curve = json.loads(str(ck["history"])), json.loads(str(ck["curve"]))
+        made = str(ck["commit"]) if "commit" in ck else made
         log(f"continuing from {ck_path} at iteration {it0} ({cpu / 60:.1f} CPU-minutes so far)")
     base = nets("expert", args.eval_deals, args.rounds, args.eval_seed)[:, 0]
     for it in range(it0, args.iterations):
@@ -239,14 +245,16 @@ def train(args, out: Path, log=print):
             }
         )
         log(f"iteration {it + 1}/{args.iterations}: candidates' median margin {np.median(f):+.4f}")
-        save_checkpoint(ck_path, theta, adam, it + 1, cpu, hist, curve, args)
+        run = {"iteration": it + 1, "cpu": cpu, "history": hist, "curve": curve, "commit": made}
+        save_checkpoint(ck_path, theta, adam, run, args)
     it_end = hist[-1]["iteration"] + 1 if hist else 0
     if not any(c["iteration"] == it_end for c in curve):
         e = evaluate(p0 + scale * theta, base, args)
         curve.append({"iteration": it_end, "cpu_minutes": cpu / 60, **e})
         log(f"final, on the fixed tables: {e['vs_expert']:+.4f} +/- {Z95 * e['vs_expert_se']:.4f}")
-        save_checkpoint(ck_path, theta, adam, it_end, cpu, hist, curve, args)
-    return p0 + scale * theta, hist, curve
+        run = {"iteration": it_end, "cpu": cpu, "history": hist, "curve": curve, "commit": made}
+        save_checkpoint(ck_path, theta, adam, run, args)
+    return p0 + scale * theta, hist, curve, made
 
 
 def plot(curve: pd.DataFrame, path: Path, args) -> None:
@@ -299,7 +307,7 @@ def main(argv=None) -> int:
         if args.weights
         else ROOT / "domeng" / "players" / "data" / "learned.json"
     )
-    params, hist, curve = train(args, out)
+    params, hist, curve, made = train(args, out)
     write_csv(pd.DataFrame(hist), out / "history.csv")
     cdf = pd.DataFrame(curve)
     write_csv(cdf, out / "curve.csv")
@@ -310,7 +318,7 @@ def main(argv=None) -> int:
     meta = {
         "command": command.strip(),
         "seed": args.seed,
-        "commit": commit(),
+        "commit": made,
         "iterations": int(curve[-1]["iteration"]),
         "cpu_minutes": round(float(hist[-1]["cpu_minutes"]) if hist else 0.0, 2),
         "field": FIELD,

@@ -48,7 +48,7 @@ import json
 from importlib import resources
 
 import numpy as np
-from numba import carray, njit
+from numba import njit
 
 from domeng.core.bits import popcount
 from domeng.core.errors import PlayerError
@@ -67,8 +67,9 @@ from domeng.players.expert import (
     EXPERT_WEIGHTS,
     FEATURES,
     N_FEATURES,
+    compile_buffered,
     decision_context,
-    f64_pointer,
+    linear_score,
     move_features,
 )
 from domeng.players.scoring import compile_player, pick_best
@@ -205,20 +206,7 @@ def learned_inputs(obs, move, ctx, x):
 def _network_score(ctx, move):
     p, obs, x, c = ctx
     f = learned_inputs(obs, move, c, x)
-    # the expert's score, summed in the expert's order (move_score)
-    lin = (
-        p[0] * f[0]
-        + p[1] * f[1]
-        + p[2] * f[2]
-        + p[3] * f[3]
-        + p[4] * f[4]
-        + p[5] * f[5]
-        + p[6] * f[6]
-        + p[7] * f[7]
-        + p[8] * f[8]
-        + p[9] * f[9]
-        + p[10] * f[10]
-    )
+    lin = linear_score(p, f)  # the expert's score on its features
     for i in range(N_INPUTS):
         x[i] *= _INV_SCALE[i]
     hidden = 0.0
@@ -268,13 +256,7 @@ class TunableLearned:
 
     def __init__(self) -> None:
         self.params = start_params()
-        addr = self.params.ctypes.data
-
-        def learned_tunable(obs, hist, moves, n_moves, rng):
-            p = carray(f64_pointer(addr), (N_PARAMS,))
-            return learned_pick(p, obs, moves, n_moves, rng)
-
-        self.player = compile_player(learned_tunable)
+        self.player = compile_buffered(learned_pick, self.params)
 
     def set(self, params) -> None:
         """Play with ``params`` from now on."""

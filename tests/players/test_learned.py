@@ -115,3 +115,36 @@ def test_a_damaged_weights_file_is_refused_in_one_line(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "learned.json" in err and "SHA-256" in err, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.slow  # three tiny training runs: the tunable player and the tournament compile
+def test_training_is_seeded_and_a_stopped_run_resumes_to_the_same_weights(tmp_path):
+    """``analysis/learned/train.py``: two iterations, then a third from the
+    checkpoint, give the weights of three iterations in one go."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "analysis" / "learned" / "train.py"
+    spec = importlib.util.spec_from_file_location("analysis_learned_train", path)
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    tiny = ["--pairs", "2", "--deals", "8", "--rounds", "2", "--eval-deals", "8"]
+
+    def run(out, iterations, *more):
+        argv = [*tiny, "--iterations", str(iterations), "--out", str(out)]
+        assert train.main([*argv, "--weights", str(out / "w.json"), *more]) == 0
+        return LP.load_weights((out / "w.json").read_bytes(), sha256=_sha(out / "w.json"))
+
+    p3, meta = run(tmp_path / "a", 3)
+    run(tmp_path / "b", 2)
+    q3, _ = run(tmp_path / "b", 3)
+    np.testing.assert_array_equal(p3, q3)
+    assert not np.array_equal(p3, LP.start_params(2026))
+    assert meta["seed"] == 2026 and meta["iterations"] == 3 and "--iterations 3" in meta["command"]
+    assert (tmp_path / "a" / "curve.csv").exists() and (tmp_path / "a" / "curve.png").exists()
+
+
+def _sha(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()

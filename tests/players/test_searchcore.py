@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _positions import scramble
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from _positions import scramble
 from numba import njit
 from test_isearch import _positions
 
