@@ -115,7 +115,7 @@ INPUT_SCALE = np.array(
 _INV_SCALE = 1.0 / INPUT_SCALE
 
 #: the SHA-256 of the shipped weights file (checked at load)
-WEIGHTS_SHA256 = "e20d59e18e741c581d8075c7e0bdae8ed0af78a523ed9f5af43f038c152bbb3f"
+WEIGHTS_SHA256 = "a14ba96efbed3537394e1b99c8a58136458841ccb0911a7e5b41201c1aedf7db"
 WEIGHTS_FILE = "learned.json"
 
 _NUM = NUMBER_MASK.copy()
