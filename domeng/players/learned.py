@@ -264,7 +264,7 @@ class TunableLearned:
 
 
 def _weights_text() -> bytes:
-    return resources.files("domeng.players").joinpath("data", WEIGHTS_FILE).read_bytes()
+    return resources.files("domeng.players").joinpath("data").joinpath(WEIGHTS_FILE).read_bytes()
 
 
 def load_weights(data: bytes | None = None, sha256: str | None = None) -> tuple[np.ndarray, dict]:
