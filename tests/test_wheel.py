@@ -187,6 +187,7 @@ def test_the_wheel_holds_the_package_and_nothing_else(built):
     for static in ("index.html", "app.js", "style.css"):
         assert f"domeng/web/static/{static}" in names
     assert "domeng/py.typed" in names
+    assert "domeng/players/data/learned.json" in names  # the learned player's weights
 
 
 def test_the_sdist_holds_no_tests_results_caches_or_notebooks(built):

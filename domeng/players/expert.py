@@ -159,7 +159,13 @@ def move_features(obs, move, hand, possible, void, table, race, one_left):
 
 @njit(cache=True, inline="always")
 def move_score(w, obs, move, hand, possible, void, table, race, one_left):
-    f = move_features(obs, move, hand, possible, void, table, race, one_left)
+    return linear_score(w, move_features(obs, move, hand, possible, void, table, race, one_left))
+
+
+@njit(cache=True, inline="always")
+def linear_score(w, f):
+    """``sum(w[i] * f[i])`` over the features, in their order (``w`` may be
+    longer: the learned player's parameters start with these weights)."""
     return (
         w[0] * f[0]
         + w[1] * f[1]
@@ -239,14 +245,29 @@ _MADE: dict[tuple[float, ...], object] = {}
 
 
 @intrinsic
-def _f64_pointer(typingctx, addr):
-    """The ``float64*`` at integer address ``addr`` (for :class:`TunableExpert`)."""
+def f64_pointer(typingctx, addr):
+    """The ``float64*`` at integer address ``addr`` (the tunable players' buffers)."""
     sig = types.CPointer(types.float64)(types.intp)
 
     def codegen(context, builder, signature, args):
         return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
 
     return sig, codegen
+
+
+def compile_buffered(pick, params: np.ndarray) -> object:
+    """A compiled player that plays ``pick(p, obs, moves, n_moves, rng)``
+    with ``p`` read from the buffer ``params`` (float64) at every decision,
+    so Python may change the parameters between games without a new
+    compile.  The caller keeps ``params`` alive while the player plays."""
+    addr = params.ctypes.data
+    n = len(params)
+
+    def tunable(obs, hist, moves, n_moves, rng):
+        p = carray(f64_pointer(addr), (n,))
+        return pick(p, obs, moves, n_moves, rng)
+
+    return compile_player(tunable)
 
 
 class TunableExpert:
@@ -258,13 +279,7 @@ class TunableExpert:
 
     def __init__(self) -> None:
         self.weights = np.array(START_WEIGHTS, dtype=np.float64)
-        addr = self.weights.ctypes.data
-
-        def expert_tunable(obs, hist, moves, n_moves, rng):
-            w = carray(_f64_pointer(addr), (N_FEATURES,))
-            return expert_pick(w, obs, moves, n_moves, rng)
-
-        self.player = compile_player(expert_tunable)
+        self.player = compile_buffered(expert_pick, self.weights)
 
     def set(self, weights) -> None:
         """Play with ``weights`` from now on (a sequence of :data:`N_FEATURES` numbers)."""

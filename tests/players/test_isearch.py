@@ -5,6 +5,7 @@ legal; ``nsearch``'s value of the next round's starter (D4)."""
 from __future__ import annotations
 
 import numpy as np
+from _util import scramble_hidden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,19 +87,13 @@ def test_decisions_do_not_depend_on_the_hidden_tiles():
         moves = rnd.legal_moves()
         mv = np.array([m.tile * 2 + m.end for m in moves], dtype=np.int64)
         seat = rnd.to_move
-        hidden = [t for t in range(28) if t not in obs.hand and t not in obs.chain]
         for fn in [resolve_player(name).fn for name in ("esearch-6", "isearch-6", "nsearch-6")] + [
             make_isearch_strategy("esearch", 6, explore=0.3)
         ]:
             pick = fn(o, hist, mv, len(mv), np.array([11], dtype=np.uint64))
-            rs = np.random.default_rng(checked)
-            rs.shuffle(hidden)
-            k = 0
-            for s in range(5):
-                if s != seat:
-                    size = len(rnd.hands[s])
-                    rnd.hands[s] = set(hidden[k : k + size])
-                    k += size
+            rnd.hands[:] = scramble_hidden(
+                rnd.hands, seat, obs.chain, np.random.default_rng(checked)
+            )
             o2, hist2 = rnd.observation(seat).to_array()
             np.testing.assert_array_equal(o2, o)
             assert fn(o2, hist2, mv, len(mv), np.array([11], dtype=np.uint64)) == pick
