@@ -406,7 +406,7 @@ def run_simulate_until(spec: StudySpec, runtime: Runtime | None = None) -> Resul
     --------
     >>> from domeng.study.sequential import run_simulate_until
     >>> from domeng.study.runtime import Runtime
-    >>> from domeng.study.spec import StudySpec, rule_texts
+    >>> from domeng.study.spec import StudySpec
     >>> spec = StudySpec(rounds=2, seed=1, target_ci=["passes_per_round=1.0"], max_rounds=2000)
     >>> run_simulate_until(spec, Runtime(progress=False)).meta["stopping"]["reason"]
     'target reached'

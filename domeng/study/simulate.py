@@ -154,7 +154,7 @@ def simulate(
     >>> again = domeng.simulate(tables=2, rounds=2, seed=1, progress=False)  # the same seed
     >>> res.win_by_seat().equals(again.win_by_seat())
     True
-    >>> from domeng.study.spec import StudySpec, rule_texts
+    >>> from domeng.study.spec import StudySpec
     >>> spec = StudySpec(tables=2, rounds=2, seed=1)  # the same study as one spec
     >>> domeng.simulate(spec, progress=False).win_by_seat().equals(res.win_by_seat())
     True
@@ -239,7 +239,7 @@ def run_simulate(spec: StudySpec, runtime: Runtime | None = None):
     --------
     >>> from domeng.study.simulate import run_simulate
     >>> from domeng.study.runtime import Runtime
-    >>> from domeng.study.spec import StudySpec, rule_texts
+    >>> from domeng.study.spec import StudySpec
     >>> run_simulate(StudySpec(tables=2, rounds=3, seed=1), Runtime(progress=False)).total_rounds
     6
     """
