@@ -174,8 +174,12 @@ def _documented_names(module: str) -> list[str]:
 
 #: the names of docs/api/ that must each show an example
 API_EXAMPLES: dict[str, list[str]] = {
-    "domeng.study.simulate": ["simulate"],
-    "domeng.study.compare": ["compare", "sweep"],
+    "domeng.study.simulate": ["simulate", "run_simulate"],
+    "domeng.study.compare": ["compare", "sweep", "run_compare", "run_sweep"],
+    "domeng.study.runtime": ["Runtime"],
+    "domeng.study.sequential": ["run_simulate_until"],
+    "domeng.study.tournament": ["run_tournament"],
+    "domeng.study.ladder": ["run_ladder"],
     "domeng.study.spec": ["StudySpec", "to_dict", "from_dict", "to_toml", "from_toml"],
     "domeng.study.entry": ["run"],
     "domeng.results.results": ["Results"],

@@ -15,7 +15,7 @@ from domeng.cli.args import (
     seed,
     whole,
 )
-from domeng.cli.config import add_config_options
+from domeng.cli.config import add_config_options, spec_from_args
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES, PLOT_DPI
 
 
@@ -266,9 +266,8 @@ def print_result(result, args, out, text, json_text: str | None = None) -> int:
 
 
 def cmd_compare(args) -> int:
-    from domeng.results.html import command_line
-    from domeng.study.compare import _arms, compare
-    from domeng.study.sequential import known_metrics
+    from domeng.study.compare import _arms, run_compare
+    from domeng.study.sequential import known_metrics, parse_targets
 
     study = study_arguments(args)
     if args.list_metrics:
@@ -298,23 +297,21 @@ def cmd_compare(args) -> int:
 
         return dry_run("compare", args, lambda out, force: check_output(out, "compare", force))
     check_output(args.out, "compare", args.force)
-    cmp = compare(
-        args.variant,
-        baseline=args.baseline,
-        rules=args.rule,
-        target_ci=args.target_ci or None,
-        max_rounds=args.max_rounds,
-        workers=args.workers,
-        progress=progress_wanted(args),
-        command=command_line(args.argv),
-        out=args.out,
-        fmt=args.format,
-        dpi=args.dpi,
-        overwrite=args.force,
-        records=args.records,
-        **study,
-    )
+    arms = _arms(args.variant, args.baseline, study["players"], args.rule)  # in its own words
+    if args.target_ci:
+        parse_targets(args.target_ci, known_metrics(arms))
+    cmp = run_compare(spec_from_args("compare", args), study_runtime(args))
     return _print_comparison(cmp, args, args.out)
+
+
+def study_runtime(args):
+    """The :class:`~domeng.study.runtime.Runtime` of a study command's flags."""
+    from domeng.results.html import command_line
+    from domeng.study.runtime import Runtime
+
+    return Runtime(
+        progress=progress_wanted(args), command=command_line(args.argv), overwrite=args.force
+    )
 
 
 def _print_comparison(cmp, args, out) -> int:

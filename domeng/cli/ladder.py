@@ -7,7 +7,6 @@ from domeng.cli.args import (
     add_players_epilog,
     add_progress_options,
     players_help,
-    progress_wanted,
     seed,
     whole,
 )
@@ -90,40 +89,6 @@ def add_parser(sub) -> None:
 
 
 def cmd_ladder(args) -> int:
-    import json
+    from domeng.cli.tournament import run_duplicate
 
-    from domeng.core.rules import Rules
-    from domeng.study.ladder import ladder
-    from domeng.study.tournament import check_out
-
-    rules = Rules.parse(args.rule)
-    if args.dry_run:
-        from domeng.cli.config import dry_run
-
-        return dry_run("ladder", args, check_out)
-    if args.out:
-        check_out(args.out, args.force)  # before the ladder is played, not after
-    from domeng.results.html import command_line
-
-    res = ladder(
-        args.players,
-        deals=args.deals,
-        rounds=args.rounds,
-        seed=args.seed,
-        rules=rules,
-        orders=args.orders,
-        workers=args.workers,
-        progress=progress_wanted(args),
-        out=args.out or None,
-        fmt=args.format,
-        dpi=args.dpi,
-        overwrite=args.force,
-        command=command_line(args.argv),
-    )
-    if args.json:
-        print(json.dumps(res.summary()))
-    else:
-        print(res.to_text())
-        if args.out:
-            print(f"results written to {args.out}")
-    return 0
+    return run_duplicate("ladder", args)

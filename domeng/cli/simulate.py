@@ -17,7 +17,7 @@ from domeng.cli.args import (
     whole,
 )
 from domeng.cli.compare import add_plot_options, add_target_options
-from domeng.cli.config import add_config_options
+from domeng.cli.config import add_config_options, spec_from_args
 from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 
@@ -85,6 +85,22 @@ def add_parser(sub) -> None:
         metavar="N",
         help="tables per engine call (default: about 200,000 rounds; results do not depend on it)",
     )
+    _add_output_options(s)
+    _add_cluster_options(s)
+    add_target_options(s)
+    s.add_argument(
+        "--list-metrics",
+        action="store_true",
+        help="print the metric names (for --target-ci) and exit",
+    )
+    add_plot_options(s)
+    s.set_defaults(func=cmd_simulate)
+    add_config_options(s)
+    add_players_epilog(s, "study")
+
+
+def _add_output_options(s) -> None:
+    """The study folder, records, JSON, progress and --resume of ``domeng simulate``."""
     s.add_argument(
         "--out",
         "-o",
@@ -113,6 +129,10 @@ def add_parser(sub) -> None:
         "or kill: only missing chunks are played; the study's parameters come from "
         "DIR/manifest.json (any given must match)",
     )
+
+
+def _add_cluster_options(s) -> None:
+    """The Dask cluster of ``domeng simulate`` (see docs/cluster.md)."""
     s.add_argument(
         "--scheduler",
         default=None,
@@ -142,22 +162,13 @@ def add_parser(sub) -> None:
         help="with a cluster: fail (the checkpoint intact) when no chunk finishes "
         "for S seconds (default 600)",
     )
-    add_target_options(s)
-    s.add_argument(
-        "--list-metrics",
-        action="store_true",
-        help="print the metric names (for --target-ci) and exit",
-    )
-    add_plot_options(s)
-    s.set_defaults(func=cmd_simulate)
-    add_config_options(s)
-    add_players_epilog(s, "study")
 
 
 def cmd_simulate(args) -> int:
     from domeng.core.rules import Rules
     from domeng.study.cluster import client_for
-    from domeng.study.simulate import simulate
+    from domeng.study.runtime import Runtime
+    from domeng.study.simulate import run_simulate
 
     if args.list_metrics:
         from domeng.study.names import resolve_names_safely
@@ -226,33 +237,19 @@ def cmd_simulate(args) -> int:
     else:
         if args.records and args.out is None:
             raise UsageError("domeng simulate: error: --records needs --out DIR")
-        rules = Rules.parse(args.rule)  # fail fast, before any output folder exists
-        kwargs = dict(
-            tables=DEFAULT_TABLES if args.tables is None else args.tables,
-            rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
-            players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
-            rules=rules,
-            seed=0 if args.seed is None else args.seed,
-            workers=args.workers,
-            chunk_tables=args.chunk_tables,
-            progress=progress_wanted(args),
-            stall_seconds=args.stall_timeout,
-        )
+        Rules.parse(args.rule)  # fail fast, before any output folder exists
+        spec = spec_from_args("simulate", args)
         out = args.out
         if out is not None:
-            _check_out(out, args.force)
+            _check_out(out, args.force)  # checkpointed: --resume DIR continues
         with client_for(args.scheduler, args.cluster, args.dashboard) as client:
-            if out is None:
-                res = simulate(client=client, **kwargs)
-            else:
-                # checkpointed: chunks are saved in DIR as they finish (--resume DIR continues)
-                res = simulate(
-                    client=client,
-                    checkpoint=out,
-                    records=(Path(out) / "records.parquet") if args.records else None,
-                    overwrite=args.force,
-                    **kwargs,
-                )
+            runtime = Runtime(
+                progress=progress_wanted(args),
+                client=client,
+                stall_seconds=args.stall_timeout,
+                overwrite=args.force,
+            )
+            res = run_simulate(spec, runtime)
         if out is not None:
             _render(res, out, args, command=True)
     return _print(res, args, out)
@@ -300,7 +297,13 @@ def _sequential(args, allow_import=None) -> int:
     --out DIR each chunk is saved there, and --resume DIR (``allow_import``
     given) goes on to the same stopping point."""
     from domeng.core.rules import Rules
-    from domeng.study.sequential import resume_until, simulate_until
+    from domeng.study.names import resolve_names_safely
+    from domeng.study.sequential import (
+        known_metrics,
+        parse_targets,
+        resume_until,
+        run_simulate_until,
+    )
 
     for flag, v in (
         ("--records", args.records or None),
@@ -333,21 +336,16 @@ def _sequential(args, allow_import=None) -> int:
             allow_import=allow_import,
         )
     else:
+        from domeng.study.runtime import Runtime
+
         out = args.out
         if out is not None:
             _check_out(out, args.force)
-        res = simulate_until(
-            args.target_ci,
-            rounds=DEFAULT_ROUNDS if args.rounds is None else args.rounds,
-            players=",".join(DEFAULT_PLAYERS) if args.players is None else args.players,
-            rules=rules,
-            seed=0 if args.seed is None else args.seed,
-            workers=args.workers,
-            progress=progress_wanted(args),
-            max_rounds=args.max_rounds,
-            checkpoint=out,
-            overwrite=args.force,
-        )
+        players = ",".join(DEFAULT_PLAYERS) if args.players is None else args.players
+        arm = (rules or Rules(), tuple(resolve_names_safely(players)))
+        parse_targets(args.target_ci, known_metrics({"study": arm}))  # in its own words
+        runtime = Runtime(progress=progress_wanted(args), overwrite=args.force)
+        res = run_simulate_until(spec_from_args("simulate", args), runtime)
     if out is not None:
         _render(res, out, args, command=allow_import is None)
     return _print(res, args, out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from domeng.cli.args import UsageError, add_players_epilog, progress_wanted
+from domeng.cli.args import UsageError, add_players_epilog
 from domeng.cli.compare import (
     add_study_options,
     check_output,
@@ -13,8 +13,9 @@ from domeng.cli.compare import (
     print_result,
     resume_arms,
     study_arguments,
+    study_runtime,
 )
-from domeng.cli.config import add_config_options
+from domeng.cli.config import add_config_options, spec_from_args
 
 
 def add_parser(sub) -> None:
@@ -107,8 +108,7 @@ def sweep_axes(args) -> tuple[list[str], list[str]]:
 
 def cmd_sweep(args) -> int:
     from domeng.core.rules import Rules
-    from domeng.results.html import command_line
-    from domeng.study.compare import parse_grid, sweep
+    from domeng.study.compare import parse_grid, run_sweep
     from domeng.study.names import resolve_names_safely
     from domeng.study.sequential import known_metrics
 
@@ -153,18 +153,6 @@ def cmd_sweep(args) -> int:
             raise UsageError(
                 f"domeng sweep: error: unknown metric {bad[0]!r} (see domeng sweep --list-metrics)"
             )
-    sw = sweep(
-        vary,
-        rules=fixed,
-        workers=args.workers,
-        progress=progress_wanted(args),
-        command=command_line(args.argv),
-        out=args.out,
-        fmt=args.format,
-        dpi=args.dpi,
-        metrics=args.metric or None,
-        overwrite=args.force,
-        records=args.records,
-        **study,
-    )
+    args.vary, args.rule = vary, fixed  # the old spelling (--rule as the axis) too
+    sw = run_sweep(spec_from_args("sweep", args), study_runtime(args))
     return print_result(sw, args, args.out, sw.to_text(args.metric or None))

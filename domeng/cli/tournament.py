@@ -7,7 +7,6 @@ from domeng.cli.args import (
     add_players_epilog,
     add_progress_options,
     players_help,
-    progress_wanted,
     seed,
     whole,
 )
@@ -93,35 +92,29 @@ def add_parser(sub) -> None:
 
 
 def cmd_tournament(args) -> int:
+    return run_duplicate("tournament", args)
+
+
+def run_duplicate(kind: str, args) -> int:
+    """``domeng tournament`` and ``domeng ladder``: the spec of the flags
+    (and ``--config`` file), run by its core entry, printed."""
     import json
 
+    from domeng.cli.compare import study_runtime
+    from domeng.cli.config import spec_from_args
     from domeng.core.rules import Rules
-    from domeng.study.tournament import check_out, tournament
+    from domeng.study.duplicate import check_out
+    from domeng.study.entry import run
 
-    rules = Rules.parse(args.rule)
+    Rules.parse(args.rule)  # refused in its own words
     if args.dry_run:
         from domeng.cli.config import dry_run
 
-        return dry_run("tournament", args, check_out)
+        return dry_run(kind, args, check_out)
+    args.out = args.out or None
     if args.out:
-        check_out(args.out, args.force)  # before the tournament is played, not after
-    from domeng.results.html import command_line
-
-    res = tournament(
-        args.players,
-        deals=args.deals,
-        rounds=args.rounds,
-        seed=args.seed,
-        rules=rules,
-        workers=args.workers,
-        orders=args.orders,
-        progress=progress_wanted(args),
-        out=args.out or None,
-        fmt=args.format,
-        dpi=args.dpi,
-        overwrite=args.force,
-        command=command_line(args.argv),
-    )
+        check_out(args.out, args.force)  # before the study is played, not after
+    res = run(spec_from_args(kind, args), study_runtime(args))
     if args.json:
         print(json.dumps(res.summary()))
     else:

@@ -56,39 +56,54 @@ def _seat_names() -> list[str]:
     return [str(s) for s in range(L.N_SEATS)]
 
 
-def metric_parts(res: Results) -> dict[str, Part]:
-    """Every estimated metric of ``res``, in the order of the summary."""
-    seats = _seat_names()
-    rounds = res.field("A_ROUNDS").astype(np.float64)
-    out: dict[str, Part] = {}
+class _Metrics:
+    """The metrics of one :class:`Results`, collected in the summary's order."""
 
-    def add(path: tuple, x, n, share: bool = False, unit: str = "per round", event=1.0) -> None:
-        out[".".join(path)] = Part(path, np.asarray(x, dtype=np.float64), n, share, unit, event)
+    def __init__(self, res: Results) -> None:
+        self.res = res
+        self.seats = _seat_names()
+        self.rounds = res.field("A_ROUNDS").astype(np.float64)
+        self.seats_of = res.player_seats()
+        self.out: dict[str, Part] = {}
 
-    def per_round(name, x, share: bool = False, scale: float = 1.0, unit="per round"):
+    def add(self, path: tuple, x, n, share: bool = False, unit: str = "per round", event=1.0):
+        self.out[".".join(path)] = Part(
+            path, np.asarray(x, dtype=np.float64), n, share, unit, event
+        )
+
+    def per_round(self, name, x, share: bool = False, scale: float = 1.0, unit="per round"):
         path = tuple(name.split(".")) if isinstance(name, str) else name
         event = scale
         if isinstance(x, _PerSeat):  # a player's figure, averaged: one event adds 1/k
             x, event = x.x, scale / x.seats
-        add(path, np.asarray(x, dtype=np.float64) * scale, rounds, share, unit, event)
+        self.add(path, np.asarray(x, dtype=np.float64) * scale, self.rounds, share, unit, event)
 
-    seats_of = res.player_seats()
+    def by_player(self, x: np.ndarray) -> dict[str, _PerSeat]:
+        return {p: _PerSeat(v, len(self.seats_of[p])) for p, v in self.res._by_player(x).items()}
 
-    def by_player(x: np.ndarray) -> dict[str, _PerSeat]:
-        return {p: _PerSeat(v, len(seats_of[p])) for p, v in res._by_player(x).items()}
 
+def metric_parts(res: Results) -> dict[str, Part]:
+    """Every estimated metric of ``res``, in the order of the summary."""
+    m = _Metrics(res)
+    for step in (_ends_and_passes, _stone_flows, _camats, _wins_and_starts, _final_state):
+        step(m, res)
+    return m.out
+
+
+def _ends_and_passes(m: _Metrics, res: Results) -> None:
+    """How rounds end, passes and passebunge (a pass that pays), tiles and turns."""
     wins = res.field("A_WINS")
     for j, k in enumerate(L.KIND_NAMES):
-        per_round(f"end_kind.{k}", wins.sum(axis=1)[:, j], share=True, unit="share of rounds")
+        m.per_round(f"end_kind.{k}", wins.sum(axis=1)[:, j], share=True, unit="share of rounds")
 
     passes, pass_rounds = res.field("A_PASSES"), res.field("A_PASS_ROUNDS")
     pb, pb_rounds = res.field("A_PASSEBUNGE"), res.field("A_PASSEBUNGE_ROUNDS")
-    per_round("passes_per_round", passes.sum(axis=1))
-    per_round(
+    m.per_round("passes_per_round", passes.sum(axis=1))
+    m.per_round(
         "pass_round_share", res.field("A_ANY_PASS_ROUNDS"), share=True, unit="share of rounds"
     )
-    per_round("passebunge_per_round", pb.sum(axis=1))
-    per_round(
+    m.per_round("passebunge_per_round", pb.sum(axis=1))
+    m.per_round(
         "passebunge_round_share",
         res.field("A_ANY_PASSEBUNGE_ROUNDS"),
         share=True,
@@ -96,112 +111,128 @@ def metric_parts(res: Results) -> dict[str, Part]:
     )
 
     def pass_block(prefix: tuple, e, er, b, br):
-        per_round(prefix + ("passes_per_round",), e)
-        per_round(prefix + ("pass_round_share",), er, share=True, unit="share of rounds")
-        per_round(prefix + ("passebunge_per_round",), b)
-        per_round(prefix + ("passebunge_round_share",), br, share=True, unit="share of rounds")
+        m.per_round(prefix + ("passes_per_round",), e)
+        m.per_round(prefix + ("pass_round_share",), er, share=True, unit="share of rounds")
+        m.per_round(prefix + ("passebunge_per_round",), b)
+        m.per_round(prefix + ("passebunge_round_share",), br, share=True, unit="share of rounds")
 
     for s in range(L.N_SEATS):
         pass_block(
-            ("passes_by_seat", seats[s]), passes[:, s], pass_rounds[:, s], pb[:, s], pb_rounds[:, s]
+            ("passes_by_seat", m.seats[s]),
+            passes[:, s],
+            pass_rounds[:, s],
+            pb[:, s],
+            pb_rounds[:, s],
         )
-    pp, ppr, ppb, ppbr = (by_player(a) for a in (passes, pass_rounds, pb, pb_rounds))
+    pp, ppr, ppb, ppbr = (m.by_player(a) for a in (passes, pass_rounds, pb, pb_rounds))
     for p in res.player_seats():
         pass_block(("passes_by_player", p), pp[p], ppr[p], ppb[p], ppbr[p])
+    m.per_round("tiles_per_round", res.field("A_TILES"))
+    m.per_round("turns_per_round", res.field("A_TURNS"))
 
-    per_round("tiles_per_round", res.field("A_TILES"))
-    per_round("turns_per_round", res.field("A_TURNS"))
 
+def _stone_flows(m: _Metrics, res: Results) -> None:
+    """Stones paid per round: by reason, source, seat, player; unpaid ones."""
     flow = res.field("A_FLOW")  # [G, 6 src, 5 dst, 7 reason]
     unpaid = res.field("A_UNPAID")  # [G, 5 dst, 7 reason]
     st = "stones_per_round"
     unit = "stones per round"
-    per_round(f"{st}.total", flow.sum(axis=(1, 2, 3)), unit=unit)
+    m.per_round(f"{st}.total", flow.sum(axis=(1, 2, 3)), unit=unit)
     by_reason = flow.sum(axis=(1, 2))
     for j, k in enumerate(L.REASON_NAMES):
-        per_round(f"{st}.by_reason.{k}", by_reason[:, j], unit=unit)
-    per_round(f"{st}.from_table", flow[:, 0].sum(axis=(1, 2)), unit=unit)
-    per_round(f"{st}.from_players", flow[:, 1:].sum(axis=(1, 2, 3)), unit=unit)
+        m.per_round(f"{st}.by_reason.{k}", by_reason[:, j], unit=unit)
+    m.per_round(f"{st}.from_table", flow[:, 0].sum(axis=(1, 2)), unit=unit)
+    m.per_round(f"{st}.from_players", flow[:, 1:].sum(axis=(1, 2, 3)), unit=unit)
     from_table = flow[:, 0].sum(axis=1)
     from_players = flow[:, 1:].sum(axis=(1, 2))
     for j, k in enumerate(L.REASON_NAMES):
-        per_round(f"{st}.by_reason_from_table.{k}", from_table[:, j], unit=unit)
+        m.per_round(f"{st}.by_reason_from_table.{k}", from_table[:, j], unit=unit)
     for j, k in enumerate(L.REASON_NAMES):
-        per_round(f"{st}.by_reason_from_players.{k}", from_players[:, j], unit=unit)
+        m.per_round(f"{st}.by_reason_from_players.{k}", from_players[:, j], unit=unit)
     from_seat = flow[:, 1:].sum(axis=(2, 3))  # [G, 5]
     to_seat = flow.sum(axis=(1, 3))  # [G, 5]
     for s in range(L.N_SEATS):
-        per_round(f"{st}.from_seat.{seats[s]}", from_seat[:, s], unit=unit)
-    for p, x in by_player(from_seat).items():
-        per_round((st, "from_player", p), x, unit=unit)
+        m.per_round(f"{st}.from_seat.{m.seats[s]}", from_seat[:, s], unit=unit)
+    for p, x in m.by_player(from_seat).items():
+        m.per_round((st, "from_player", p), x, unit=unit)
     for s in range(L.N_SEATS):
-        per_round(f"{st}.to_seat.{seats[s]}", to_seat[:, s], unit=unit)
-    for p, x in by_player(to_seat).items():
-        per_round((st, "to_player", p), x, unit=unit)
-    per_round(f"{st}.unpaid.total", unpaid.sum(axis=(1, 2)), unit=unit)
+        m.per_round(f"{st}.to_seat.{m.seats[s]}", to_seat[:, s], unit=unit)
+    for p, x in m.by_player(to_seat).items():
+        m.per_round((st, "to_player", p), x, unit=unit)
+    m.per_round(f"{st}.unpaid.total", unpaid.sum(axis=(1, 2)), unit=unit)
     unpaid_reason = unpaid.sum(axis=1)
     for j, k in enumerate(L.REASON_NAMES):
-        per_round(f"{st}.unpaid.by_reason.{k}", unpaid_reason[:, j], unit=unit)
+        m.per_round(f"{st}.unpaid.by_reason.{k}", unpaid_reason[:, j], unit=unit)
     unpaid_to = unpaid.sum(axis=2)
     for s in range(L.N_SEATS):
-        per_round(f"{st}.unpaid.to_seat.{seats[s]}", unpaid_to[:, s], unit=unit)
+        m.per_round(f"{st}.unpaid.to_seat.{m.seats[s]}", unpaid_to[:, s], unit=unit)
 
+
+def _camats(m: _Metrics, res: Results) -> None:
+    """CAMATs (a player out of stones) per 1000 rounds and the rounds between them."""
     camat = res.field("A_CAMAT")
     c = "camat_per_1000_rounds"
-    per_round(f"{c}.total", camat.sum(axis=1), scale=1000.0, unit="per 1000 rounds")
+    m.per_round(f"{c}.total", camat.sum(axis=1), scale=1000.0, unit="per 1000 rounds")
     for s in range(L.N_SEATS):
-        per_round(f"{c}.by_seat.{seats[s]}", camat[:, s], scale=1000.0, unit="per 1000 rounds")
-    for p, x in by_player(camat).items():
-        per_round((c, "by_player", p), x, scale=1000.0, unit="per 1000 rounds")
-    add(
+        m.per_round(f"{c}.by_seat.{m.seats[s]}", camat[:, s], scale=1000.0, unit="per 1000 rounds")
+    for p, x in m.by_player(camat).items():
+        m.per_round((c, "by_player", p), x, scale=1000.0, unit="per 1000 rounds")
+    m.add(
         ("rounds_between_camats", "mean"),
         res.field("A_CAMAT_GAP_SUM"),
         camat.sum(axis=1).astype(np.float64),
         unit="rounds",
     )
 
+
+def _wins_and_starts(m: _Metrics, res: Results) -> None:
+    """Win rates by starter offset, seat and player; who starts."""
     offset = res.field("A_WINS_OFFSET").sum(axis=2)
     for o in range(L.N_SEATS):
-        per_round(
-            f"win_rate_by_starter_offset.{seats[o]}",
+        m.per_round(
+            f"win_rate_by_starter_offset.{m.seats[o]}",
             offset[:, o],
             share=True,
             unit="share of rounds",
         )
-    seat_wins = wins.sum(axis=2)
+    seat_wins = res.field("A_WINS").sum(axis=2)
     for s in range(L.N_SEATS):
-        per_round(
-            f"win_rate_by_seat.{seats[s]}", seat_wins[:, s], share=True, unit="share of rounds"
+        m.per_round(
+            f"win_rate_by_seat.{m.seats[s]}", seat_wins[:, s], share=True, unit="share of rounds"
         )
-    for p, x in by_player(seat_wins).items():
-        per_round(("win_rate_by_player", p), x, share=True, unit="share of rounds")
+    for p, x in m.by_player(seat_wins).items():
+        m.per_round(("win_rate_by_player", p), x, share=True, unit="share of rounds")
     starts = res.field("A_STARTS")
     for s in range(L.N_SEATS):
-        per_round(
-            f"start_share_by_seat.{seats[s]}", starts[:, s], share=True, unit="share of rounds"
+        m.per_round(
+            f"start_share_by_seat.{m.seats[s]}", starts[:, s], share=True, unit="share of rounds"
         )
 
+
+def _final_state(m: _Metrics, res: Results) -> None:
+    """The tables' stones and CAMATs at the end of the study."""
     tables = res.group_tables.astype(np.float64)
     stones = res.group_state[:, res.state_field_index("S_STONES") + np.arange(L.N_SEATS)]
-    add(
+    m.add(
         ("final_state", "table_stones"), res.state_field("S_TABLE"), tables, unit="stones per table"
     )
     for s in range(L.N_SEATS):
-        add(
-            ("final_state", "stones_held_by_seat", seats[s]),
+        m.add(
+            ("final_state", "stones_held_by_seat", m.seats[s]),
             stones[:, s],
             tables,
             unit="stones per table",
         )
-    add(
+    m.add(
         ("final_state", "no_camat_share"),
         res.group_state[:, res.state_field_index("S_CAMAT_HOLDER") + 5],
         tables,
         True,
         "share of tables",
     )
-    add(("final_state", "camats_per_table"), res.state_field("S_CAMATS"), tables, unit="per table")
-    return out
+    m.add(
+        ("final_state", "camats_per_table"), res.state_field("S_CAMATS"), tables, unit="per table"
+    )
 
 
 def metric_names(res: Results) -> list[str]:

@@ -136,7 +136,18 @@ def format_summary(s: dict) -> str:
     ]
     lines += _table(["kind", "", "share"], [[k, "", _E(s["end_kind"][k])] for k in KIND_NAMES])
 
-    lines += ["", "Per seat"]
+    for part in (_seat_lines, _player_lines, _stone_lines, _round_lines):
+        lines += part(s, players)
+    if s.get("stopping"):
+        from domeng.results.sequential import stopping_text
+
+        lines += ["", stopping_text(s["stopping"])]
+    return "\n".join(lines) + "\n"
+
+
+def _seat_lines(s: dict, players: list) -> list[str]:
+    """The summary's table per seat."""
+    lines = ["", "Per seat"]
     rows = []
     for i, p in enumerate(players):
         k = str(i)
@@ -168,8 +179,12 @@ def format_summary(s: dict) -> str:
         ],
         rows,
     )
+    return lines
 
-    lines += ["", "Per player (per seat it occupies)"]
+
+def _player_lines(s: dict, players: list) -> list[str]:
+    """The summary's table per player."""
+    lines = ["", "Per player (per seat it occupies)"]
     rows = []
     for p in dict.fromkeys(players):
         ps = s["passes_by_player"][p]
@@ -198,8 +213,12 @@ def format_summary(s: dict) -> str:
         ],
         rows,
     )
+    return lines
 
-    lines += ["", "Win rate by seat offset from the round's starter (0 = starter)"]
+
+def _stone_lines(s: dict, players: list) -> list[str]:
+    """Win rates by offset from the starter and the stones moved."""
+    lines = ["", "Win rate by seat offset from the round's starter (0 = starter)"]
     lines += _table(
         ["offset", "", "win rate"],
         [[str(o), "", _E(s["win_rate_by_starter_offset"][str(o)])] for o in range(5)],
@@ -229,9 +248,13 @@ def format_summary(s: dict) -> str:
         ]
     )
     lines += _table(["reason", "", "moved", "from table", "from players", "unpaid (D7)"], rows)
+    return lines
 
+
+def _round_lines(s: dict, players: list) -> list[str]:
+    """The summary's figures per round and of CAMAT."""
     rb = s["rounds_between_camats"]
-    lines += ["", "Per round"]
+    lines = ["", "Per round"]
     lines += _block(
         [
             ("passes (PASS incl. PASSEBUNGE)", s["passes_per_round"], 3),
@@ -251,11 +274,7 @@ def format_summary(s: dict) -> str:
             ("tables without a CAMAT at the end", s["final_state"]["no_camat_share"], 3),
         ]
     )
-    if s.get("stopping"):
-        from domeng.results.sequential import stopping_text
-
-        lines += ["", stopping_text(s["stopping"])]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def results_html(res) -> str:

@@ -41,7 +41,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,7 +60,11 @@ from domeng.study.chunks import ChunkResult, Plan, run_study
 from domeng.study.cluster import fingerprint
 from domeng.study.names import check_player_names
 from domeng.study.records import RecordWriter, parts_schema, records_table
+from domeng.study.runtime import Runtime, RuntimeOptions, pop_study
 from domeng.study.summary import count, make_progress
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 FORMAT = "domeng.study.checkpoint/2"
 MANIFEST = "manifest.json"
@@ -624,22 +628,24 @@ class Checkpoint:
 
 
 # ---------------------------------------------------------------- resume
+class ResumeOptions(RuntimeOptions, total=False):
+    """:func:`resume`'s keywords besides the study's numbers."""
+
+    workers: int | None
+    chunk_tables: int | None
+    records: bool | None
+    spec: Any
+
+
 def resume(
     folder: str | os.PathLike,
     *,
-    client=None,
-    workers: int | None = None,
-    progress=None,
     tables: int | None = None,
     rounds: int | None = None,
     seed: int | None = None,
     players: str | Sequence[str] | None = None,
     rules=None,
-    chunk_tables: int | None = None,
-    records: bool | None = None,
-    allow_import: bool | Iterable[str] = False,
-    stall_seconds: float | None = None,
-    spec=None,
+    **options: Unpack[ResumeOptions],
 ):
     """Continue the study in ``folder`` (started with ``simulate(...,
     checkpoint=folder)`` or ``domeng simulate --out folder``) after a crash:
@@ -652,8 +658,7 @@ def resume(
     (else :class:`CheckpointError`).  Players named ``module:function`` in the
     manifest are imported only if given again in ``players`` or their module
     is in ``allow_import`` (True: any; see ``docs/security.md``).
-    ``workers``: local engine threads; ``progress``: as for :func:`domeng.simulate`.
-    ``client``, ``stall_seconds``: as for :func:`domeng.simulate`.  ``spec``:
+    ``workers``, ``progress``, ``client``, ``stall_seconds``: as for :func:`domeng.simulate`.  ``spec``:
     a :class:`~domeng.study.spec.StudySpec` (kind ``simulate``) whose fields
     stand for those parameters (each it sets must equal the folder's).  The folder's
     ``config.toml`` is written from its manifest.  Returns the
@@ -666,6 +671,10 @@ def resume(
     >>> again.win_by_seat().equals(first.win_by_seat())
     True
     """
+    given = pop_study(options, ("workers", "chunk_tables", "records", "spec"))
+    rt = Runtime.of("resume", options, ("client", "progress", "allow_import", "stall_seconds"))
+    workers, chunk_tables, records = (given.get(k) for k in ("workers", "chunk_tables", "records"))
+    allow_import, client, spec = rt.allow_import, rt.client, given.get("spec")
     if spec is not None:
         from domeng.study.spec import expected_of
 
@@ -711,7 +720,7 @@ def resume(
             return _recorded(folder, ck.plan, finished)
         done0 = sum(r.n for r in ck.load_done())
         progress_fn = make_progress(
-            progress, ck.plan.tables, ck.plan.rounds, done0, players=ck.plan.players
+            rt.progress, ck.plan.tables, ck.plan.rounds, done0, players=ck.plan.players
         )
         return _recorded(
             folder,
@@ -722,7 +731,7 @@ def resume(
                 threads=workers,
                 checkpoint=ck,
                 progress_fn=progress_fn,
-                stall_seconds=stall_seconds,
+                stall_seconds=rt.stall_seconds,
             ),
         )
     finally:

@@ -343,7 +343,6 @@ def run_plan(
     progress_fn: Callable[[int, int], None] | None = None,
     stall_seconds: float | None = None,
     piece_rounds: int | None = None,
-    timing: dict | None = None,
 ) -> Sums:
     """Play every chunk of ``plan`` not yet in ``checkpoint`` and return the group sums.
 
@@ -354,7 +353,7 @@ def run_plan(
     longer chunk is a chain of piece tasks).  ``stall_seconds``: a cluster
     that finishes no task for this long fails with
     :class:`~domeng.core.errors.ClusterFailure` (default :data:`STALL_SECONDS`).
-    ``timing``: gets ``compile_seconds`` (numba compiled this long in this
+    The sums' ``timing`` gets ``compile_seconds`` (numba compiled this long in this
     process meanwhile: measured, :mod:`domeng.core.compiling`) and
     ``compute_seconds``: the seconds every chunk of the study took to play,
     in this run and (from the checkpoint) the runs before, or NaN when a
@@ -406,9 +405,7 @@ def run_plan(
                 piece_rounds=RECORD_PIECE_ROUNDS if piece_rounds is None else piece_rounds,
             )
     finally:
-        if timing is not None:
-            timing["compile_seconds"] = watch.compile_seconds
-            timing["compute_seconds"] = spent[0]
+        sums.timing.update(compile_seconds=watch.compile_seconds, compute_seconds=spent[0])
     return sums
 
 
@@ -484,165 +481,187 @@ def _run_on_cluster(
     in the checkpoint, or in table order through ``ordered``, as they
     arrive).  At most a window of tasks is in flight, and records waiting
     for their turn in ``ordered`` hold back the chains they belong to."""
-    from concurrent.futures import CancelledError
+    _ClusterRun(client, plan, todo, consume, ordered, checkpoint, piece_rounds).run(stall_seconds)
 
-    from distributed import as_completed
 
-    try:
-        from distributed.scheduler import KilledWorker
-    except ImportError:  # pragma: no cover - older layouts
-        from distributed import KilledWorker
+class _ClusterRun:
+    """The state of :func:`_run_on_cluster`: the tasks in flight, the chains
+    being played piece by piece, the chains held back, the next chunk."""
 
-    token = plan.token()
-    expect = fingerprint()
-    window = 8
-    refreshed = -1e9
+    def __init__(
+        self, client, plan: Plan, todo, consume, ordered, checkpoint, piece_rounds
+    ) -> None:
+        from distributed import as_completed
 
-    def refresh_window() -> int:
-        nonlocal refreshed, window
+        self.client, self.plan, self.todo = client, plan, todo
+        self.consume, self.ordered = consume, ordered
+        self.checkpoint, self.piece_rounds = checkpoint, piece_rounds
+        self.token = plan.token()
+        self.expect = fingerprint()
+        self.window = 8
+        self.refreshed = -1e9
+        self.ac = as_completed()
+        self.pending: dict[str, tuple[int, _Chain | None]] = {}
+        self.futures: dict = {}
+        self.chains: dict[int, _Chain] = {}  # chunks being played piece by piece
+        self.held: list[_Chain] = []  # chains whose records wait for their turn
+        self.nxt = 0  # position in todo of the next chunk to submit
+
+    def refresh_window(self) -> int:
         now = time.monotonic()
-        if now - refreshed > 5.0:
-            refreshed = now
-            window = max(8, 3 * _cluster_threads(client))
-        return window
+        if now - self.refreshed > 5.0:
+            self.refreshed = now
+            self.window = max(8, 3 * _cluster_threads(self.client))
+        return self.window
 
-    ac = as_completed()
-    pending: dict[str, tuple[int, _Chain | None]] = {}
-    futures = {}
-    chains: dict[int, _Chain] = {}  # chunks being played piece by piece
-    held: list[_Chain] = []  # chains whose records wait for their turn
-    nxt = 0  # position in todo of the next chunk to submit
+    def track(self, f, i: int, chain: _Chain | None) -> None:
+        self.pending[f.key] = (i, chain)
+        self.futures[f.key] = f
+        self.ac.add(f)
 
-    def track(f, i: int, chain: _Chain | None) -> None:
-        pending[f.key] = (i, chain)
-        futures[f.key] = f
-        ac.add(f)
+    def may_go_on(self, ch: _Chain) -> bool:
+        o = self.ordered
+        return o is None or o.is_head(ch.index) or o.buffered < self.window
 
-    def may_go_on(ch: _Chain) -> bool:
-        return ordered is None or ordered.is_head(ch.index) or ordered.buffered < window
-
-    def submit_piece(ch: _Chain) -> None:
-        f = client.submit(
+    def submit_piece(self, ch: _Chain) -> None:
+        f = self.client.submit(
             piece_task,
-            plan,
+            self.plan,
             ch.index,
             ch.piece,
             ch.asm.state_for(ch.piece),
-            expect,
-            key=f"domeng-piece-{token}-{ch.index}-{ch.number}",
+            self.expect,
+            key=f"domeng-piece-{self.token}-{ch.index}-{ch.number}",
             pure=True,
             retries=TASK_RETRIES,
         )
-        track(f, ch.index, ch)
+        self.track(f, ch.index, ch)
 
-    def fill() -> None:
-        nonlocal nxt
-        w = refresh_window()
-        for ch in [c for c in held if may_go_on(c)]:
-            held.remove(ch)
-            submit_piece(ch)
+    def fill(self) -> None:
+        plan, todo, ordered = self.plan, self.todo, self.ordered
+        w = self.refresh_window()
+        for ch in [c for c in self.held if self.may_go_on(c)]:
+            self.held.remove(ch)
+            self.submit_piece(ch)
         while (
-            nxt < len(todo)
-            and len(pending) + len(held) < w
-            and (ordered is None or ordered.lag_ok(nxt, w))
+            self.nxt < len(todo)
+            and len(self.pending) + len(self.held) < w
+            and (ordered is None or ordered.lag_ok(self.nxt, w))
         ):
-            i = todo[nxt]
+            i = todo[self.nxt]
             _start, n = plan.chunk(i)
-            if plan.records and n * plan.rounds > piece_rounds:
-                part = checkpoint.records_writer(i) if checkpoint is not None else None
-                chains[i] = _Chain(plan, i, piece_rounds, part)
-                submit_piece(chains[i])
+            if plan.records and n * plan.rounds > self.piece_rounds:
+                ck = self.checkpoint
+                part = ck.records_writer(i) if ck is not None else None
+                self.chains[i] = _Chain(plan, i, self.piece_rounds, part)
+                self.submit_piece(self.chains[i])
             else:
-                track(
-                    client.submit(
-                        chunk_task,
-                        plan,
-                        i,
-                        None,
-                        expect,
-                        key=f"domeng-chunk-{token}-{i}",
-                        pure=True,
-                        retries=TASK_RETRIES,
-                    ),
+                f = self.client.submit(
+                    chunk_task,
+                    plan,
                     i,
                     None,
+                    self.expect,
+                    key=f"domeng-chunk-{self.token}-{i}",
+                    pure=True,
+                    retries=TASK_RETRIES,
                 )
-            nxt += 1
+                self.track(f, i, None)
+            self.nxt += 1
 
-    def piece_done(ch: _Chain, out: TablesOutput) -> None:
+    def piece_done(self, ch: _Chain, out: TablesOutput) -> None:
         ch.asm.add(ch.piece, out)
         if ch.part is not None:
             ch.part.write(out.records)
-        elif ordered is not None:
-            ordered.put(ch.index, out.records, complete=False)
+        elif self.ordered is not None:
+            self.ordered.put(ch.index, out.records, complete=False)
         if ch.advance():
-            if may_go_on(ch):
-                submit_piece(ch)
+            if self.may_go_on(ch):
+                self.submit_piece(ch)
             else:
-                held.append(ch)
+                self.held.append(ch)
             return
-        del chains[ch.index]
+        del self.chains[ch.index]
         if ch.part is not None:
             ch.part.close()  # durable before the chunk counts
             ch.part = None
-        if ordered is not None:
-            ordered.put(ch.index, None, complete=True)
-        consume(_reduce(plan, ch.index, ch.asm.output(), None))
+        if self.ordered is not None:
+            self.ordered.put(ch.index, None, complete=True)
+        self.consume(_reduce(self.plan, ch.index, ch.asm.output(), None))
 
-    def lost(why: str) -> ClusterFailure:
-        return ClusterFailure(
-            f"{why}; the chunks finished so far are kept (with --out DIR, "
-            "continue with `domeng simulate --resume DIR`)"
-        )
+    def run(self, stall_seconds: float) -> None:
+        """Play every chunk of ``todo``; fail when none finishes for ``stall_seconds``."""
+        try:
+            self.fill()
+            progress_at = time.monotonic()
+            while self.pending:
+                if not self.ac.has_ready():  # wait in short steps: Ctrl-C acts, a stall is seen
+                    self.check_alive(progress_at, stall_seconds)
+                    time.sleep(0.05)
+                    continue
+                f = next(self.ac)
+                i, chain = self.pending.pop(f.key)
+                self.futures.pop(f.key, None)
+                r = self.result(f, i)
+                f.release()
+                if chain is None:
+                    self.consume(r)
+                else:
+                    self.piece_done(chain, r)
+                progress_at = time.monotonic()  # a piece of a chunk is progress too
+                self.fill()
+            if self.chains or self.held:
+                raise RuntimeError("internal error: a chunk's pieces were not all played")
+        finally:
+            self.close()
 
-    try:
-        fill()
-        progress_at = time.monotonic()
-        while pending:
-            if not ac.has_ready():  # wait in short steps: Ctrl-C acts, a stall is seen
-                if getattr(client, "status", "running") not in ("running", "connecting"):
-                    raise lost("the Dask scheduler was lost")
-                if time.monotonic() - progress_at > stall_seconds:
-                    raise lost(
-                        f"the cluster finished no chunk for {stall_seconds:g} s "
-                        f"({_cluster_threads(client)} worker threads left)"
-                    )
-                time.sleep(0.05)
-                continue
-            f = next(ac)
-            i, chain = pending.pop(f.key)
-            futures.pop(f.key, None)
+    def check_alive(self, progress_at: float, stall_seconds: float) -> None:
+        client = self.client
+        if getattr(client, "status", "running") not in ("running", "connecting"):
+            raise _lost("the Dask scheduler was lost")
+        if time.monotonic() - progress_at > stall_seconds:
+            raise _lost(
+                f"the cluster finished no chunk for {stall_seconds:g} s "
+                f"({_cluster_threads(client)} worker threads left)"
+            )
+
+    def result(self, f, i: int):
+        """Task ``f``'s result (of chunk ``i``), or one clear error."""
+        from concurrent.futures import CancelledError
+
+        try:
+            from distributed.scheduler import KilledWorker
+        except ImportError:  # pragma: no cover - older layouts
+            from distributed import KilledWorker
+
+        try:
+            return f.result()
+        except KilledWorker as e:
+            raise ClusterError(
+                f"chunk {i} (tables {self.plan.chunk(i)[0]}..) killed several "
+                f"workers in a row; giving up ({_first_line(e)})"
+            ) from None
+        except CancelledError:
+            raise _lost(f"chunk {i} was cancelled (the scheduler was lost or restarted)") from None
+        except (OSError, TimeoutError) as e:
+            raise _lost(f"the cluster failed ({type(e).__name__}: {_first_line(e)})") from None
+
+    def close(self) -> None:
+        if self.futures:
             try:
-                r = f.result()
-            except KilledWorker as e:
-                raise ClusterError(
-                    f"chunk {i} (tables {plan.chunk(i)[0]}..) killed several "
-                    f"workers in a row; giving up ({_first_line(e)})"
-                ) from None
-            except CancelledError:
-                raise lost(
-                    f"chunk {i} was cancelled (the scheduler was lost or restarted)"
-                ) from None
-            except (OSError, TimeoutError) as e:
-                raise lost(f"the cluster failed ({type(e).__name__}: {_first_line(e)})") from None
-            f.release()
-            if chain is None:
-                consume(r)
-            else:
-                piece_done(chain, r)
-            progress_at = time.monotonic()  # a piece of a chunk is progress too
-            fill()
-        if chains or held:
-            raise RuntimeError("internal error: a chunk's pieces were not all played")
-    finally:
-        if futures:
-            try:
-                client.cancel(list(futures.values()))
+                self.client.cancel(list(self.futures.values()))
             except Exception:
                 pass
-        for ch in chains.values():
+        for ch in self.chains.values():
             if ch.part is not None:
                 ch.part.abort()
+
+
+def _lost(why: str) -> ClusterFailure:
+    return ClusterFailure(
+        f"{why}; the chunks finished so far are kept (with --out DIR, "
+        "continue with `domeng simulate --resume DIR`)"
+    )
 
 
 def _first_line(e: BaseException) -> str:
@@ -696,7 +715,6 @@ def run_study(
         "engine": fingerprint()[1],
         "digest": plan.study_digest(),
     }
-    timing: dict[str, float] = {}
     writer = None
     if checkpoint is None and plan.records:
         if records is None:
@@ -712,7 +730,6 @@ def run_study(
             progress_fn=progress_fn,
             stall_seconds=stall_seconds,
             piece_rounds=piece_rounds,
-            timing=timing,
         )
         rows = None
         if writer is not None:
@@ -727,8 +744,8 @@ def run_study(
     if checkpoint is not None:
         rows = checkpoint.finish_records(record_metadata(plan))
     # measured compiles, apart; the time: every run's compute (a resumed study's too)
-    meta["compile_seconds"] = timing.get("compile_seconds", 0.0)
-    spent = timing.get("compute_seconds", math.nan)
+    meta["compile_seconds"] = sums.timing.get("compile_seconds", 0.0)
+    spent = sums.timing.get("compute_seconds", math.nan)
     meta["elapsed_seconds"] = spent if spent == spent else None  # NaN: not known
     meta["records_rows"] = rows
     res = Results(sums.agg, sums.state, sums.counted, meta)

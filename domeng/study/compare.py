@@ -25,8 +25,9 @@ import itertools
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domeng.core.defaults import PLOT_DPI
 from domeng.core.errors import CheckpointError
@@ -47,6 +48,7 @@ from domeng.results.metrics import metric_parts
 from domeng.results.sequential import Target
 from domeng.results.stats import paired_difference
 from domeng.study.names import resolve_names_safely
+from domeng.study.runtime import Runtime, RuntimeOptions, pop_study
 from domeng.study.sequential import DEFAULT_MAX_ROUNDS, known_metrics, parse_targets, run_until
 from domeng.study.simulate import (
     DEFAULT_PLAYERS,
@@ -55,11 +57,20 @@ from domeng.study.simulate import (
     StudyError,
     _count,
     coerce_rules,
-    make_progress,
     simulate,
 )
-from domeng.study.spec import StudySpec, parse_grid, record_arms
+from domeng.study.spec import (
+    StudySpec,
+    parse_grid,
+    record_arms,
+    refuse_both,
+    rule_texts,
+    variant_text,
+)
 from domeng.study.spec import record as spec_record
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 Arm = tuple  # (Rules, tuple of 5 player names)
 
@@ -143,6 +154,21 @@ def _measure_compare(names: list[str], targets_by_metric: dict):
     return measure
 
 
+class CompareOptions(RuntimeOptions, total=False):
+    """:func:`compare`'s keywords after ``seed``: the stopping rule, the
+    engine threads, the folder and its plots, records, the spec, and the
+    :class:`Runtime` ones."""
+
+    target_ci: dict | Sequence[str] | None
+    max_rounds: int | None
+    workers: int | None
+    out: str | os.PathLike | None
+    fmt: str
+    dpi: int
+    records: bool
+    spec: StudySpec | None
+
+
 def compare(
     variants: Sequence[str | dict] | str | dict | StudySpec | None = None,
     baseline: str | dict | None = None,
@@ -151,17 +177,7 @@ def compare(
     players: str | Sequence[str] = DEFAULT_PLAYERS,
     rules: Rules | str | Sequence[str] | dict | None = None,
     seed: int = 0,
-    target_ci: dict | Sequence[str] | None = None,
-    max_rounds: int | None = None,
-    workers: int | None = None,
-    progress: bool | Callable[[int, int], None] | None = None,
-    command: str | None = None,
-    out: str | os.PathLike | None = None,
-    fmt: str = "png",
-    dpi: int = PLOT_DPI,
-    overwrite: bool = False,
-    records: bool = False,
-    spec: StudySpec | None = None,
+    **options: Unpack[CompareOptions],
 ) -> Comparison:
     """Play the baseline and every variant on the same tables and return the
     paired :class:`~domeng.results.comparison.Comparison`.
@@ -177,6 +193,9 @@ def compare(
     (``domeng compare --resume DIR``) finishes an interrupted comparison
     with the same numbers.  A folder holding a comparison is refused unless
     ``overwrite``.
+
+    The keywords become a :class:`~domeng.study.spec.StudySpec` and a
+    :class:`~domeng.study.runtime.Runtime`, run by :func:`run_compare`.
 
     Parameters
     ----------
@@ -221,40 +240,101 @@ def compare(
     >>> list(d.columns[:3]), set(d["variant"])
     (['variant', 'metric', 'unit'], {'pollo_award=4'})
     """
+    study = pop_study(options, _COMPARE_STUDY)
+    runtime = Runtime.of("compare", options, ("progress", "command", "overwrite"))
+    spec = study.pop("spec", None)
     if spec is not None or isinstance(variants, StudySpec):
-        from domeng.study.spec import call_with_spec
-
-        return call_with_spec(compare, variants if spec is None else spec, locals())
-    arms = _arms(variants, baseline, players, rules)
-    rounds = _count("rounds", rounds)
-    study: dict[str, Any] = {"tables": _count("tables", tables), "rounds": rounds, "seed": seed}
-    study.update(target_ci=None, max_rounds=None, command=command)
-    _check_records(records, out, target_ci, study)
-    _stopping(study, target_ci, max_rounds, arms)
-    result = _study(
+        given: dict[str, Any] = dict(variants=variants, baseline=baseline, tables=tables)
+        given["rounds"] = rounds
+        given.update(study, players=players, rules=rules, seed=seed)
+        return run_compare(refuse_both(compare, variants if spec is None else spec, given), runtime)
+    arms = _arms(variants, baseline, players, rules)  # each checked, in one line
+    checked: dict[str, Any] = {"rounds": _count("rounds", rounds)}
+    checked.update(tables=_count("tables", tables), target_ci=None, max_rounds=None)
+    _check_records(study.get("records", False), study.get("out"), study.get("target_ci"), {})
+    _stopping(checked, study.get("target_ci"), study.get("max_rounds"), arms)
+    if isinstance(variants, (str, dict)):
+        variants = [variants]
+    spec = StudySpec(
         "compare",
-        arms,
-        study,
-        out,
-        workers=workers,
-        progress=progress,
-        write=lambda c, d: write_comparison(c, d, fmt, dpi),
-        overwrite=overwrite,
+        variants=tuple(variant_text(v) for v in variants or []),
+        baseline=variant_text(baseline) if isinstance(baseline, dict) else baseline,
+        tables=checked["tables"],
+        rounds=checked["rounds"],
+        players=_lineup(players) if _named(players) else arms["baseline"][1],
+        rules=rule_texts(rules),
+        seed=seed,
+        target_ci=_target_texts(checked["target_ci"]),
+        max_rounds=checked["max_rounds"],
+        **{k: v for k, v in study.items() if k not in ("target_ci", "max_rounds")},
     )
+    return run_compare(spec, runtime)
+
+
+#: compare's study keywords besides its positional ones
+_COMPARE_STUDY = ("target_ci", "max_rounds", "workers", "out", "fmt", "dpi", "records", "spec")
+
+
+def _named(players) -> bool:
+    """Whether ``players`` are given by name (a spec can hold them)."""
+    return isinstance(players, str) or (
+        isinstance(players, (list, tuple)) and all(isinstance(p, str) for p in players)
+    )
+
+
+def _lineup(players) -> tuple[str, ...]:
+    """Player names as a spec holds them (a comma-joined string split)."""
+    if isinstance(players, str):
+        return tuple(p.strip() for p in players.split(",") if p.strip())
+    return tuple(players)
+
+
+def _target_texts(targets: dict | None) -> tuple[str, ...]:
+    return tuple(f"{m}={hw!r}" for m, hw in (targets or {}).items())
+
+
+def run_compare(spec: StudySpec, runtime: Runtime | None = None) -> Comparison:
+    """Run a ``compare`` :class:`~domeng.study.spec.StudySpec` as
+    ``runtime`` says (None: the defaults): the core of :func:`compare`.
+    The folder (``spec.out``) records the spec as ``config.toml``.
+
+    Examples
+    --------
+    >>> from domeng.study.compare import run_compare
+    >>> from domeng.study.runtime import Runtime
+    >>> from domeng.study.spec import StudySpec
+    >>> spec = StudySpec("compare", tables=2, rounds=2, seed=1, variants=["pollo=4"])
+    >>> list(run_compare(spec, Runtime(progress=False)).variants)
+    ['pollo_award=4']
+    """
+    from domeng.study.spec import check_kind
+
+    rt = Runtime() if runtime is None else runtime
+    check_kind("compare", spec)
+    players = list(spec.players or DEFAULT_PLAYERS)
+    arms = _arms(list(spec.variants or ()), spec.baseline, players, list(spec.rules or ()) or None)
+    rounds, target_ci = spec.rounds or DEFAULT_ROUNDS, list(spec.target_ci or ()) or None
+    study: dict[str, Any] = {"tables": spec.tables or DEFAULT_TABLES, "rounds": rounds}
+    study.update(seed=spec.seed or 0, target_ci=None, max_rounds=None, command=rt.command)
+    _check_records(spec.records, spec.out, target_ci, study)
+    _stopping(study, target_ci, spec.max_rounds, arms)
+    fmt, dpi = spec.fmt or "png", spec.dpi or PLOT_DPI
+    write = lambda c, d: write_comparison(c, d, fmt, dpi)  # noqa: E731
+    result = _study("compare", arms, study, spec.out, rt, spec.workers, write=write)
     spec_record(
-        out,
+        spec.out,
         "compare",
-        variants=variants,
-        baseline=baseline,
+        variants=list(spec.variants or ()),
+        baseline=spec.baseline,
         tables=study["tables"] if target_ci is None else None,
         rounds=rounds,
         players=players,
-        rules=rules,
-        seed=seed,
+        rules=list(spec.rules or ()),
+        seed=study["seed"],
         target_ci=study["target_ci"],
         max_rounds=study["max_rounds"],
-        records=records,
-        workers=workers,
+        records=spec.records,
+        workers=spec.workers,
         fmt=fmt,
         dpi=dpi,
     )
@@ -287,11 +367,13 @@ def _check_records(records, out, target_ci, study: dict) -> None:
     study["records"] = True
 
 
-def _play(
-    arms: dict[str, Arm], study: dict, workers, progress, folders, resume: bool, allow_import
-) -> Comparison:
-    """Play every arm on the same tables (``study``: see :func:`_study`);
-    ``folders()``: each arm's study folder (checkpoints), or None."""
+def _play(arms: dict[str, Arm], study: dict, workers, rt: Runtime, folders) -> Comparison:
+    """Play every arm on the same tables (``study``: see :func:`_study`) with
+    ``workers`` engine threads; ``folders()``: each arm's study folder
+    (checkpoints), or None; ``rt``: the progress, whether to resume, the
+    players a resumed folder may import."""
+    progress: Any = rt.progress
+    resume, allow_import = rt.resume, rt.allow_import
     names = list(arms)
     meta = {"command": study.get("command"), "study": study}
     rounds, seed = study["rounds"], study["seed"]
@@ -301,16 +383,11 @@ def _play(
         targets = [Target(f"{v}:{t.metric}", t.half_width) for v in names[1:] for t in tg]
         res, stop = run_until(
             list(arms.values()),
-            rounds,
-            seed,
             targets,
             _measure_compare(names, {t.metric: t for t in tg}),
-            study["max_rounds"],
-            threads=workers,
-            progress_fn=make_progress(progress, None, rounds),
-            folders=folders,
-            resume=resume,
-            allow_import=allow_import,
+            dict(rounds=rounds, seed=seed, max_rounds=study["max_rounds"], workers=workers),
+            replace(rt, overwrite=False),  # the folder policy is the comparison's
+            folders,
         )
         meta["stopping"] = stop
         return Comparison(dict(zip(names, res)), meta)
@@ -369,23 +446,21 @@ def _study(
     arms: dict[str, Arm],
     study: dict,
     out,
+    rt: Runtime,
+    workers: int | None = None,
     *,
     write,
-    workers=None,
-    progress=None,
-    resume: bool = False,
-    allow_import=False,
     wrap: Callable[[Comparison], Any] = lambda c: c,
-    overwrite: bool = False,
 ):
-    """Play a comparison (or a sweep) and, with ``out``, write its folder:
+    """Play a comparison (or a sweep) with ``workers`` engine threads, as
+    ``rt`` says (progress, resume, overwrite), and, with ``out``, write its folder:
     the folder policy (:func:`domeng.infra.fs.writing_output`) is applied
     just before the first chunk is saved (for a study that stops on the
     data: once its first look found the targets within reach, so that a
     refused study writes nothing), the manifest first, each arm's
     checkpoint in ``arms/K``, then ``write(result, folder)``."""
     if out is None:
-        return wrap(_play(arms, study, workers, progress, None, False, allow_import))
+        return wrap(_play(arms, study, workers, replace(rt, resume=False), None))
     from contextlib import ExitStack
 
     out = Path(out)
@@ -402,11 +477,11 @@ def _study(
                         manifest_name,
                         f"{kind} study",
                         f"domeng {kind} --resume {out}",
-                        resume=resume,
-                        force=overwrite,
+                        resume=rt.resume,
+                        force=rt.overwrite,
                     )
                 )
-                if not resume:
+                if not rt.resume:
                     write_manifest(
                         out,
                         arms_manifest(
@@ -416,7 +491,7 @@ def _study(
                 entered.append(True)
             return [arm_folder(out, k) for k in range(len(arms))]
 
-        result = wrap(_play(arms, study, workers, progress, folders, resume, allow_import))
+        result = wrap(_play(arms, study, workers, rt, folders))
         folders()
         write(result, out)
     return result
@@ -427,12 +502,11 @@ def resume_study(
     kind: str = "compare",
     *,
     workers: int | None = None,
-    progress=None,
-    allow_import=False,
     fmt: str = "png",
     dpi: int = PLOT_DPI,
     metrics: list[str] | None = None,
     expect: dict | None = None,
+    **runtime: Unpack[RuntimeOptions],
 ):
     """Finish the comparison (``kind="compare"``) or sweep in ``folder``
     after a crash or kill (``domeng compare --resume DIR``): the arms'
@@ -440,8 +514,13 @@ def resume_study(
     files written; the numbers (and, with a stopping rule, where it stops)
     equal an uninterrupted run's.  ``expect``: parameters given again
     (``tables``, ``rounds``, ``seed``, ``target_ci``, ``max_rounds``), each
-    must equal the study's.  Returns the Comparison (or Sweep)."""
+    must equal the study's; ``runtime``: ``progress`` and ``allow_import``
+    (the ``module:function`` players the folder may import).  Returns the
+    Comparison (or Sweep)."""
     from domeng.study.names import check_player_names
+
+    rt = replace(Runtime.of("resume_study", runtime, ("progress", "allow_import")), resume=True)
+    allow_import = rt.allow_import
 
     m = read_manifest(folder, kind)
     study: dict[str, Any] = {
@@ -490,30 +569,33 @@ def resume_study(
             arms,
             study,
             folder,
-            workers=workers,
-            progress=progress,
-            resume=True,
-            allow_import=allow_import,
+            rt,
+            workers,
             wrap=lambda c: Sweep(study["grid"], study["points"], c),
             write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
         )
     else:
-        result = _study(
-            kind,
-            arms,
-            study,
-            folder,
-            workers=workers,
-            progress=progress,
-            resume=True,
-            allow_import=allow_import,
-            write=lambda c, d: write_comparison(c, d, fmt, dpi),
-        )
+        write = lambda c, d: write_comparison(c, d, fmt, dpi)  # noqa: E731
+        result = _study(kind, arms, study, folder, rt, workers, write=write)
     record_arms(folder, kind, study, arms, (fmt, dpi, metrics))
     return result
 
 
 # ---------------------------------------------------------------- sweeps
+class SweepOptions(RuntimeOptions, total=False):
+    """:func:`sweep`'s keywords after ``seed``: the engine threads, the
+    folder, its plots and metrics, records, the spec, and the
+    :class:`Runtime` ones."""
+
+    workers: int | None
+    out: str | os.PathLike | None
+    fmt: str
+    dpi: int
+    metrics: list[str] | None
+    records: bool
+    spec: StudySpec | None
+
+
 def sweep(
     grid: Sequence[str] | dict | StudySpec | None = None,
     tables: int = DEFAULT_TABLES,
@@ -521,22 +603,15 @@ def sweep(
     players: str | Sequence[str] = DEFAULT_PLAYERS,
     rules: Rules | str | Sequence[str] | dict | None = None,
     seed: int = 0,
-    workers: int | None = None,
-    progress: bool | Callable[[int, int], None] | None = None,
-    command: str | None = None,
-    out: str | os.PathLike | None = None,
-    fmt: str = "png",
-    dpi: int = PLOT_DPI,
-    metrics: list[str] | None = None,
-    overwrite: bool = False,
-    records: bool = False,
-    spec: StudySpec | None = None,
+    **options: Unpack[SweepOptions],
 ):
     """Play every point of the grid on the same tables (paired as in
     :func:`compare`; the reference is the first point) and return a
     :class:`~domeng.results.sweep.Sweep`.  ``out``: write the sweep's folder
     there, checkpointed as in :func:`compare` (``metrics``: those to plot;
-    a folder holding a sweep is refused unless ``overwrite``).
+    a folder holding a sweep is refused unless ``overwrite``).  The keywords
+    become a spec and a :class:`~domeng.study.runtime.Runtime`, run by
+    :func:`run_sweep`.
 
     Parameters
     ----------
@@ -567,17 +642,56 @@ def sweep(
     >>> sorted(set(sw.frame()["pollo_award"]))
     [3, 4]
     """
+    study = pop_study(options, ("workers", "out", "fmt", "dpi", "metrics", "records", "spec"))
+    runtime = Runtime.of("sweep", options, ("progress", "command", "overwrite"))
+    spec = study.pop("spec", None)
     if spec is not None or isinstance(grid, StudySpec):
-        from domeng.study.spec import call_with_spec
-
-        return call_with_spec(sweep, grid if spec is None else spec, locals())
+        given = dict(grid=grid, tables=tables, rounds=rounds, players=players, rules=rules)
+        given.update(study, seed=seed)
+        return run_sweep(refuse_both(sweep, grid if spec is None else spec, given), runtime)
     if grid is None:
         raise StudyError("a sweep needs a grid, e.g. ['pollo=3,4'] (or spec=)")
-    from domeng.results.sweep import Sweep
-
     g = parse_grid(grid)
     base_rules = coerce_rules(rules)
     lineup = tuple(resolve_names_safely(players))
+    tables, rounds = _count("tables", tables), _count("rounds", rounds)
+    _check_records(study.get("records", False), study.get("out"), None, {})
+    spec = StudySpec(
+        "sweep",
+        grid=tuple(f"{k}={','.join(value_text(v) for v in vs)}" for k, vs in g.items()),
+        tables=tables,
+        rounds=rounds,
+        players=lineup,
+        rules=rule_texts(base_rules),
+        seed=seed,
+        **study,
+    )
+    return run_sweep(spec, runtime)
+
+
+def run_sweep(spec: StudySpec, runtime: Runtime | None = None):
+    """Run a ``sweep`` :class:`~domeng.study.spec.StudySpec` as ``runtime``
+    says (None: the defaults) and return its
+    :class:`~domeng.results.sweep.Sweep`: the core of :func:`sweep`.  The
+    folder (``spec.out``) records the spec as ``config.toml``.
+
+    Examples
+    --------
+    >>> from domeng.study.compare import run_sweep
+    >>> from domeng.study.runtime import Runtime
+    >>> from domeng.study.spec import StudySpec
+    >>> spec = StudySpec("sweep", tables=2, rounds=2, seed=1, grid=["pollo=3,4"])
+    >>> sorted(set(run_sweep(spec, Runtime(progress=False)).frame()["pollo_award"]))
+    [3, 4]
+    """
+    from domeng.results.sweep import Sweep
+    from domeng.study.spec import check_kind
+
+    rt = Runtime() if runtime is None else runtime
+    check_kind("sweep", spec)
+    g = parse_grid(list(spec.grid or ()))
+    base_rules = coerce_rules(list(spec.rules or ()) or None)
+    lineup = tuple(resolve_names_safely(list(spec.players or DEFAULT_PLAYERS)))
     points = [dict(zip(g, combo)) for combo in itertools.product(*g.values())]
     arms = {
         ";".join(f"{k}={value_text(v)}" for k, v in point.items()): (
@@ -587,38 +701,38 @@ def sweep(
         for point in points
     }
     study: dict[str, Any] = {
-        "tables": _count("tables", tables),
-        "rounds": _count("rounds", rounds),
-        "seed": seed,
+        "tables": spec.tables or DEFAULT_TABLES,
+        "rounds": spec.rounds or DEFAULT_ROUNDS,
+        "seed": spec.seed or 0,
         "target_ci": None,
         "max_rounds": None,
-        "command": command,
+        "command": rt.command,
         "grid": g,
         "points": points,
     }
-    _check_records(records, out, None, study)
+    _check_records(spec.records, spec.out, None, study)
+    fmt, dpi, metrics = spec.fmt or "png", spec.dpi or PLOT_DPI, list(spec.metrics or ()) or None
     result = _study(
         "sweep",
         arms,
         study,
-        out,
-        workers=workers,
-        progress=progress,
+        spec.out,
+        rt,
+        spec.workers,
         wrap=lambda c: Sweep(g, points, c),
         write=lambda sw, d: write_sweep(sw, d, fmt, dpi, metrics),
-        overwrite=overwrite,
     )
     spec_record(
-        out,
+        spec.out,
         "sweep",
         grid=g,
         tables=study["tables"],
         rounds=study["rounds"],
         players=list(lineup),
         rules=base_rules,
-        seed=seed,
-        records=records,
-        workers=workers,
+        seed=study["seed"],
+        records=spec.records,
+        workers=spec.workers,
         fmt=fmt,
         dpi=dpi,
         metrics=metrics,
@@ -626,4 +740,12 @@ def sweep(
     return result
 
 
-__all__ = ["compare", "parse_arm", "parse_grid", "resume_study", "sweep"]
+__all__ = [
+    "compare",
+    "parse_arm",
+    "parse_grid",
+    "resume_study",
+    "run_compare",
+    "run_sweep",
+    "sweep",
+]

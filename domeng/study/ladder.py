@@ -18,11 +18,10 @@ beside it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import combinations, pairwise
 from math import comb
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,7 +32,9 @@ from domeng.core.rules import Rules
 from domeng.core.wording import counted
 from domeng.players.registry import resolve_player
 from domeng.study.arrangements import seatings
+from domeng.study.duplicate import DuplicateOptions, check_out, duplicate_spec
 from domeng.study.names import refuse_research_players
+from domeng.study.runtime import Runtime
 from domeng.study.spec import StudySpec
 from domeng.study.tournament import (
     DECISION_NOTE,
@@ -41,12 +42,14 @@ from domeng.study.tournament import (
     TournamentResults,
     _est,
     _progress,
-    check_out,
     margin_lines,
+    run_tournament,
     save_duplicate,
     text_table,
-    tournament,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 #: most lineups a ladder plays (C(10, 5) = 252)
 MAX_LINEUPS = 252
@@ -115,17 +118,12 @@ def ladder(
     rounds: int = 10,
     seed: int = 0,
     rules: Rules | str | Sequence[str] | None = None,
-    orders: str = "all",
-    workers: int | None = None,
-    progress: bool | Callable[[int, int], None] | None = None,
-    out: str | Path | None = None,
-    fmt: str = "png",
-    dpi: int = PLOT_DPI,
-    overwrite: bool = False,
-    command: str | None = None,
-    spec: StudySpec | None = None,
+    **options: Unpack[DuplicateOptions],
 ) -> LadderResults:
     """Rank five or more players in duplicate matches (see the module docstring).
+
+    The keywords become a :class:`~domeng.study.spec.StudySpec` and a
+    :class:`~domeng.study.runtime.Runtime`, run by :func:`run_ladder`.
 
     Parameters
     ----------
@@ -156,14 +154,35 @@ def ladder(
     >>> lad.meta["lineups"], lad.players[-1], lad.summary()["schema"]
     (6, 'random#5', 'domeng.ladder/1')
     """
-    if spec is not None or isinstance(players, StudySpec):
-        from domeng.study.spec import call_with_spec
+    spec, runtime = duplicate_spec(ladder, (players, deals, rounds, seed, rules), options)
+    return run_ladder(spec, runtime)
 
-        return call_with_spec(ladder, players if spec is None else spec, locals())
-    if players is None:
-        raise DomengError("a ladder needs its players (or spec=)")
+
+def run_ladder(spec: StudySpec, runtime: Runtime | None = None) -> LadderResults:
+    """Run a ``ladder`` :class:`~domeng.study.spec.StudySpec` as ``runtime``
+    says (None: the defaults): the core of :func:`ladder`, each lineup of
+    five a :func:`~domeng.study.tournament.run_tournament`.  With
+    ``spec.out`` the results are saved there, with the spec as ``config.toml``.
+
+    Examples
+    --------
+    >>> from domeng.study.ladder import run_ladder
+    >>> from domeng.study.runtime import Runtime
+    >>> from domeng.study.spec import StudySpec
+    >>> spec = StudySpec("ladder", players="random,heavy,keeper,hunter,expert,random",
+    ...                  deals=1, rounds=1, orders="rotations")
+    >>> run_ladder(spec, Runtime(progress=False)).meta["lineups"]
+    6
+    """
+    from domeng.study.spec import check_kind
+
+    rt = Runtime() if runtime is None else runtime
+    check_kind("ladder", spec)
+    players = list(spec.players or ()) if rt.players is None else rt.players
+    out, orders = spec.out, spec.orders or "all"
+    deals, rounds, seed = spec.deals or 100, spec.rounds or 10, spec.seed or 0
     if out is not None:
-        check_out(out, overwrite)  # before anything is played
+        check_out(out, rt.overwrite)  # before anything is played
     if isinstance(players, str):
         items = [s for s in (x.strip() for x in players.split(",")) if s]
     else:
@@ -182,24 +201,19 @@ def ladder(
     names = [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
     design = len(seatings(orders))
     total = n_lineups * deals * design
-    report = _progress(progress, total, rounds)
+    report = _progress(rt.progress, total, rounds)
     per_deal = np.zeros((deals, len(specs), len(STATS)), dtype=np.int64)
     watch = Stopwatch()  # compiles measured apart (domeng.core.compiling)
+    one = StudySpec("tournament", players=("random",), deals=deals, rounds=rounds, seed=seed,
+                    rules=spec.rules or (), orders=orders, workers=spec.workers)  # fmt: skip
     for k, lineup in enumerate(combinations(range(len(specs)), 5)):
         sub = _lineup_progress(report, k * deals * design, total)
         if sub is not None and hasattr(sub, "label"):
             sub.label = f"lineup {k + 1}/{n_lineups} ({', '.join(names[i] for i in lineup)})"
-
-        res = tournament(
-            [specs[i] for i in lineup],
-            deals=deals,
-            rounds=rounds,
-            seed=seed,
-            rules=rules,
-            workers=workers,
-            progress=sub,
-            orders=orders,
-            time_decisions=False,
+        five = [specs[i] for i in lineup]
+        res = run_tournament(
+            one.replace(players=tuple(p.name for p in five)),
+            Runtime(progress=sub, time_decisions=False, players=five),
         )
         for j, i in enumerate(lineup):
             per_deal[:, i, :] += res.per_deal[:, j, :]
@@ -223,9 +237,8 @@ def ladder(
     from domeng.study.decisions import decision_times
 
     meta["decision_ms"] = decision_times(specs, names, Rules.from_mapping(r["rules"]), seed)
-    return save_duplicate(
-        LadderResults(per_deal, meta), players, out, (fmt, dpi, overwrite), command
-    )
+    how = (spec.fmt or "png", spec.dpi or PLOT_DPI, rt.overwrite)
+    return save_duplicate(LadderResults(per_deal, meta), players, out, how, rt.command)
 
 
 def _lineup_progress(report, base: int, total: int):

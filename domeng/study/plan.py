@@ -213,6 +213,8 @@ class Sums:
         self.counted = np.zeros(G, dtype=np.int64)
         self.done: set[int] = set()
         self.tables_done = 0
+        #: how long the chunks took (:func:`~domeng.study.chunks.run_plan` fills it)
+        self.timing: dict[str, float] = {}
 
     def add(self, r: ChunkResult) -> None:
         if r.index in self.done:

@@ -17,9 +17,11 @@ there for the method and its reference).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,10 +34,14 @@ from domeng.results.metrics import metric_parts
 from domeng.results.results import Results
 from domeng.results.sequential import MIN_BLOCKS, Target, UnreachableTarget, run_sequential
 from domeng.study.chunks import Plan, Sums, chunk_task
+from domeng.study.runtime import Runtime, RuntimeOptions, pop_study
 from domeng.study.simulate import DEFAULT_PLAYERS, DEFAULT_ROUNDS, StudyError
-from domeng.study.spec import StudySpec
+from domeng.study.spec import StudySpec, rule_texts
 from domeng.study.spec import record as spec_record
 from domeng.study.summary import MAX_GROUPS, default_chunk_tables
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 #: the cap of a study that stops on the data, when --max-rounds is not given (rounds per arm)
 DEFAULT_MAX_ROUNDS = 100_000_000
@@ -283,26 +289,30 @@ def known_metrics(arms: dict[str, tuple]) -> list[str]:
     return names or []
 
 
+class UntilOptions(RuntimeOptions, total=False):
+    """:func:`simulate_until`'s keywords after ``seed``: the cap, the engine
+    threads, the spec, and the :class:`Runtime` ones."""
+
+    max_rounds: int | None
+    workers: int | None
+    spec: StudySpec | None
+
+
 def simulate_until(
     target_ci: dict | list[str] | StudySpec | None = None,
     rounds: int = DEFAULT_ROUNDS,
     players=DEFAULT_PLAYERS,
     rules=None,
     seed: int = 0,
-    max_rounds: int | None = None,
-    workers: int | None = None,
-    progress=None,
-    checkpoint=None,
-    resume: bool = False,
-    allow_import=False,
-    overwrite: bool = False,
-    spec: StudySpec | None = None,
+    **options: Unpack[UntilOptions],
 ) -> Results:
     """A study that stops on the data: play blocks of tables until each
     target metric's 95% half-width (a confidence sequence) is at most its
     target, or ``max_rounds`` rounds (default 100 million).  The result's
     ``meta["stopping"]`` and summary's ``stopping`` say why it stopped and
-    the precision reached.  (``domeng simulate --target-ci``.)
+    the precision reached.  (``domeng simulate --target-ci``.)  The keywords
+    become a spec and a :class:`~domeng.study.runtime.Runtime`, run by
+    :func:`run_simulate_until`.
 
     ``checkpoint``: a study folder (the folder policy of
     :func:`domeng.study.checkpoint.Checkpoint.create`) where each finished
@@ -341,21 +351,76 @@ def simulate_until(
     >>> res.meta["stopping"]["reason"], res.tables
     ('target reached', 60)
     """
-    if spec is not None or isinstance(target_ci, StudySpec):
-        from domeng.study.spec import call_with_spec
+    from domeng.study.spec import refuse_both
 
-        return call_with_spec(simulate_until, target_ci if spec is None else spec, locals())
+    study = pop_study(options, ("max_rounds", "workers", "spec"))
+    runtime = Runtime.of("simulate_until", options, _RUNTIME)
+    spec = study.pop("spec", None)
+    if spec is not None or isinstance(target_ci, StudySpec):
+        given = dict(target_ci=target_ci, rounds=rounds, players=players, rules=rules, seed=seed)
+        given.update(study, checkpoint=runtime.checkpoint)
+        spec = refuse_both(simulate_until, target_ci if spec is None else spec, given)
+        return run_simulate_until(spec, runtime)
     if target_ci is None:
         raise StudyError("a study that stops on the data needs target_ci (or spec=)")
-    from domeng.results.metrics import metric_parts
-    from domeng.results.stats import ratio
-    from domeng.study.names import resolve_names_safely
-    from domeng.study.simulate import _count, coerce_rules, make_progress
+    from domeng.study.simulate import _count
 
     rounds = _count("rounds", rounds)
-    arm = (coerce_rules(rules), tuple(resolve_names_safely(players)))
-    targets = parse_targets(target_ci, known_metrics({"study": arm}))
-    max_rounds = _count("max_rounds", DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds)
+    rules_obj, names = _arm(rules, players)
+    targets = parse_targets(target_ci, known_metrics({"study": (rules_obj, names)}))
+    cap = study.get("max_rounds")
+    folder = runtime.checkpoint
+    spec = StudySpec(
+        "simulate",
+        target_ci=tuple(f"{t.metric}={t.half_width!r}" for t in targets),
+        max_rounds=_count("max_rounds", DEFAULT_MAX_ROUNDS if cap is None else cap),
+        rounds=rounds,
+        players=names,
+        rules=rule_texts(rules_obj),
+        seed=seed,
+        workers=study.get("workers"),
+        out=None if folder is None else os.fspath(folder),
+    )
+    return run_simulate_until(spec, replace(runtime, checkpoint=None))
+
+
+#: the Runtime keywords simulate_until takes
+_RUNTIME = ("progress", "checkpoint", "resume", "allow_import", "overwrite")
+
+
+def _arm(rules, players) -> tuple:
+    """``(Rules, five player names)`` of a study's rules and players."""
+    from domeng.study.names import resolve_names_safely
+    from domeng.study.simulate import coerce_rules
+
+    return coerce_rules(rules), tuple(resolve_names_safely(players))
+
+
+def run_simulate_until(spec: StudySpec, runtime: Runtime | None = None) -> Results:
+    """Run a ``simulate`` :class:`~domeng.study.spec.StudySpec` with
+    ``target_ci`` as ``runtime`` says (None: the defaults): the core of
+    :func:`simulate_until`.  The study folder (``spec.out``) records the
+    spec as ``config.toml``.
+
+    Examples
+    --------
+    >>> from domeng.study.sequential import run_simulate_until
+    >>> from domeng.study.runtime import Runtime
+    >>> from domeng.study.spec import StudySpec
+    >>> spec = StudySpec(rounds=2, seed=1, target_ci=["passes_per_round=1.0"], max_rounds=2000)
+    >>> run_simulate_until(spec, Runtime(progress=False)).meta["stopping"]["reason"]
+    'target reached'
+    """
+    from domeng.results.metrics import metric_parts
+    from domeng.results.stats import ratio
+    from domeng.study.spec import check_kind
+
+    rt = Runtime() if runtime is None else runtime
+    check_kind("simulate_until", spec)
+    rounds = spec.rounds or DEFAULT_ROUNDS
+    arm = _arm(list(spec.rules or ()) or None, list(spec.players or DEFAULT_PLAYERS))
+    targets = parse_targets(list(spec.target_ci or ()), known_metrics({"study": arm}))
+    max_rounds = spec.max_rounds or DEFAULT_MAX_ROUNDS
 
     def measure(results):
         parts = metric_parts(results[0])
@@ -364,30 +429,19 @@ def simulate_until(
             for t in targets
         }
 
-    res, _ = run_until(
-        [arm],
-        rounds,
-        seed,
-        targets,
-        measure,
-        max_rounds,
-        threads=workers,
-        progress_fn=make_progress(progress, None, rounds),
-        folders=None if checkpoint is None else [checkpoint],
-        overwrite=overwrite,
-        resume=resume,
-        allow_import=allow_import,
-    )
+    study = dict(rounds=rounds, seed=spec.seed or 0, max_rounds=max_rounds, workers=spec.workers)
+    folders = None if spec.out is None else [spec.out]
+    res, _ = run_until([arm], targets, measure, study, rt, folders)
     spec_record(
-        checkpoint,
+        spec.out,
         "simulate",
         target_ci={t.metric: t.half_width for t in targets},
         max_rounds=max_rounds,
         rounds=rounds,
         players=list(arm[1]),
         rules=arm[0],
-        seed=seed,
-        workers=workers,
+        seed=study["seed"],
+        workers=spec.workers,
     )
     return res[0]
 
@@ -449,31 +503,35 @@ def resume_until(
 
 def run_until(
     arms: list[tuple],
-    rounds: int,
-    seed: int,
     targets: list[Target],
     measure: Callable[[list[Results]], dict],
-    max_rounds: int,
-    threads: int | None = None,
-    progress_fn=None,
-    folders: list | None = None,
-    resume: bool = False,
-    allow_import=False,
-    overwrite: bool = False,
+    study: Mapping[str, Any],
+    runtime: Runtime,
+    folders: list | Callable[[], list] | None = None,
 ) -> tuple[list[Results], dict]:
     """Play blocks for every arm until ``measure(results)`` (metric ->
     ``(estimate, se)``) meets every target, or the cap; returns the arms'
     results and the stopping record (also stored in each result's
-    ``meta["stopping"]``).  ``folders``: one study folder per arm, where each
+    ``meta["stopping"]``).  ``study``: ``rounds``, ``seed``, ``max_rounds``
+    and ``workers`` (the engine threads); ``runtime``: its ``progress`` and
+    the folder policy.  ``folders``: one study folder per arm, where each
     finished chunk is saved and, at the end, the arm's results are written
-    (``resume``: continue from the chunks there; :meth:`BlockRunner.attach`)."""
-    runner = BlockRunner(arms, rounds, seed, max_rounds, threads, progress_fn)
+    (``runtime.resume``: continue from the chunks there; :meth:`BlockRunner.attach`)."""
+    from domeng.study.summary import make_progress
+
+    rounds, max_rounds, resume = study["rounds"], study["max_rounds"], runtime.resume
+    progress_fn = make_progress(runtime.progress, None, rounds)
+    runner = BlockRunner(arms, rounds, study["seed"], max_rounds, study["workers"], progress_fn)
     record = sequential_record(targets, max_rounds)
 
     def attach() -> None:  # resumed: at once; new: once the first look found the targets reachable
         if folders is not None and not runner.checkpoints:
             runner.attach(
-                folders() if callable(folders) else folders, record, resume, allow_import, overwrite
+                folders() if callable(folders) else folders,
+                record,
+                resume,
+                runtime.allow_import,
+                runtime.overwrite,
             )
 
     try:
@@ -540,6 +598,7 @@ __all__ = [
     "known_metrics",
     "parse_targets",
     "resume_until",
+    "run_simulate_until",
     "run_until",
     "simulate_until",
 ]

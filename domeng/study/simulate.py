@@ -33,7 +33,10 @@ tasks on a Dask cluster (``client=``, :mod:`domeng.study.cluster`), and with
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,32 +45,44 @@ from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 from domeng.core.errors import StudyError
 from domeng.core.rules import Rules
 from domeng.study.names import resolve_names_safely
-from domeng.study.spec import StudySpec
+from domeng.study.runtime import Runtime, RuntimeOptions, pop_study
+from domeng.study.spec import StudySpec, rule_texts
 from domeng.study.spec import record as spec_record
 from domeng.study.summary import check_budget, coerce_rules, count, make_progress
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 _count = count
 
 
 # ---------------------------------------------------------------- simulate
+class SimulateOptions(RuntimeOptions, total=False):
+    """:func:`simulate`'s keywords after ``seed``: the study's engine
+    threads, chunking and records, the spec, and the :class:`Runtime` ones."""
+
+    workers: int | None
+    chunk_tables: int | None
+    records: str | os.PathLike | None
+    spec: StudySpec | None
+
+
+#: the Runtime keywords simulate takes
+_RUNTIME = ("progress", "client", "checkpoint", "stall_seconds", "overwrite")
+
+
 def simulate(
     tables: int | StudySpec = DEFAULT_TABLES,
     rounds: int = DEFAULT_ROUNDS,
     players: str | Sequence[str] = DEFAULT_PLAYERS,
     rules: Rules | str | Sequence[str] | dict | None = None,
     seed: int = 0,
-    workers: int | None = None,
-    chunk_tables: int | None = None,
-    records: str | os.PathLike | None = None,
-    progress: bool | Callable[[int, int], None] | None = None,
-    client=None,
-    checkpoint: str | os.PathLike | None = None,
-    stall_seconds: float | None = None,
-    overwrite: bool = False,
-    spec: StudySpec | None = None,
+    **options: Unpack[SimulateOptions],
 ):
     """Play ``tables`` independent tables of ``rounds`` rounds each (D16)
-    and return a :class:`~domeng.results.results.Results`.
+    and return a :class:`~domeng.results.results.Results`: the keywords as a
+    :class:`~domeng.study.spec.StudySpec` and a
+    :class:`~domeng.study.runtime.Runtime`, run by :func:`run_simulate`.
 
     Parameters
     ----------
@@ -96,14 +111,10 @@ def simulate(
         beside it (``records.parquet`` -> ``records_seats.parquet``) one row
         per table-round-seat (see :class:`~domeng.study.records.RecordWriter`),
         or None.
-    progress:
-        True: a progress bar on stderr; False: none; None: a bar only when
-        stderr is a terminal; a callable: called as ``progress(done_tables,
-        total_tables)`` after each chunk.
-    client:
-        A ``dask.distributed.Client``: each chunk is one task on its
-        cluster (one engine thread per worker thread); None: this process.
-        Results are bit-identical either way (see ``docs/cluster.md``).
+    progress, client, stall_seconds:
+        As :class:`~domeng.study.runtime.Runtime` says (a bar, a Dask
+        ``Client`` whose tasks give bit-identical results, see
+        ``docs/cluster.md``, and its stall limit, default 600 s).
     checkpoint:
         A study folder: each finished chunk is written there durably, with
         a manifest, and the results are written there at the end; after a
@@ -114,10 +125,6 @@ def simulate(
         second writer is refused).
     overwrite:
         With ``checkpoint``: replace a study already in that folder.
-    stall_seconds:
-        With ``client``: a cluster that finishes no chunk for this long fails
-        with :class:`~domeng.core.errors.ClusterFailure` (default 600 s; the
-        checkpoint stays intact).
     spec:
         The whole study as one :class:`~domeng.study.spec.StudySpec` (kind
         ``simulate``) instead of the keywords above, which then must not be
@@ -152,10 +159,25 @@ def simulate(
     >>> domeng.simulate(spec, progress=False).win_by_seat().equals(res.win_by_seat())
     True
     """
-    if spec is not None or isinstance(tables, StudySpec):
-        from domeng.study.spec import call_with_spec
+    from domeng.study.spec import refuse_both
 
-        return call_with_spec(simulate, tables if spec is None else spec, locals())
+    study = pop_study(options, ("workers", "chunk_tables", "records", "spec"))
+    runtime = Runtime.of("simulate", options, _RUNTIME)
+    spec = study.pop("spec", None)
+    if spec is not None or isinstance(tables, StudySpec):
+        given: dict[str, Any] = dict(tables=tables, rounds=rounds, players=players, rules=rules)
+        given["seed"] = seed
+        given.update(study, checkpoint=runtime.checkpoint)
+        spec = refuse_both(simulate, tables if spec is None else spec, given)
+        return run_simulate(spec, runtime)
+    spec, runtime = _simulate_spec(tables, rounds, players, rules, seed, study, runtime)
+    return run_simulate(spec, runtime)
+
+
+def _simulate_spec(tables, rounds, players, rules, seed, study: dict, runtime: Runtime):
+    """The spec and runtime of :func:`simulate`'s keywords, each checked
+    (one line naming the keyword); player objects and a records file
+    outside the folder go into the runtime (a spec names neither)."""
     tables = _count("tables", tables)
     rounds = _count("rounds", rounds)
     check_budget(tables, rounds)
@@ -165,70 +187,134 @@ def simulate(
         or not 0 <= int(seed) < 2**64
     ):
         raise StudyError(f"seed must be a whole number in [0, 2**64), got {seed!r}")
-    seed = int(seed)
+    workers = study.get("workers")
     if workers is not None:
         workers = _count("workers", workers)
-        if client is not None:
-            raise StudyError(
-                "workers sets this process's engine threads; with a Dask client "
-                "each task uses its worker's threads"
-            )
+        _workers_or_client(workers, runtime.client)
     names = resolve_names_safely(players)
-    rules_obj = coerce_rules(rules)
-    given_chunk_tables = chunk_tables  # recorded only if given (the numbers do not depend on it)
-    if chunk_tables is None:
-        from domeng.study.chunks import default_chunk_tables as cluster_chunk_tables
-
-        chunk_tables = cluster_chunk_tables(tables, rounds, records is not None, client)
-    else:
+    coerce_rules(rules)  # checked here, in its own words
+    chunk_tables = study.get("chunk_tables")
+    if chunk_tables is not None:
         chunk_tables = _count("chunk_tables", chunk_tables)
-    chunk_tables = min(chunk_tables, tables)
-
-    from domeng.study.chunks import Plan, run_study
-
     by_name = isinstance(players, str) or (
         isinstance(players, (list, tuple)) and all(isinstance(p, str) for p in players)
     )
+    folder = runtime.checkpoint
+    spec = StudySpec(
+        "simulate",
+        tables=tables,
+        rounds=rounds,
+        seed=int(seed),
+        players=tuple(names),
+        rules=rule_texts(rules),
+        chunk_tables=chunk_tables,
+        workers=workers,
+        out=None if folder is None else os.fspath(folder),
+    )
+    runtime = replace(
+        runtime,
+        checkpoint=None,
+        records=study.get("records"),
+        players=None if by_name else players,
+    )
+    return spec, runtime
+
+
+def _workers_or_client(workers, client) -> None:
+    if workers is not None and client is not None:
+        raise StudyError(
+            "workers sets this process's engine threads; with a Dask client "
+            "each task uses its worker's threads"
+        )
+
+
+def run_simulate(spec: StudySpec, runtime: Runtime | None = None):
+    """Run a ``simulate`` :class:`~domeng.study.spec.StudySpec` (without
+    ``target_ci``) as ``runtime`` says (None: the defaults) and return its
+    :class:`~domeng.results.results.Results`: the core of
+    :func:`simulate`.  The study folder (``spec.out``) records the spec it
+    ran as ``config.toml``.
+
+    Examples
+    --------
+    >>> from domeng.study.simulate import run_simulate
+    >>> from domeng.study.runtime import Runtime
+    >>> from domeng.study.spec import StudySpec
+    >>> run_simulate(StudySpec(tables=2, rounds=3, seed=1), Runtime(progress=False)).total_rounds
+    6
+    """
+    from domeng.study.chunks import Plan, run_study
+    from domeng.study.spec import check_kind
+
+    rt = Runtime() if runtime is None else runtime
+    check_kind("simulate", spec)
+    tables, rounds = spec.tables or DEFAULT_TABLES, spec.rounds or DEFAULT_ROUNDS
+    check_budget(tables, rounds)
+    _workers_or_client(spec.workers, rt.client)
+    folder = spec.out
+    records = rt.records
+    if spec.records:
+        records = Path(folder or ".") / "records.parquet"
+    names = list(spec.players or ()) if rt.players is not None else None
+    if names is None:
+        names = resolve_names_safely(list(spec.players or DEFAULT_PLAYERS))
+    rules_obj = coerce_rules(list(spec.rules or ()) or None)
     plan = Plan(
         tables=tables,
         rounds=rounds,
-        seed=seed,
+        seed=spec.seed or 0,
         players=tuple(names),
         rules=rules_obj,
-        chunk_tables=chunk_tables,
+        chunk_tables=_chunking(spec, tables, rounds, records is not None, rt.client),
         records=records is not None,
-        engine_players=None if by_name else players,
+        engine_players=rt.players,
     )
-    ckpt = None
-    if checkpoint is not None:
-        from domeng.study.checkpoint import Checkpoint
-
-        ckpt = Checkpoint.create(checkpoint, plan, records, lock=True, overwrite=overwrite)
-    try:
-        progress_fn = make_progress(progress, tables, rounds, players=names)
-        res = run_study(
-            plan,
-            client=client,
-            threads=workers,
-            records=records,
-            checkpoint=ckpt,
-            progress_fn=progress_fn,
-            stall_seconds=stall_seconds,
-        )
-    finally:
-        if ckpt is not None:
-            ckpt.close()
-    if by_name:
+    res = _run_plan(plan, spec, records, names, rt, run_study)
+    if rt.players is None:
         spec_record(
-            checkpoint,
+            folder,
             "simulate",
             tables=tables,
             rounds=rounds,
             players=names,
             rules=rules_obj,
-            seed=seed,
-            workers=workers,
-            chunk_tables=given_chunk_tables,
+            seed=plan.seed,
+            workers=spec.workers,
+            chunk_tables=spec.chunk_tables,  # recorded only if given (no number depends on it)
             records=records is not None,
         )
     return res
+
+
+def _chunking(spec: StudySpec, tables: int, rounds: int, records: bool, client) -> int:
+    """The tables per engine call: the spec's, or the default for this study."""
+    chunk_tables = spec.chunk_tables
+    if chunk_tables is None:
+        from domeng.study.chunks import default_chunk_tables as cluster_chunk_tables
+
+        chunk_tables = cluster_chunk_tables(tables, rounds, records, client)
+    return min(chunk_tables, tables)
+
+
+def _run_plan(plan, spec: StudySpec, records, names, rt: Runtime, run_study):
+    """Play ``plan`` (checkpointed in ``spec.out`` when the spec has one)."""
+    folder = spec.out
+    ckpt = None
+    if folder is not None:
+        from domeng.study.checkpoint import Checkpoint
+
+        ckpt = Checkpoint.create(folder, plan, records, lock=True, overwrite=rt.overwrite)
+    try:
+        progress_fn = make_progress(rt.progress, plan.tables, plan.rounds, players=names)
+        return run_study(
+            plan,
+            client=rt.client,
+            threads=spec.workers,
+            records=records,
+            checkpoint=ckpt,
+            progress_fn=progress_fn,
+            stall_seconds=rt.stall_seconds,
+        )
+    finally:
+        if ckpt is not None:
+            ckpt.close()

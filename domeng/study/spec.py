@@ -270,24 +270,6 @@ class StudySpec:
         """
         return dataclasses.replace(self, **changes)
 
-    # ----------------------------------------------------------- entry points
-    def keywords(self) -> dict[str, Any]:
-        """The keyword arguments of this kind's entry point that the spec sets
-        (``out`` is ``checkpoint`` and ``records`` a path for ``simulate``)."""
-        kw: dict[str, Any] = {}
-        for name, value in self.to_dict().items():
-            if name == "kind":
-                continue
-            kw[name] = list(value) if isinstance(value, list) else value
-        if self.kind == "simulate":
-            if "out" in kw:
-                kw["checkpoint"] = kw.pop("out")
-            if kw.pop("records", False):
-                kw["records"] = Path(self.out or ".") / "records.parquet"
-        if self.kind == "compare" and "variants" in kw:
-            kw["variants"] = list(self.variants)
-        return kw
-
 
 def _field_names(name: str) -> str:
     return name
@@ -525,34 +507,16 @@ _PARAMS = {
 }  # fmt: skip
 
 
-def call_with_spec(entry: Any, spec: Any, given: Mapping[str, Any]) -> Any:
-    """Run entry point ``entry`` (``simulate``, ``compare``, ...) on ``spec``;
-    ``given``: the call's own arguments (its ``locals()``), which may add
-    only what is not the study (progress, client, overwrite, command...).
-    A ``simulate`` spec with ``target_ci`` is for
-    :func:`~domeng.study.sequential.simulate_until` (:func:`run` picks it)."""
-    import inspect
-
+def check_kind(name: str, spec: Any) -> StudySpec:
+    """``spec`` if it is a study entry point ``name`` runs (``simulate``,
+    ``simulate_until``, ``compare``, ...), else one StudyError saying which
+    entry point runs it (a ``simulate`` spec with ``target_ci`` is for
+    :func:`~domeng.study.sequential.simulate_until`; :func:`run` picks it)."""
     if not isinstance(spec, StudySpec):
         raise StudyError(f"spec must be a StudySpec, got {type(spec).__name__}")
-    name = entry.__name__
     kind = "simulate" if name == "simulate_until" else name
     if spec.kind != kind:
         raise StudyError(f"{name}() was given a {spec.kind} study: use domeng.{spec.kind}(spec)")
-    params = inspect.signature(entry).parameters
-    first = next(iter(params))
-    runtime = {}
-    for key, value in given.items():
-        p = params.get(key)
-        if key == "spec" or p is None or (key == first and isinstance(value, StudySpec)):
-            continue
-        if value is p.default or _equal(value, p.default):
-            continue
-        if key in _PARAMS[name]:
-            raise StudyError(
-                f"{name}(): give the study as a spec or as keywords, not both ({key}=)"
-            )
-        runtime[key] = value
     if kind == "simulate" and (name == "simulate") == bool(spec.target_ci):
         raise StudyError(
             "a simulate spec with target_ci stops on the data: run it with "
@@ -560,7 +524,32 @@ def call_with_spec(entry: Any, spec: Any, given: Mapping[str, Any]) -> Any:
             if spec.target_ci
             else "simulate_until() needs a spec with target_ci: run this one with domeng.simulate"
         )
-    return entry(**spec.keywords(), **runtime)
+    return spec
+
+
+def refuse_both(entry: Any, spec: Any, given: Mapping[str, Any]) -> StudySpec:
+    """``spec``, checked by :func:`check_kind`, for keyword entry point
+    ``entry`` (``simulate``, ``compare``, ...) called with it; ``given``:
+    the call's study keywords, which must keep their defaults (a study is
+    given as a spec or as keywords, not both)."""
+    import inspect
+
+    name = entry.__name__
+    spec = check_kind(name, spec)
+    params = inspect.signature(entry).parameters
+    first = next(iter(params))
+    for key, value in given.items():
+        if key == first and isinstance(value, StudySpec):
+            continue
+        p = params.get(key)
+        default = None if p is None or p.default is inspect.Parameter.empty else p.default
+        if value is default or _equal(value, default) or (p is None and value is False):
+            continue
+        if key in _PARAMS[name]:
+            raise StudyError(
+                f"{name}(): give the study as a spec or as keywords, not both ({key}=)"
+            )
+    return spec
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -599,13 +588,11 @@ def record(folder: str | os.PathLike | None, kind: str, **values: Any) -> StudyS
             return None  # player objects: a file cannot name them
     rules = values.get("rules")
     if rules is not None:
-        from domeng.study.summary import coerce_rules
-
-        values["rules"] = [f"{k}={value_text(v)}" for k, v in coerce_rules(rules).changed().items()]
+        values["rules"] = list(rule_texts(rules))
     if kind == "compare":
-        values["variants"] = [_variant_text(v) for v in _listed(values.get("variants"))]
+        values["variants"] = [variant_text(v) for v in _listed(values.get("variants"))]
         if isinstance(values.get("baseline"), dict):
-            values["baseline"] = _variant_text(values["baseline"])
+            values["baseline"] = variant_text(values["baseline"])
     if isinstance(values.get("target_ci"), dict):
         values["target_ci"] = [f"{m}={hw!r}" for m, hw in values["target_ci"].items()]
     if isinstance(values.get("grid"), dict):
@@ -661,7 +648,15 @@ def _listed(value: Any) -> list:
     return [value] if isinstance(value, (str, dict)) else list(value)
 
 
-def _variant_text(v: Any) -> str:
+def rule_texts(rules: Any) -> tuple[str, ...]:
+    """Rules in any form the entry points take (:func:`~domeng.study.summary.coerce_rules`)
+    as a spec holds them: the changed options' ``NAME=VALUE``, canonical."""
+    from domeng.study.summary import coerce_rules
+
+    return tuple(f"{k}={value_text(v)}" for k, v in coerce_rules(rules).changed().items())
+
+
+def variant_text(v: Any) -> str:
     """A variant spec (a string, or a dict of rule values and ``players``) as its string form."""
     if isinstance(v, str):
         return v
@@ -673,4 +668,5 @@ def _variant_text(v: Any) -> str:
     return ";".join(parts)
 
 
-__all__ = ["CONFIG_NAME", "KINDS", "StudySpec", "call_with_spec", "parse_grid", "record"]
+__all__ = ["CONFIG_NAME", "KINDS", "StudySpec", "check_kind", "parse_grid", "record", "refuse_both", "rule_texts",
+           "variant_text"]  # fmt: skip

@@ -35,7 +35,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -44,7 +44,7 @@ from domeng.batch.tables import initial_states, kernel_players, run_tables
 from domeng.core import layout as L
 from domeng.core.compiling import Stopwatch
 from domeng.core.defaults import PLOT_DPI
-from domeng.core.errors import DomengError, ResultsError
+from domeng.core.errors import ResultsError
 from domeng.core.rng import MASK64, mix64, seat_state
 from domeng.core.rules import Rules
 from domeng.core.wording import counted_x
@@ -55,8 +55,14 @@ from domeng.results.meta import load_error_text
 from domeng.results.stats import interval, num, paired_difference, ratio, t_interval
 from domeng.results.texttable import estimate_cell, study_repr, text_table
 from domeng.study.arrangements import seat_of, seatings
+from domeng.study.duplicate import DuplicateOptions, check_out, duplicate_spec
+from domeng.study.runtime import Runtime
 from domeng.study.spec import StudySpec
 from domeng.study.spec import record as spec_record
+from domeng.study.summary import coerce_rules
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 #: the schema of the JSON of a tournament and of a ladder (:meth:`TournamentResults.summary`)
 SCHEMAS = {"tournament": "domeng.tournament/1", "ladder": "domeng.ladder/1"}
@@ -538,16 +544,6 @@ def margin_lines(margins: pd.DataFrame, pairs: list[tuple[str, str]]) -> list[st
     return [head, *text_table(["a", "b", "a - b", ""], rows)]
 
 
-def check_out(folder: str | Path, overwrite: bool = False) -> None:
-    """Refuse an output folder :meth:`TournamentResults.save` could not use
-    (a file, a link, a folder holding other things or, unless ``overwrite``,
-    tournament results already; an unwritable place), before anything is
-    played (the folder policy of :mod:`domeng.infra.fs`)."""
-    from domeng.infra.fs import check_output
-
-    check_output(folder, "per_deal.npz", what="tournament results", force=overwrite)
-
-
 _f = num
 
 
@@ -557,17 +553,7 @@ def tournament(
     rounds: int = 10,
     seed: int = 0,
     rules: Rules | str | Sequence[str] | None = None,
-    workers: int | None = None,
-    chunk_deals: int | None = None,
-    progress: bool | Callable[[int, int], None] | None = None,
-    orders: str = "all",
-    time_decisions: bool = True,
-    out: str | Path | None = None,
-    fmt: str = "png",
-    dpi: int = PLOT_DPI,
-    overwrite: bool = False,
-    command: str | None = None,
-    spec: StudySpec | None = None,
+    **options: Unpack[DuplicateOptions],
 ) -> TournamentResults:
     """Play a duplicate tournament of five players (see the module docstring;
     ``orders``: the seating design, ``"all"``, ``"balanced"`` or ``"rotations"``).
@@ -583,7 +569,8 @@ def tournament(
     the folder checked before anything is played, and its resolved spec
     written as ``config.toml``.  ``spec``: the whole tournament as one
     :class:`~domeng.study.spec.StudySpec` (kind ``tournament``; or given as
-    ``players``) instead of the keywords.
+    ``players``) instead of the keywords.  The keywords become a spec and a
+    :class:`~domeng.study.runtime.Runtime`, run by :func:`run_tournament`.
     Returns :class:`TournamentResults` (``ranking()``, ``margins()``, ``save()``).
 
     >>> import domeng
@@ -592,21 +579,33 @@ def tournament(
     >>> t.deals, list(t.ranking().columns[:2])
     (2, ['player', 'position'])
     """
-    if spec is not None or isinstance(players, StudySpec):
-        from domeng.study.spec import call_with_spec
+    spec, runtime = duplicate_spec(tournament, (players, deals, rounds, seed, rules), options)
+    return run_tournament(spec, runtime)
 
-        return call_with_spec(tournament, players if spec is None else spec, locals())
-    if players is None:
-        raise DomengError("a tournament needs its five players (or spec=)")
+
+def run_tournament(spec: StudySpec, runtime: Runtime | None = None) -> TournamentResults:
+    """Run a ``tournament`` :class:`~domeng.study.spec.StudySpec` as
+    ``runtime`` says (None: the defaults): the core of :func:`tournament`.
+    With ``spec.out`` the results are saved there, with the spec as ``config.toml``.
+
+    >>> from domeng.study.tournament import run_tournament
+    >>> from domeng.study.runtime import Runtime
+    >>> from domeng.study.spec import StudySpec
+    >>> spec = StudySpec("tournament", players="random,heavy,keeper,hunter,expert",
+    ...                  deals=2, rounds=2, orders="rotations")
+    >>> run_tournament(spec, Runtime(progress=False)).deals
+    2
+    """
+    from domeng.study.spec import check_kind
+
+    rt = Runtime() if runtime is None else runtime
+    check_kind("tournament", spec)
+    players = list(spec.players or ()) if rt.players is None else rt.players
+    out, orders = spec.out, spec.orders or "all"
     if out is not None:
-        check_out(out, overwrite)  # before anything is played
-    if isinstance(rules, Rules) or rules is None:
-        rules = rules or Rules()
-    else:
-        rules = Rules.parse(rules)
-    for name, v in (("deals", deals), ("rounds", rounds)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise DomengError(f"{name} must be a whole number >= 1, got {v!r}")
+        check_out(out, rt.overwrite)  # before anything is played
+    rules = coerce_rules(list(spec.rules or ()) or None)
+    deals, rounds, seed = spec.deals or 200, spec.rounds or 10, spec.seed or 0
     from domeng.study.names import refuse_research_players
 
     specs = resolve_players(players, "tournament")
@@ -616,9 +615,40 @@ def tournament(
     if len(set(names)) != 5:
         # the same player twice is allowed; label by position
         names = [f"{n}#{i}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+    chunk_deals = rt.chunk_deals
     if chunk_deals is None:
         chunk_deals = max(1, min(deals, 200_000 // rounds))
     design = seatings(orders)
+    per_deal = _play_design(
+        specs, design, (deals, rounds, seed, rules, chunk_deals), spec.workers, rt.progress
+    )
+    meta = {
+        "kind": "tournament",
+        "players": names,
+        "deals": deals,
+        "rounds": rounds,
+        "seed": seed,
+        "rules": rules.to_dict(),
+        "rules_text": str(rules),
+        "format": f"duplicate: each deal played once per seating ({orders}, "
+        f"{len(design)} seatings)",
+        "orders": orders,
+        "seatings": len(design),
+        **per_deal[1],
+    }
+    if rt.time_decisions:
+        from domeng.study.decisions import decision_times
+
+        meta["decision_ms"] = decision_times(specs, names, rules, seed)
+    res = TournamentResults(per_deal[0], meta)
+    how = (spec.fmt or "png", spec.dpi or PLOT_DPI, rt.overwrite)
+    return save_duplicate(res, players, out, how, rt.command)
+
+
+def _play_design(specs, design, study: tuple, workers, progress) -> tuple[np.ndarray, dict]:
+    """Every deal of ``study`` (deals, rounds, seed, rules, deals per engine
+    call) in every seating of ``design``: the per-deal sums and the timing."""
+    deals, rounds, seed, rules, chunk_deals = study
     report = _progress(progress, deals * len(design), rounds)
     per_deal = np.zeros((deals, 5, len(STATS)), dtype=np.int64)
     total = deals * len(design)
@@ -635,27 +665,8 @@ def tournament(
                 )
                 per_deal[start : start + n] += _per_player(played.agg, seat_of(seating))
                 ticks.games(n)
-    meta = {
-        "kind": "tournament",
-        "players": names,
-        "deals": deals,
-        "rounds": rounds,
-        "seed": seed,
-        "rules": rules.to_dict(),
-        "rules_text": str(rules),
-        "format": f"duplicate: each deal played once per seating ({orders}, "
-        f"{len(design)} seatings)",
-        "orders": orders,
-        "seatings": len(design),
-        "elapsed_seconds": watch.compute_seconds,
-        "compile_seconds": watch.compile_seconds,
-    }
-    if time_decisions:
-        from domeng.study.decisions import decision_times
-
-        meta["decision_ms"] = decision_times(specs, names, rules, seed)
-    res = TournamentResults(per_deal, meta)
-    return save_duplicate(res, players, out, (fmt, dpi, overwrite), command)
+    timing = {"elapsed_seconds": watch.compute_seconds, "compile_seconds": watch.compile_seconds}
+    return per_deal, timing
 
 
 def save_duplicate(res, players, out, how: tuple, command: str | None):

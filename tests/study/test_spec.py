@@ -224,6 +224,27 @@ def test_every_entry_point_takes_the_spec_and_matches_its_keywords():
     assert (l_kw.per_deal == l_spec.per_deal).all()
 
 
+def test_the_core_entries_take_a_spec_and_a_runtime(tmp_path):
+    """Issue 21 item 7: the keyword API builds a spec and a Runtime and calls
+    the kind's core entry; the same study either way, and what is not a
+    keyword of the entry point is refused as Python refuses it."""
+    from domeng.study.runtime import Runtime
+    from domeng.study.simulate import run_simulate
+
+    spec = StudySpec(tables=3, rounds=2, seed=5, rules=["pollo=4"])
+    res = run_simulate(spec, Runtime(progress=False))
+    assert same(res, domeng.simulate(tables=3, rounds=2, seed=5, rules="pollo=4", progress=False))
+    folder = tmp_path / "s"
+    run_simulate(spec.replace(out=str(folder)), Runtime(progress=False))
+    assert StudySpec.from_toml(folder / CONFIG_NAME).replace(out=None, players=None) == spec
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        domeng.simulate(tables=2, colour=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'client'"):
+        domeng.compare(["pollo=4"], client=object())
+    with pytest.raises(StudyError, match="a Runtime or its keywords, not both"):
+        domeng.run(spec, Runtime(), progress=False)
+
+
 def test_a_spec_with_targets_runs_simulate_until():
     spec = StudySpec(rounds=2, seed=1, target_ci=["passes_per_round=1.0"], max_rounds=2000)
     res = domeng.run(spec, progress=False)
