@@ -67,7 +67,10 @@ def test_play_again_same_seats_names_links_new_seed_and_back_from_the_store(tmp_
             ws.send_text(json.dumps({"type": "name", "name": NAMES[s]}))
         named = {
             s: next_message(
-                ws, lambda m: all(m["seats"][t]["given"] == n for t, n in NAMES.items())
+                ws,
+                lambda m: (
+                    _settled(m) and all(m["seats"][t]["given"] == n for t, n in NAMES.items())
+                ),
             )
             for s, ws in socks.items()
         }
