@@ -188,7 +188,7 @@ BUILTINS: tuple[Entry, ...] = (
         "than expert; compiled (0.07 M rounds a second)",
         kind="compiled",
         make="domeng.players.learned:make_learned_strategy",
-        table_line="strong: a trained network, a little better than expert; moves at once",
+        table_line="strong: a trained network, about as strong as expert; moves at once",
     ),
     Entry(
         "search",

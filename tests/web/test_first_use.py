@@ -60,12 +60,14 @@ def test_no_decision_and_no_compile_of_any_browser_player_runs_on_the_loop(monke
     async def main() -> tuple[int, int]:
         hub = Hub(delay=0.0)
         hub.bind(asyncio.get_running_loop())
-        first_steps = []
+        first_steps, built = [], []
         for seed, seats in enumerate(tables):
             data = {"seats": seats, "seed": seed, "rounds": 3, "camats": 0}
             before = len(steps)
             table = await asyncio.to_thread(hub.build, data)  # as POST /api/tables does
             first_steps.append(steps[before] if len(steps) > before else None)
+            built.append(table)
+        for table in built:  # registered once all are built: no table plays during a build
             hub.register(table)
         for _ in range(2000):  # every table plays (the drivers run on this loop)
             await asyncio.sleep(0.005)
