@@ -316,6 +316,12 @@ class Session:
             return given
         return "person" if self.is_human(seat) else self.seats[seat]
 
+    def label(self, seat: int, you: int | None = None) -> str:
+        """How a text names ``seat`` to the viewer at seat ``you``: ``seat 2
+        (Ana)`` (:meth:`name`), or ``seat 0 (you)`` for the viewer's own seat;
+        the one label of the terminal and the browser table."""
+        return f"seat {seat} (you)" if seat == you else f"seat {seat} ({self.name(seat)})"
+
     def set_name(self, seat: int, text: Any) -> str:
         """Name ``seat`` (:func:`check_name`: PlayerError, nothing changed,
         if it is not a name); returns the name as it will be shown."""

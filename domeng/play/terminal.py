@@ -138,9 +138,7 @@ class Terminal:
         named or not, as the browser shows a person's own seat; in hot-seat
         play the screen is everyone's, so each seat has its name there (an
         unnamed person is ``person``, as the browser shows a spectator)."""
-        if self.s.humans == [seat]:
-            return f"seat {seat} (you)"
-        return f"seat {seat} ({self.s.name(seat)})"
+        return self.s.label(seat, seat if self.s.humans == [seat] else None)
 
     def target_text(self) -> str:
         parts = []

@@ -266,7 +266,7 @@ class Table:
 
     def name(self, s: int) -> str:
         """``seat 2 (Ana)``: the session's name of the seat (the terminal's too)."""
-        return f"seat {s} ({self.session.name(s)})"
+        return self.session.label(s)
 
     @property
     def game_over(self) -> bool:
@@ -557,7 +557,7 @@ class Table:
 
     def label(self, seat: int | None) -> Callable[[int], str]:
         """How the texts shown to ``seat`` name each seat."""
-        return lambda s: f"seat {s} (you)" if s == seat else self.name(s)
+        return lambda s: self.session.label(s, seat)
 
     def _view(self, seat: int | None) -> tuple[dict[str, Any], tuple[dict[str, Any], str] | None]:
         s = self.session
