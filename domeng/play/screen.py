@@ -197,14 +197,15 @@ def table_screen(
     view: View,
     label: Label,
     target: str,
-    width: int,
-    height: int,
+    size: tuple[int, int],
     moves: Sequence[Move] = (),
     message: str = "",
     show_hand: bool = True,
 ) -> list[Text]:
-    """The whole table as one screen of at most ``height`` lines: what
-    ``view``'s seat may see (its hand only when ``show_hand``)."""
+    """The whole table as one screen of ``size`` = (width, height): at most
+    ``height`` lines of ``width`` columns, what ``view``'s seat may see (its
+    hand only when ``show_hand``)."""
+    width, height = size
     top = header(session, view, label, target) + seats_lines(session, view, label)
     mid: list[Text] = []
     if view.ends is None:
