@@ -8,17 +8,40 @@ players (any object with ``choose``) can be reported like any other.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
 from domeng.core import layout as L
-from domeng.core.errors import PlayerError
-from domeng.core.events import END_KINDS, REASONS, TABLE
+from domeng.core.errors import PlayerError, refuse_unknown_keywords
+from domeng.core.events import (
+    END_KINDS,
+    REASONS,
+    TABLE,
+    Block,
+    Lead,
+    Pass,
+    Play,
+    Unpaid,
+    from_dict,
+)
 from domeng.core.rules import Rules
 from domeng.engine import tally
 from domeng.engine.reference import Round, Table
 from domeng.engine.rulebook import UNPAID
 from domeng.infra.progress import advance
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing's own from Python 3.11
+
+
+class ReferenceOptions(TypedDict, total=False):
+    """:func:`run_reference`'s keywords after ``records`` (each optional)."""
+
+    #: return each table's list of round event logs too
+    keep_events: bool
+    #: stop a table at its ``camats``-th CAMAT (0: play every round)
+    camats: int
 
 
 def _packed(counts: list[int]) -> int:
@@ -35,16 +58,17 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
     res = rnd.result
     assert res is not None
     kind = END_KINDS.index(res.kind)
+    events = [from_dict(ev) for ev in rnd.events]  # the engine's dicts, typed
     passed = [0] * 5
     pb = [0] * 5
     mk = [0] * 5
-    for ev in rnd.events:
-        if ev["type"] == "pass":
-            passed[ev["seat"]] += 1
-            if ev["passebunge"]:
-                pb[ev["seat"]] += 1
-        elif ev["type"] == "play" and ev["mappakuling"]:
-            mk[ev["seat"]] += 1
+    for ev in events:
+        if isinstance(ev, Pass):
+            passed[ev.seat] += 1
+            if ev.passebunge:
+                pb[ev.seat] += 1
+        elif isinstance(ev, Play) and ev.mappakuling:
+            mk[ev.seat] += 1
     by_reason = [0] * L.N_REASONS
     from_table = 0
     rec = np.zeros(L.REC_LEN, dtype=np.int64)
@@ -59,11 +83,11 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
         else:
             rec[L.seat_col(tr.source, L.SC_GIVEN + r)] += tr.amount
     unpaid = 0
-    for ev in rnd.events:
-        if ev["type"] == "unpaid":
-            tally.flow(agg, UNPAID, ev["to"], ev["amount"], REASONS.index(ev["reason"]))
-            unpaid += ev["amount"]
-            rec[L.seat_col(ev["to"], L.SC_UNPAID)] += ev["amount"]
+    for ev in events:
+        if isinstance(ev, Unpaid):
+            tally.flow(agg, UNPAID, ev.to, ev.amount, REASONS.index(ev.reason))
+            unpaid += ev.amount
+            rec[L.seat_col(ev.to, L.SC_UNPAID)] += ev.amount
     st[L.ST_ROUNDS] += 1
     st[L.ST_SINCE_CAMAT] += 1
     gap = 0
@@ -114,9 +138,9 @@ def aggregate_round(agg: np.ndarray, st: np.ndarray, rnd: Round) -> np.ndarray:
     rec[L.RC_FROM_TABLE] = from_table
     rec[L.RC_UNPAID] = unpaid
     rec[L.RC_CAMAT] = -1 if res.camat is None else res.camat
-    rec[L.RC_LEAD] = next(ev["tile"] for ev in rnd.events if ev["type"] == "lead")
-    turns = [ev for ev in rnd.events if ev["type"] in ("lead", "play", "pass", "block")]
-    rec[L.RC_SECOND_PASSED] = int(len(turns) > 1 and turns[1]["type"] == "pass")
+    rec[L.RC_LEAD] = next(ev.tile for ev in events if isinstance(ev, Lead))
+    turns = [ev for ev in events if isinstance(ev, (Lead, Play, Pass, Block))]
+    rec[L.RC_SECOND_PASSED] = int(len(turns) > 1 and isinstance(turns[1], Pass))
     return rec
 
 
@@ -128,18 +152,21 @@ def run_reference(
     rounds: int = 1,
     table_start: int = 0,
     records: bool = False,
-    keep_events: bool = False,
-    camats: int = 0,
+    **options: Unpack[ReferenceOptions],
 ):
     """Play ``tables`` tables x ``rounds`` rounds on the reference engine.
 
     ``players``: five objects with ``choose`` (see :mod:`domeng.players.registry`).
     Returns ``(agg, state, recs, events)``: aggregates ``[tables, AGG_LEN]``,
     states ``[tables, ST_LEN]``, records ``[tables*rounds, REC_LEN]`` (or
-    None) and, with ``keep_events``, each table's list of round event logs.
-    With ``camats > 0`` a table stops once it has had that many CAMATs
-    (``rounds`` is then the cap, and records has a row per round played).
+    None) and, with ``keep_events=True``, each table's list of round event
+    logs (:class:`ReferenceOptions`).  With ``camats > 0`` a table stops once
+    it has had that many CAMATs (``rounds`` is then the cap, and records has
+    a row per round played).
     """
+    refuse_unknown_keywords("run_reference", options, ReferenceOptions.__annotations__)
+    keep_events = bool(options.get("keep_events", False))
+    camats = int(options.get("camats", 0))
     if len(players) != 5:
         raise PlayerError(f"a table needs 5 players, got {len(players)}")
     rules = rules if rules is not None else Rules()

@@ -13,6 +13,9 @@ in one place and show the message as one line.  Two families:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 
 class DomengError(Exception):
     """Base class of every error raised by domeng on purpose."""
@@ -94,6 +97,22 @@ class ClusterFailure(ClusterError, EnvironmentFailure):
 
 class SaveFileError(DomengError):
     """A saved game that cannot be read, or was edited."""
+
+
+def refuse_unknown_keywords(entry: str, options: Mapping[str, Any], names: Iterable[str]) -> None:
+    """Refuse a keyword of ``options`` (a function's ``**options``) that is
+    not one of ``names``, as Python refuses an unknown keyword (``entry``:
+    the function's name in the message).
+
+    >>> refuse_unknown_keywords("f", {"colour": 1}, ("threads",))
+    Traceback (most recent call last):
+    ...
+    TypeError: f() got an unexpected keyword argument 'colour'
+    """
+    known = set(names)
+    for key in options:
+        if key not in known:
+            raise TypeError(f"{entry}() got an unexpected keyword argument {key!r}")
 
 
 def is_environment_failure(e: BaseException) -> bool:

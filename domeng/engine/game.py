@@ -36,8 +36,11 @@ from domeng.core.events import (
     END_NAMES,
     EV_DEAL,
     TR_ROWS_PER_ROUND,
+    RoundEnd,
     decode_rows,
     for_seat,
+    from_dict,
+    to_dict,
 )
 from domeng.core.numba_cache import prepare
 from domeng.core.observation import MAX_TURNS, OBS_LEN
@@ -229,8 +232,9 @@ class Game:
         if not self.round_over:
             return None
         for ev in reversed(self.events):
-            if ev["type"] == "end":
-                return dict(ev)
+            end = from_dict(ev)
+            if isinstance(end, RoundEnd):
+                return to_dict(end)  # the JSON form, a new dict (the engine's own unchanged)
         return None
 
     def hand(self, seat: int) -> list[int]:

@@ -368,27 +368,27 @@ class Round:
         table: Table,
         hands: Sequence[Iterable[int]],
         to_move: int,
-        left: int | None = None,
-        right: int | None = None,
+        ends: tuple[int, int] | None = None,
         *,
         last_mappano: int | None = None,
         has_played: Sequence[bool] | None = None,
         passes_since_play: int = 0,
-        starter: int | None = None,
         chain: Sequence[tuple[int, int, int]] = (),
     ) -> Round:
         """A round in a position built by hand (for worked examples and tests).
 
-        ``hands`` may hold fewer than five tiles each; ``left``/``right`` are
-        the open ends (None before the lead).  Stones are taken from the table
-        as it stands (set ``table.stones`` and ``table.table_stones`` first).
+        ``hands`` may hold fewer than five tiles each; ``ends`` is the open
+        ends as a ``(left, right)`` pair (None before the lead).  Stones are
+        taken from the table as it stands (set ``table.stones`` and
+        ``table.table_stones`` first).  The round's starter is ``to_move``;
+        for another, set ``rnd.starter`` on the round returned (public, D3).
         """
         hands_l = [sorted(int(t) for t in h) for h in hands]
         if len(hands_l) != N_SEATS:
             raise IllegalMoveError("a position has 5 hands")
-        rnd = cls(table, hands_l, starter if starter is not None else to_move, log_deal=False)
+        rnd = cls(table, hands_l, to_move, log_deal=False)
         rnd.to_move = to_move
-        rnd.left, rnd.right = left, right
+        rnd.left, rnd.right = (None, None) if ends is None else ends
         rnd.chain = list(chain)
         for seat, t, end in rnd.chain:
             rnd.history.append((seat, t, end, -1, -1))

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from domeng.core import compiling
 from domeng.core.wording import counted
@@ -69,14 +69,22 @@ def _bar(frac: float) -> str:
     return _CHARS[-1] * full + _CHARS[part] + _CHARS[0] * (_WIDTH - full - 1)
 
 
+class Clocks(NamedTuple):
+    """A bar's two clocks, injectable for tests: ``wall``, the wall clock,
+    and ``compiled``, the seconds compiled so far in the process (None:
+    :func:`domeng.core.compiling.seconds`, the bar then told of each compile)."""
+
+    wall: Callable[[], float] = time.perf_counter
+    compiled: Callable[[], float] | None = None
+
+
 class Progress:
     """A progress bar on ``stream`` (default stderr) for ``total`` items
     (``unit``: "table", "game": counted with its plural), each worth ``per_item`` of ``rate_unit``
     ("rounds") for the rate shown.  ``done0``: items already done (a resumed
     study: not counted in the rate).  ``label``: the line's prefix.
-    ``clock``: the wall clock (injectable for tests); ``compile_clock``: the
-    seconds compiled so far in the process (default
-    :func:`domeng.core.compiling.seconds`).
+    ``clocks``: the wall clock and the compile clock (:class:`Clocks`; None:
+    the real ones).
 
     ``total=None``: open-ended (a study that stops on the data): the items
     so far and the rate, no percentage and no ETA (the ``total`` given to
@@ -97,9 +105,9 @@ class Progress:
         done0: int = 0,
         stream: TextIO | None = None,
         label: str = "",
-        clock: Callable[[], float] = time.perf_counter,
-        compile_clock: Callable[[], float] | None = None,
+        clocks: Clocks | None = None,
     ) -> None:
+        clock, compile_clock = clocks if clocks is not None else Clocks()
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.total = None if total is None else int(total)

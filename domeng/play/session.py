@@ -230,6 +230,10 @@ class Session:
         #: each seat's name (:meth:`set_name`); None: not named (see :meth:`name`)
         self.names: list[str | None] = [None] * N_SEATS
         self.finished: list[list[Event]] = []  # each finished round's events (typed)
+        #: the engine's event list last typed and its events typed
+        #: (:meth:`_typed`: a view types only the events new since)
+        self._typed_of: list[dict[str, Any]] | None = None
+        self._typed_events: list[Event] = []
         self.modified = False  # loaded from an edited save (--allow-modified)
         #: a computer decision was interrupted (Ctrl-C): the engine's state may
         #: have been touched by it, so the game only saves from now on
@@ -387,9 +391,13 @@ class Session:
     def moves(self) -> list[Move]:
         """The seat to move's legal plays with what each would do (empty
         when it can only pass)."""
+        return self._moves(self.game.legal_actions())
+
+    def _moves(self, legal: list[int]) -> list[Move]:
+        """:meth:`moves` of the legal actions ``legal``."""
         g = self.game
         out = []
-        for a in g.legal_actions():
+        for a in legal:
             if a == PASS:
                 continue
             end = "lead" if g.ends is None else END_NAMES[a & 1]
@@ -510,7 +518,7 @@ class Session:
         if stood:
             self.stood_in[-1].append(len(self.actions[-1]) - 1)
         if self.round_over:
-            self.finished.append(self._marked([from_dict(e) for e in self.game.events]))
+            self.finished.append(self._marked(list(self._typed())))
         return [from_dict(e) for e in events]
 
     def _marked(self, events: list[Event]) -> list[Event]:
@@ -533,10 +541,11 @@ class Session:
         """What ``seat`` may see now (``None``: a spectator): D17.  Every
         front end builds what it shows a seat from this one filter."""
         g = self.game
-        events = self._marked([for_seat(from_dict(e), seat) for e in g.events])  # D17
+        events = self._marked([for_seat(e, seat) for e in self._typed()])  # D17
         chain, last = chain_of(events)
         hand = None if seat is None else sorted(g.hand(seat))
         mine = seat is not None and not self.round_over and g.seat == seat
+        legal = g.legal_actions() if mine else []
         ends = [e for e in events if isinstance(e, RoundEnd)] if self.round_over else []
         return View(
             g.round_number,
@@ -553,10 +562,23 @@ class Session:
             g.must_lead,
             hand,
             events,
-            tuple(self.moves()) if mine else (),
-            mine and PASS in g.legal_actions(),
+            tuple(self._moves(legal)),
+            PASS in legal,
             ends[-1] if ends else None,  # the round's end as this seat sees it (D17)
         )
+
+    def _typed(self) -> list[Event]:
+        """This round's events, typed (the engine's, unfiltered: :meth:`view`
+        filters them for a seat, D17).  The engine only appends to a round's
+        list (a new round is a new list), so only the events new since the
+        last call are converted."""
+        src = self.game.events
+        if src is not self._typed_of or len(self._typed_events) > len(src):
+            self._typed_of, self._typed_events = src, []
+        done = len(self._typed_events)
+        if done < len(src):
+            self._typed_events.extend(from_dict(e) for e in src[done:])
+        return self._typed_events
 
     def standings(self) -> list[dict[str, int]]:
         """Per seat over the whole game: stones held now, rounds won, CAMATs,

@@ -158,7 +158,10 @@ def move_features(obs, move, hand, possible, void, table, race, one_left):
 
 
 @njit(cache=True, inline="always")
-def move_score(w, obs, move, hand, possible, void, table, race, one_left):
+def move_score(w, obs, move, ctx):
+    """The score of ``move`` under weights ``w``: :func:`linear_score` of its
+    features; ``ctx`` is the decision's :func:`decision_context` (a tuple)."""
+    hand, possible, void, table, race, one_left = ctx
     return linear_score(w, move_features(obs, move, hand, possible, void, table, race, one_left))
 
 
@@ -183,8 +186,8 @@ def linear_score(w, f):
 
 @njit(cache=True, inline="always")
 def _context_score(ctx, move):
-    w, obs, hand, possible, void, table, race, one_left = ctx
-    return move_score(w, obs, move, hand, possible, void, table, race, one_left)
+    w, obs, context = ctx
+    return move_score(w, obs, move, context)
 
 
 @njit(cache=True, inline="always")
@@ -192,8 +195,7 @@ def expert_best(w, obs, mv):
     """The moves of the mask ``mv`` (two or more) with the highest weighted
     score under weights ``w``, as a mask (see
     :func:`domeng.players.scoring.best_moves`)."""
-    hand, possible, void, table, race, one_left = decision_context(obs)
-    return best_moves(_context_score, (w, obs, hand, possible, void, table, race, one_left), mv)
+    return best_moves(_context_score, (w, obs, decision_context(obs)), mv)
 
 
 @njit(cache=True, inline="always")
@@ -217,10 +219,7 @@ def expert_pick(w, obs, moves, n_moves, rng):
     ties broken as :func:`domeng.players.scoring.pick_best` does."""
     if n_moves == 1:
         return 0
-    hand, possible, void, table, race, one_left = decision_context(obs)
-    return pick_best(
-        _context_score, (w, obs, hand, possible, void, table, race, one_left), moves, n_moves, rng
-    )
+    return pick_best(_context_score, (w, obs, decision_context(obs)), moves, n_moves, rng)
 
 
 @njit(cache=True, inline="always")

@@ -70,8 +70,10 @@ ROLLOUT_POLICIES = {"expert": P_EXPERT, "heavy": P_HEAVY}
 
 
 @njit(cache=True, inline="always")
-def _new_node(action, seat, first, sibling, avail, c, parent, a, s):
-    """Node ``c``: action ``a`` taken by seat ``s`` at node ``parent``."""
+def _new_node(tree, c, parent, a, s):
+    """Node ``c``: action ``a`` taken by seat ``s`` at node ``parent``
+    (``tree``: the arrays ``action, seat, first, sibling, avail``)."""
+    action, seat, first, sibling, avail = tree
     action[c] = a
     seat[c] = s
     sibling[c] = first[parent]
@@ -102,6 +104,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
     visits = np.zeros(size, dtype=np.int64)
     avail = np.zeros(size, dtype=np.int64)
     total = np.zeros(size, dtype=np.float64)
+    tree = (action, seat, first, sibling, avail)
     n_nodes = 1
     path = np.zeros(MAX_TURNS + 2, dtype=np.int64)
     legal = np.zeros(64, dtype=np.int64)
@@ -164,7 +167,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
                     if legal[i] == a:
                         c = kids[i]
                 if c < 0:
-                    c = _new_node(action, seat, first, sibling, avail, n_nodes, node, a, s)
+                    c = _new_node(tree, n_nodes, node, a, s)
                     n_nodes += 1
                     in_tree = False
             elif n_untried > 0:
@@ -182,7 +185,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
                                 a = legal[i]
                                 break
                             j -= 1
-                c = _new_node(action, seat, first, sibling, avail, n_nodes, node, a, s)
+                c = _new_node(tree, n_nodes, node, a, s)
                 n_nodes += 1
                 in_tree = False
             else:

@@ -298,27 +298,19 @@ def log_likelihood(obs, hist, hands, beta, r_obs, moves):
                 r_obs[OBS_HAND_SIZE + q] = popcount(h[q])
             n = K.legal_moves(h[p], r_obs, moves)
             if n > 1:
-                hand, possible, void, table, race, one_left = decision_context(r_obs)
+                ctx = decision_context(r_obs)
                 actual = t * 2 + hist[k, H_END]
                 top = -1e300
                 sa = 0.0
                 for i in range(n):
-                    sc = beta * move_score(
-                        EXPERT_W, r_obs, moves[i], hand, possible, void, table, race, one_left
-                    )
+                    sc = beta * move_score(EXPERT_W, r_obs, moves[i], ctx)
                     if sc > top:
                         top = sc
                     if moves[i] == actual:
                         sa = sc
                 z = 0.0
                 for i in range(n):
-                    z += math.exp(
-                        beta
-                        * move_score(
-                            EXPERT_W, r_obs, moves[i], hand, possible, void, table, race, one_left
-                        )
-                        - top
-                    )
+                    z += math.exp(beta * move_score(EXPERT_W, r_obs, moves[i], ctx) - top)
                 ll += sa - top - math.log(z)
         left, right = ends_after(t, hist[k, H_END], left, right)
         chain |= np.int64(1) << t

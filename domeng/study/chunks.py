@@ -110,7 +110,7 @@ def chunk_task(
             out = _play_in_pieces(plan, start, n, threads, sink, piece_rounds)
         else:
             out = run_tables(
-                plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds, False, threads
+                plan.players_arg(), plan.rules, plan.seed, start, n, plan.rounds, threads=threads
             )
     if (
         plan.records
@@ -148,8 +148,7 @@ def _local_batches(plan: Plan, todo: Sequence[int], threads: int | None) -> Iter
                 start,
                 end - start,
                 plan.rounds,
-                False,
-                threads,
+                threads=threads,
             )
         # seconds a chunk: the CPU time where other processes share the core
         took = max(min(time.perf_counter() - t0, time.process_time() - c0), 1e-6) / len(batch)
@@ -239,7 +238,7 @@ def record_pieces(
 def _play_piece(plan: Plan, piece: tuple[int, int, int, int], state, threads) -> TablesOutput:
     b0, nb, _, s = piece
     out = run_tables(
-        plan.players_arg(), plan.rules, plan.seed, b0, nb, s, True, threads, state=state
+        plan.players_arg(), plan.rules, plan.seed, b0, nb, s, True, threads=threads, state=state
     )
     if out.records is None or len(out.records) != nb * s:
         raise RuntimeError("run_tables did not return the records asked for")

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from domeng.core.errors import DomengError
+from domeng.core.events import Transfer, from_dict
 from domeng.engine.reference import Table
 from domeng.players.omniscient import MARK, OmniscientPlayer
 from domeng.players.registry import make_player
@@ -45,9 +46,9 @@ def _net_seat0(players: Sequence[Any], seed: int, table: int, rounds: int) -> fl
             else:
                 move = p.choose(obs, moves, t.seat_rngs[seat])
             rnd.play(move)
-        for e in rnd.events:
-            if e["type"] == "transfer":
-                net += e["amount"] * ((e["to"] == 0) - (e["source"] == 0))
+        for e in map(from_dict, rnd.events):  # the engine's dicts, typed
+            if isinstance(e, Transfer):
+                net += e.amount * ((e.to == 0) - (e.source == 0))
     return net / rounds
 
 

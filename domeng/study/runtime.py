@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from domeng.core.errors import refuse_unknown_keywords
+
 if TYPE_CHECKING:
     pass  # typing's own from Python 3.11
 
@@ -106,10 +108,9 @@ class Runtime:
         """The runtime of ``entry``'s keywords ``options``; a keyword that
         is not one of ``allowed`` (default: every :class:`RuntimeOptions`
         key) is refused as Python refuses an unknown keyword."""
-        names = set(RuntimeOptions.__annotations__ if allowed is None else allowed)
-        for key in options:
-            if key not in names:
-                raise TypeError(f"{entry}() got an unexpected keyword argument {key!r}")
+        refuse_unknown_keywords(
+            entry, options, RuntimeOptions.__annotations__ if allowed is None else allowed
+        )
         return cls(**options)
 
 

@@ -61,8 +61,7 @@ def example_2() -> Round:
         table,
         [H("6-6", "0-0"), H("4-4"), H("6-5", "1-0"), H("3-3"), H("2-1")],
         to_move=1,
-        left=4,
-        right=4,
+        ends=(4, 4),
         last_mappano=0,
     )
     rnd.play(Move(T("4-4"), LEFT))
@@ -76,8 +75,7 @@ def example_3() -> Round:
         table,
         [H("6-2"), H("5-5"), H("6-3"), H("0-0", "2-0", "3-2", "4-3", "5-4"), H("4-4")],
         to_move=3,
-        left=6,
-        right=1,
+        ends=(6, 1),
         last_mappano=2,
         has_played=[True, True, True, False, True],
     )
@@ -92,8 +90,7 @@ def example_4() -> Round:
         table,
         [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"), H("6-5", "3-2", "4-0")],
         to_move=4,
-        left=6,
-        right=6,
+        ends=(6, 6),
         last_mappano=3,
         has_played=[True] * 5,
     )
@@ -191,8 +188,7 @@ def test_render_ceki_and_payments():
         table,
         [H("6-6", "0-0"), H("6-5"), H("4-4"), H("2-5"), H("1-1")],
         to_move=3,
-        left=2,
-        right=5,
+        ends=(2, 5),
         last_mappano=2,
     )
     rnd.play(Move(T("2-5"), LEFT))
@@ -230,8 +226,7 @@ def test_render_unpaid_pass():
         table,
         [H("6-6"), H("5-5"), H("4-4"), H("0-0", "1-1"), H("2-2")],
         to_move=3,
-        left=6,
-        right=5,
+        ends=(6, 5),
         last_mappano=4,
         has_played=[True] * 5,
     )
@@ -265,8 +260,7 @@ def test_render_deal_lead_and_plain_cappu():
         table,
         [H("0-0"), H("6-3"), H("1-1"), H("3-1"), H("2-1")],
         to_move=1,
-        left=6,
-        right=2,
+        ends=(6, 2),
         last_mappano=0,
     )
     rnd.play(Move(T("6-3"), LEFT))

@@ -32,8 +32,7 @@ def position() -> Round:
             H("6-0", "6-2"),
         ],
         to_move=0,
-        left=3,
-        right=5,
+        ends=(3, 5),
         last_mappano=4,
         has_played=[True] * 5,
     )
@@ -82,8 +81,7 @@ def test_equal_ends_right_placement_rejected():
         table,
         [H("4-1", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("6-6")],
         to_move=0,
-        left=4,
-        right=4,
+        ends=(4, 4),
         last_mappano=4,
     )
     assert_rejected(rnd, lambda: rnd.play(Move(T("4-1"), RIGHT)), match="play it left")
@@ -142,8 +140,7 @@ def test_actions_after_the_round_ended():
         table,
         [H("0-0"), H("6-3"), H("3-3"), H("3-1"), H("2-1")],
         to_move=1,
-        left=6,
-        right=2,
+        ends=(6, 2),
         last_mappano=0,
     )
     rnd.play(Move(T("6-3"), LEFT))

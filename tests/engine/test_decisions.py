@@ -91,8 +91,7 @@ def test_D1_turn_passes_clockwise_and_wraps():
         table,
         [H("2-1", "5-3"), H("3-2", "4-4"), H("4-3", "4-1"), H("6-0", "5-5"), H("1-0", "5-4")],
         to_move=3,
-        left=6,
-        right=6,
+        ends=(6, 6),
         last_mappano=2,
         has_played=[True] * 5,
     )
@@ -124,8 +123,7 @@ def test_D1_seat_before_seat_0_is_seat_4():
         table,
         [H("6-1"), H("5-5"), H("4-4"), H("3-3"), H("2-2")],
         to_move=0,
-        left=6,
-        right=0,
+        ends=(6, 0),
         last_mappano=4,
     )
     rnd.play(Move(T("6-1"), LEFT))
@@ -251,8 +249,7 @@ def test_D4_winner_starts_next_round():
         table,
         [H("6-6"), H("6-5"), H("4-4"), H("2-5"), H("1-1")],
         to_move=3,
-        left=2,
-        right=5,
+        ends=(2, 5),
         last_mappano=2,
     )
     rnd.play(Move(T("2-5"), LEFT))
@@ -269,8 +266,7 @@ def test_D4_mattikkeng_winner_starts_not_the_manguno():
         table,
         [H("5-5"), H("5-4", "2-0"), H("4-3"), H("5-3", "4-4"), H("5-2", "4-2")],
         to_move=0,
-        left=6,
-        right=6,
+        ends=(6, 6),
         last_mappano=0,
         passes_since_play=4,
         has_played=[True] * 5,
@@ -309,8 +305,7 @@ def test_D5_moves_are_tile_end_pairs():
         table,
         [H("3-5", "3-3", "5-1", "0-0", "3-6"), H("1-1"), H("2-2"), H("4-4"), H("6-6")],
         to_move=0,
-        left=3,
-        right=5,
+        ends=(3, 5),
         last_mappano=4,
     )
     assert rnd.legal_moves() == sorted(
@@ -335,8 +330,7 @@ def test_D5_one_move_when_both_ends_equal():
         table,
         [H("4-1", "4-4", "4-6", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("6-6")],
         to_move=0,
-        left=4,
-        right=4,
+        ends=(4, 4),
         last_mappano=4,
     )
     assert rnd.legal_moves() == [Move(T("4-1"), LEFT), Move(T("4-4"), LEFT), Move(T("6-4"), LEFT)]
@@ -362,8 +356,7 @@ def test_D5_cannot_pass_with_a_playable_tile():
         table,
         [H("6-1", "0-0"), H("1-1"), H("2-2"), H("3-3"), H("4-4")],
         to_move=0,
-        left=6,
-        right=2,
+        ends=(6, 2),
         last_mappano=4,
     )
     with pytest.raises(IllegalMoveError, match="must play"):
@@ -422,8 +415,7 @@ def test_D6_pass_after_playing_is_a_plain_pass():
         table,
         [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
         to_move=1,
-        left=5,
-        right=5,
+        ends=(5, 5),
         last_mappano=0,
         has_played=[True, True, False, True, True],
     )
@@ -478,8 +470,7 @@ def test_D7_pass_paid_by_last_mappano_when_table_short():
         table,
         [H("6-6"), H("5-5"), H("4-4"), H("0-0", "1-1"), H("2-2")],
         to_move=3,
-        left=6,
-        right=5,
+        ends=(6, 5),
         last_mappano=2,
         has_played=[True, True, True, False, True],
     )
@@ -496,8 +487,7 @@ def _last_tile(tile: str, end: int, left: int, right: int, table_stones: int = 2
         table,
         [H("0-0"), H(tile), H("1-1"), H("3-1"), H("2-1")],
         to_move=1,
-        left=left,
-        right=right,
+        ends=(left, right),
         last_mappano=0,
     )
     rnd.play(Move(T(tile), end))
@@ -535,8 +525,7 @@ def test_D8_mappakuling_with_tiles_left_does_not_end_the_round():
         table,
         [H("0-0"), H("2-5", "1-1"), H("3-3"), H("3-1"), H("2-1")],
         to_move=1,
-        left=2,
-        right=5,
+        ends=(2, 5),
         last_mappano=0,
     )
     rnd.play(Move(T("2-5"), LEFT))
@@ -570,7 +559,7 @@ def test_D9_first_cappu_ends_the_round_at_once():
     """D9: the moment a player plays his last tile the round ends; nobody moves after."""
     table = make_table()
     hands = [H("0-0", "6-6"), H("6-2"), H("2-2", "2-3"), H("2-4"), H("2-5")]
-    rnd = Round.from_position(table, hands, to_move=1, left=6, right=1, last_mappano=0)
+    rnd = Round.from_position(table, hands, to_move=1, ends=(6, 1), last_mappano=0)
     rnd.play(Move(T("6-2"), LEFT))
     assert rnd.ended and rnd.result.first_cappu == 1
     assert rnd.legal_moves() == []  # seat 2 could have played [2|2]: no more turns
@@ -592,8 +581,7 @@ def test_D10_cucuq_gets_whatever_it_did_last():
         table,
         [H("6-5"), H("4-4"), H("3-3"), H("2-2", "0-0"), H("3-2", "2-0")],
         to_move=4,
-        left=6,
-        right=1,
+        ends=(6, 1),
         last_mappano=3,
         has_played=[True] * 5,
     )
@@ -612,8 +600,7 @@ def test_D10_cucuq_of_manguno_without_mattikkeng():
         table,
         [H("1-0"), H("5-5"), H("4-4"), H("3-3"), H("5-4")],
         to_move=0,
-        left=6,
-        right=6,
+        ends=(6, 6),
         last_mappano=0,
         passes_since_play=4,
         has_played=[True] * 5,
@@ -636,8 +623,7 @@ def test_D11_block_after_four_passes_closing_pass_not_penalised():
         table,
         BLOCK_HANDS,
         to_move=4,
-        left=6,
-        right=6,
+        ends=(6, 6),
         last_mappano=3,
         has_played=[True, True, False, True, True],
     )
@@ -667,7 +653,7 @@ def test_D11_not_blocked_when_the_last_mappano_can_play():
     table = make_table()
     hands = [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"), H("6-5", "5-0", "2-0")]
     rnd = Round.from_position(
-        table, hands, to_move=4, left=6, right=6, last_mappano=3, has_played=[True] * 5
+        table, hands, to_move=4, ends=(6, 6), last_mappano=3, has_played=[True] * 5
     )
     rnd.play(Move(T("6-5"), LEFT))
     for _ in range(4):
@@ -685,7 +671,7 @@ def test_D11_emptying_hand_that_blocks_is_first_cappu():
     table = make_table()
     hands = [H("4-2", "3-3"), H("4-1", "3-1"), H("4-4", "4-3"), H("2-2"), H("6-5")]
     rnd = Round.from_position(
-        table, hands, to_move=4, left=6, right=6, last_mappano=3, has_played=[True] * 5
+        table, hands, to_move=4, ends=(6, 6), last_mappano=3, has_played=[True] * 5
     )
     rnd.play(Move(T("6-5"), LEFT))
     assert all(not any(n in numbers(t) for t in h for n in (5, 6)) for h in rnd.hands)
@@ -777,8 +763,7 @@ def _cappu(stones, table_stones, tile="6-1", left=6, right=0, rules=None, camat=
         table,
         [H("0-0"), H(tile), H("2-2"), H("3-3"), H("4-4")],
         to_move=1,
-        left=left,
-        right=right,
+        ends=(left, right),
         last_mappano=0,
     )
     rnd.play(Move(T(tile), LEFT))
@@ -843,8 +828,7 @@ def test_D15_new_camat_replaces_old_and_same_seat_again():
         table,
         [H("0-0"), H("6-1"), H("2-2"), H("3-3"), H("4-4")],
         to_move=1,
-        left=6,
-        right=0,
+        ends=(6, 0),
         last_mappano=0,
     )
     rnd.play(Move(T("6-1"), LEFT))

@@ -297,8 +297,7 @@ def _pass_after_play(rules):
         table,
         [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
         to_move=1,
-        left=5,
-        right=5,
+        ends=(5, 5),
         last_mappano=0,
         has_played=[True] * 5,
     )
@@ -312,8 +311,7 @@ def _passebunge(rules):
         table,
         [H("6-6"), H("0-0", "1-1"), H("2-2"), H("3-3"), H("4-4")],
         to_move=1,
-        left=5,
-        right=5,
+        ends=(5, 5),
         last_mappano=0,
     )
     rnd.pass_turn()
@@ -327,8 +325,7 @@ def _last_tile(tile, left, right):
             table,
             [H("0-0"), H(tile), H("1-1"), H("3-1"), H("2-1")],
             to_move=1,
-            left=left,
-            right=right,
+            ends=(left, right),
             last_mappano=0,
         )
         rnd.play(Move(T(tile), LEFT))
@@ -413,8 +410,7 @@ def test_pollo_4_example_2_situation():
             table,
             [H("6-6"), H("4-4"), H("6-5"), H("3-3"), H("2-1")],
             to_move=1,
-            left=4,
-            right=4,
+            ends=(4, 4),
             last_mappano=0,
         )
         rnd.play(Move(T("4-4"), LEFT))
@@ -438,8 +434,7 @@ def test_stones_option_sets_the_game_and_the_camat_reset():
         table,
         [H("0-0"), H("6-1"), H("2-2"), H("3-3"), H("4-4")],
         to_move=1,
-        left=6,
-        right=0,
+        ends=(6, 0),
         last_mappano=0,
     )
     rnd.play(Move(T("6-1"), LEFT))

@@ -37,8 +37,7 @@ def test_example_1_ceki(end, ends_after):
         table,
         [H("6-6", "0-0"), H("6-5"), H("4-4"), H("2-5"), H("1-1")],
         to_move=3,
-        left=2,
-        right=5,
+        ends=(2, 5),
         last_mappano=2,
     )
     # D5: [L|R] with L != R fits both ends: two moves
@@ -70,8 +69,7 @@ def test_example_2_pollo_and_camat():
         table,
         [H("6-6", "0-0"), H("4-4"), H("6-5", "1-0"), H("3-3"), H("2-1")],
         to_move=1,
-        left=4,
-        right=4,
+        ends=(4, 4),
         last_mappano=0,
     )
     assert rnd.legal_moves() == [Move(T("4-4"), LEFT)]  # D5: one move when L == R
@@ -110,8 +108,7 @@ def test_example_3_passebunge():
         table,
         [H("6-2"), H("5-5"), H("6-3"), H("0-0", "2-0", "3-2", "4-3", "5-4"), H("4-4")],
         to_move=3,
-        left=6,
-        right=1,
+        ends=(6, 1),
         last_mappano=2,
         has_played=[True, True, True, False, True],
     )
@@ -140,8 +137,7 @@ def _example_4(stones, table_stones):
         table,
         EX4_HANDS,
         to_move=4,
-        left=6,
-        right=6,
+        ends=(6, 6),
         last_mappano=3,
         has_played=[True] * 5,
         chain=[(3, T("6-6"), LEFT)],
@@ -217,8 +213,7 @@ def _blocked(manguno, hands, stones, table_stones):
         table,
         hands,
         to_move=manguno,
-        left=6,
-        right=6,
+        ends=(6, 6),
         last_mappano=manguno,
         has_played=[True] * 5,
         passes_since_play=4,

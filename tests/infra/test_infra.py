@@ -15,7 +15,7 @@ import pytest
 import domeng
 from domeng.core import errors as E
 from domeng.infra import fs
-from domeng.infra.progress import Progress
+from domeng.infra.progress import Clocks, Progress
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,7 +96,7 @@ def test_the_progress_bar_draws_itself():
             return True
 
     buf = Terminal()
-    bar = Progress(4, per_item=10, stream=buf, clock=lambda: 0.0, compile_clock=lambda: 0.0)
+    bar = Progress(4, per_item=10, stream=buf, clocks=Clocks(lambda: 0.0, lambda: 0.0))
     bar(2, 4)  # not drawn: at most 5 drawings a second
     bar(4, 4)
     bar(4, 4)  # after the end: nothing more
@@ -105,7 +105,7 @@ def test_the_progress_bar_draws_itself():
     assert last.startswith("100.0% |" + "#" * 24 + "| 4/4 tables, ") and last.endswith("\n")
     assert "rounds/s  elapsed 00:00" in last and buf.getvalue().count("\n") == 1
     log = io.StringIO()  # not a terminal: whole lines, no carriage return
-    bar = Progress(4, per_item=10, stream=log, clock=lambda: 0.0, compile_clock=lambda: 0.0)
+    bar = Progress(4, per_item=10, stream=log, clocks=Clocks(lambda: 0.0, lambda: 0.0))
     bar(2, 4)
     bar(4, 4)
     assert "\r" not in log.getvalue() and log.getvalue().count("\n") == 1

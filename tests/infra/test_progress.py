@@ -14,7 +14,7 @@ from itertools import pairwise
 import pytest
 
 from domeng.core import compiling
-from domeng.infra.progress import COMPILING, CompileNotice, Progress, advance, within
+from domeng.infra.progress import COMPILING, Clocks, CompileNotice, Progress, advance, within
 
 
 class Clock:
@@ -38,7 +38,7 @@ class Tty(io.StringIO):
 
 def bar_on(stream, clock: Clock, total=100, **kw) -> Progress:
     return Progress(
-        total, per_item=10, stream=stream, clock=clock, compile_clock=clock.compile_clock, **kw
+        total, per_item=10, stream=stream, clocks=Clocks(clock, clock.compile_clock), **kw
     )
 
 

@@ -63,7 +63,7 @@ def test_a_long_table_streams_its_records_in_bounded_pieces(tmp_path, monkeypatc
     real = C.run_tables
 
     def spy(players, rules, seed, start, n, rounds, records=False, threads=None, **k):
-        out = real(players, rules, seed, start, n, rounds, records, threads, **k)
+        out = real(players, rules, seed, start, n, rounds, records, threads=threads, **k)
         if records:
             sizes.append(len(out.records))
         return out
