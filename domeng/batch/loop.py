@@ -55,15 +55,17 @@ def builtin_pick(pid, S, s, n, crng):
 
 
 @njit(cache=True, inline="always")
-def choose(pids, fns, S, s, n, crng, pobs, phist, pmoves):
+def choose(pids, fns, S, s, n, scratch):
     """Seat ``s``'s player picks an index into its ``n`` legal moves
     (``S.moves``).  It sees only its D17 view and draws only from its own
-    generator ``S.prng[s]``, handed over in the one-word array ``crng``."""
+    generator ``S.prng[s]``, handed over in the one-word array ``crng`` of
+    ``scratch`` (``(crng, pobs, phist, pmoves)``, :func:`player_action`'s)."""
     pid = pids[s]
+    crng = scratch[0]
     if pid < N_BUILTIN:
         return builtin_pick(pid, S, s, n, crng)
     seat_view(S, s, crng)
-    idx = call_compiled_player(fns, s, S.obs, S.hist, S.moves, n, crng, pobs, phist, pmoves)
+    idx = call_compiled_player(fns[s], (S.obs, S.hist, S.moves), n, scratch)
     S.prng[s] = crng[0]
     return idx
 
@@ -84,11 +86,15 @@ def copy_view(obs, hist, moves, n, pobs, phist, pmoves):
 
 
 @njit(cache=True, _nrt=False)
-def call_compiled_player(fns, s, obs, hist, moves, n, crng, pobs, phist, pmoves):
-    """A user's compiled player gets copies (``pobs``, ``phist``, ``pmoves``):
-    it can read nothing past its own legal moves and change nothing."""
+def call_compiled_player(fn, view, n, scratch):
+    """A user's compiled player ``fn`` gets copies of the seat's ``view``
+    (``(obs, hist, moves)``, its ``n`` legal moves) in ``scratch``'s
+    arrays (``(crng, pobs, phist, pmoves)``): it can read nothing past its
+    own legal moves and change nothing."""
+    crng, pobs, phist, pmoves = scratch
+    obs, hist, moves = view
     copy_view(obs, hist, moves, n, pobs, phist, pmoves)
-    return fns[s](pobs, phist, pmoves, n, crng)
+    return fn(pobs, phist, pmoves, n, crng)
 
 
 @njit(cache=True, inline="always")
@@ -110,7 +116,7 @@ def player_action(pids, fns, S, crng, pobs, phist, pmoves):
     n = E.legal_moves(S)
     if n == 0:
         return E.PASS
-    return checked_move(S, choose(pids, fns, S, s, n, crng, pobs, phist, pmoves), n)
+    return checked_move(S, choose(pids, fns, S, s, n, (crng, pobs, phist, pmoves)), n)
 
 
 @njit(cache=True, inline="always", nogil=True)
@@ -127,13 +133,28 @@ def builtin_action(pids, S, crng):
 
 
 @njit(cache=True, _nrt=False)
-def round_loop(
-    pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, rounds, camat_target
-):
+def keep_record(records, r, rec):
+    """Round ``r``'s record ``rec`` into ``records`` (``(recs, base)``: row
+    ``base + r`` of ``recs``); nothing for ``records`` None, a choice made
+    when the caller is compiled (numba prunes the branch for a None)."""
+    if records is not None:
+        recs, base = records
+        for c in range(L.REC_LEN):
+            recs[base + r, c] = rec[c]
+
+
+@njit(cache=True, _nrt=False)
+def round_loop(players, S, scratch, records, limits):
     """Play ``rounds`` rounds at a table (or until ``camat_target`` CAMATs,
-    if > 0); returns the rounds played.  Each round is :func:`step.new_round`
-    then :func:`step.step` until it ends, the twin of ``Table.play_round``
-    in the reference engine."""
+    if > 0; ``limits`` is ``(rounds, camat_target)``); returns the rounds
+    played.  ``players``: ``(pids, fns)``; ``scratch``: the arrays of
+    :func:`player_action`; each round's record into ``records`` as
+    :func:`keep_record` takes them (None: none kept).  Each round is
+    :func:`step.new_round` then :func:`step.step` until it ends, the twin of
+    ``Table.play_round`` in the reference engine."""
+    pids, fns = players
+    crng, pobs, phist, pmoves = scratch
+    rounds, camat_target = limits
     played = 0
     for r in range(rounds):
         if camat_target > 0 and S.st[L.ST_CAMATS] >= camat_target:
@@ -143,25 +164,27 @@ def round_loop(
             a = player_action(pids, fns, S, crng, pobs, phist, pmoves)
             if E.step(S, a):
                 break
-        if do_rec:
-            for c in range(L.REC_LEN):
-                recs[rec_base + r, c] = S.rec[c]
+        keep_record(records, r, S.rec)
         played += 1
     return played
 
 
 @njit(cache=True)
-def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, do_rec, trace_rows):
+def play_table(players, rules, st, limits, agg, records, trace_rows):
     """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
-    if > 0), continuing from its state ``st`` (updated in place) and adding
-    to its aggregates ``agg``; returns ``(rounds played, the state record)``."""
+    if > 0; ``limits``: ``(rounds, camat_target)``), continuing from its
+    state ``st`` (updated in place) and adding to its aggregates ``agg``;
+    each round's record into ``records`` (``(recs, base)``, or None: none
+    kept, chosen at compile time); ``trace_rows`` as
+    :func:`domeng.engine.step.new_state` takes it.  Returns ``(rounds
+    played, the state record)``."""
     # the observation-only fields are kept when some seat's player reads them
     full = 0
     for p in range(5):
-        if pids[p] != 0:
+        if players[0][p] != 0:
             full = 1
     S = E.new_state(rules, st, full, trace_rows)
-    S.ctl[E.C_REC] = do_rec
+    S.ctl[E.C_REC] = 0 if records is None else 1
     S.ctl[E.C_DELTA] = 0
     for i in range(L.AGG_LEN):
         S.agg[i] = agg[i]
@@ -169,9 +192,7 @@ def play_table(pids, fns, rules, st, rounds, camat_target, agg, recs, rec_base, 
     pobs = np.zeros(OBS_LEN, dtype=np.int64)
     phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
     pmoves = np.full(64, -1, dtype=np.int64)
-    played = round_loop(
-        pids, fns, S, crng, pobs, phist, pmoves, recs, rec_base, do_rec, rounds, camat_target
-    )
+    played = round_loop(players, S, (crng, pobs, phist, pmoves), records, limits)
     E.store_table(S)
     for i in range(L.ST_LEN):
         st[i] = S.st[i]
@@ -189,7 +210,7 @@ def play_rounds_random(rules, st, rounds, camat_target, agg):
     (compiled without the players' observation)."""
     wk = F.stack_scratch()
     return F.play_rounds(
-        rules, st, agg, rounds, camat_target, wk, F.no_choice, wk, wk, False, False
+        rules, st, agg, (rounds, camat_target), (wk, F.no_choice), (wk, wk), (False, False)
     )
 
 
@@ -205,8 +226,9 @@ def play_table_fast(pids, rules, st, rounds, camat_target, agg):
     for p in range(5):
         if pids[p] == P_EXPERT:
             full_obs = True
+    players = (pids, builtin_best_inline)
     return F.play_rounds(
-        rules, st, agg, rounds, camat_target, pids, builtin_best_inline, obs, wk, True, full_obs
+        rules, st, agg, (rounds, camat_target), players, (obs, wk), (True, full_obs)
     )
 
 
@@ -240,25 +262,36 @@ def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
-    """:func:`run_kernel` through the step API, in parallel over tables."""
+def run_steps(players, rules, state, limits, agg, recs, rec_n):
+    """:func:`run_kernel` through the step API, in parallel over tables
+    (``players``: ``(pids, fns)``; ``limits``: ``(rounds, camat_target)``;
+    ``recs`` None: no records, a variant compiled only when used)."""
+    pids, fns = players
+    rounds, camat_target = limits
     for i in prange(state.shape[0]):
-        played, _ = play_table(
-            pids, fns, rules, state[i], rounds, camat_target, agg[i], recs, i * rounds, do_rec, 0
-        )
+        table = (pids, fns)
+        if recs is None:
+            played, _ = play_table(table, rules, state[i], (rounds, camat_target), agg[i], None, 0)
+        else:
+            base = i * rounds
+            played, _ = play_table(
+                table, rules, state[i], (rounds, camat_target), agg[i], (recs, base), 0
+            )
         rec_n[i] = played
 
 
-def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec):
+def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, out):
     """Play every table of ``state`` (in place) in parallel over tables:
-    aggregates into ``agg``, rounds played into ``rec_n``, per-round
-    records into ``recs`` when ``do_rec``.  Aggregate mode with built-in
-    players runs on the engine's aggregate-mode loop (only it is compiled
-    then); everything else steps through the step API."""
-    if fast_path(pids, do_rec):
+    aggregates into ``agg``; ``out`` is ``(recs, rec_n)``: per-round records
+    into ``recs`` (None: none kept), rounds played into ``rec_n``.
+    Aggregate mode with built-in players runs on the engine's aggregate-mode
+    loop (only it is compiled then); everything else steps through the step
+    API."""
+    recs, rec_n = out
+    if fast_path(pids, recs is not None):
         run_fast(pids, rules, state, rounds, camat_target, agg, rec_n)
     else:
-        run_steps(pids, fns, rules, state, rounds, camat_target, agg, recs, rec_n, do_rec)
+        run_steps((pids, fns), rules, state, (rounds, camat_target), agg, recs, rec_n)
 
 
 @njit(cache=True, nogil=True)
@@ -266,7 +299,7 @@ def trace_kernel(pids, fns, rules, st, rounds, agg, tr, recs):
     """Play one table with the full move-by-move trace and each round's
     record (``recs[rounds, REC_LEN]``); returns rows written (rows past
     ``tr``'s length are counted but not written)."""
-    _played, S = play_table(pids, fns, rules, st, rounds, 0, agg, recs, 0, 1, tr.shape[0])
+    _played, S = play_table((pids, fns), rules, st, (rounds, 0), agg, (recs, 0), tr.shape[0])
     n = min(S.tn[0], tr.shape[0])
     for k in range(n):
         for c in range(TR_WIDTH):

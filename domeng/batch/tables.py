@@ -176,7 +176,15 @@ def run_tables(
         fast = loop.fast_path(pids, int(records))
         if camats > 0 or n_tables == 0 or rounds < 1 or (rounds == 1 and fast):
             _kernel(
-                threads, pids, fns, rules_arr, state, rounds, camats, agg, recs, rec_n, int(records)
+                threads,
+                pids,
+                fns,
+                rules_arr,
+                state,
+                rounds,
+                camats,
+                agg,
+                (recs if records else None, rec_n),
             )
         else:
             _run_in_slices(
@@ -249,11 +257,7 @@ def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> N
         done = 0
         while done < rounds:
             s = min(rounds - done, max(1, work // nb))
-            buf = (
-                np.zeros((nb * s, L.REC_LEN), dtype=np.int64)
-                if recs is not None
-                else np.zeros((1, L.REC_LEN), dtype=np.int64)
-            )
+            buf = np.zeros((nb * s, L.REC_LEN), dtype=np.int64) if recs is not None else None
             t0 = time.perf_counter()
             _kernel(
                 threads,
@@ -264,13 +268,11 @@ def _run_in_slices(threads, pids, fns, rules_arr, state, rounds, agg, recs) -> N
                 s,
                 0,
                 agg[b0:b1],
-                buf,
-                rec_n[b0:b1],
-                int(recs is not None),
+                (buf, rec_n[b0:b1]),
             )
             took = time.perf_counter() - t0
             advance(nb * s)
-            if recs is not None:
+            if recs is not None and buf is not None:
                 recs.reshape(n, rounds, L.REC_LEN)[b0:b1, done : done + s] = buf.reshape(
                     nb, s, L.REC_LEN
                 )

@@ -246,13 +246,19 @@ def no_choice(pid, obs, mv):
 
 
 @njit(cache=True, inline="always")
-def _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur, full_obs):
+def _choice(players, s, mv, seen, scratch, mode):
     """The seat's pick among the ``mv`` moves (two or more).  A scoring
     player's ``choose(pid, obs, mv)`` gives the mask of its best moves; a
     tie is broken with one draw from the seat's stream (none without a tie),
-    as the random player picks."""
+    as the random player picks.  ``players``: ``(pids, choose)``; ``seen``:
+    what the players' observation gets, ``(left, right, tbl, chain)``;
+    ``scratch``, ``mode``: :func:`play_rounds`'s."""
+    obs, wk = scratch
+    heur, full_obs = mode
     if not heur:
         return kth_bit(mv, seat_pick(wk, s, popcount(mv)))
+    pids, choose = players
+    left, right, tbl, chain = seen
     pid = pids[_u(s)]
     if pid != 0:
         obs[OBS_SEAT] = s
@@ -272,14 +278,19 @@ def _choice(pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur, full_ob
 
 
 @njit(cache=True, inline="always")
-def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heur, full_obs):
+def play_rounds(rules, st, agg, limits, players, scratch, mode):
     """Play up to ``rounds`` rounds of the table whose state is ``st``
     (updated in place), adding to its aggregates ``agg`` (stopping at
-    ``camat_target`` CAMATs if > 0); returns the rounds played.  ``obs``
-    (``int64[OBS_LEN]``) and ``wk`` (``int64[WK_LEN]``) are scratch.
-    ``heur`` (a compile-time constant of the caller) is False when every
-    seat is ``random``: the players' observation is then not kept at all;
+    ``camat_target`` CAMATs if > 0; ``limits`` is ``(rounds,
+    camat_target)``); returns the rounds played.  ``players``: ``(pids,
+    choose)``; ``scratch``: ``(obs, wk)`` (``int64[OBS_LEN]``,
+    ``int64[WK_LEN]``).  ``mode`` is ``(heur, full_obs)``: ``heur`` (a
+    compile-time constant of the caller) is False when every seat is
+    ``random``: the players' observation is then not kept at all;
     ``full_obs``: some player also reads the stones and hand sizes."""
+    rounds, camat_target = limits
+    obs, wk = scratch
+    heur = mode[0]
     every_pb = rules[R_PASSEBUNGE_EVERY_PASS]  # D6's rules, read once (not at every pass)
     r_pass = rules[R_PASS]
     r_pb = rules[R_PASSEBUNGE]
@@ -310,18 +321,12 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
         else:
             t = (
                 _choice(
-                    pids,
-                    choose,
+                    players,
                     s,
                     RB.legal_mask(wk[_u(W_H + s)], -1, -1, -1),
-                    -1,
-                    -1,
-                    tbl,
-                    0,
-                    wk,
-                    obs,
-                    heur,
-                    full_obs,
+                    (-1, -1, tbl, 0),
+                    scratch,
+                    mode,
                 )
                 >> 1
             )
@@ -356,9 +361,7 @@ def play_rounds(rules, st, agg, rounds, camat_target, pids, choose, obs, wk, heu
                     # all seats random: branch-free, no draw for a single move
                     code = kth_bit(mv, seat_pick(wk, s, popcount(mv)))
                 elif mv & (mv - 1):
-                    code = _choice(
-                        pids, choose, s, mv, left, right, tbl, chain, wk, obs, heur, full_obs
-                    )
+                    code = _choice(players, s, mv, (left, right, tbl, chain), scratch, mode)
                 else:
                     code = lowest_bit(mv)
                 t = code >> 1

@@ -101,8 +101,12 @@ W_LEN = 128  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. b
 
 # ---------------------------------------------------------------- trace
 @njit(cache=True, inline="always")
-def _trace(tr, tn, do_trace, a0, a1, a2, a3, a4, a5, a6):
-    if do_trace:
+def _trace(trace, a0, a1, a2, a3, a4, a5, a6):
+    """One event row ``a0..a6`` into the trace ``(tr, tn, on)`` (rows
+    ``tr``, rows written ``tn[0]``; nothing when ``on`` is 0); rows past
+    ``tr``'s length are counted, not written."""
+    tr, tn, on = trace
+    if on:
         k = tn[0]
         if k < tr.shape[0]:
             tr[k, 0] = a0
@@ -154,16 +158,16 @@ def legal_moves(hand, obs, moves):
 def book(bk, src, dest, amount, reason):
     """The ``book`` of :func:`domeng.engine.rulebook.pay` (D7) here: a part of
     an award (``src``: the table, a seat, or unpaid) into the aggregates, the
-    round's counters and the trace; ``bk`` is ``(agg, w, tr, tn, do_trace)``.
-    A part of nothing is not kept (no trace event)."""
-    agg, w, tr, tn, do_trace = bk
+    round's counters and the trace; ``bk`` is ``(agg, w, trace)``, ``trace``
+    as :func:`_trace` takes it.  A part of nothing is not kept (no trace event)."""
+    agg, w, trace = bk
     if amount <= 0:
         return
     T.flow(agg, src, dest, amount, reason)
     if src == RB.UNPAID:
         w[W_UNPAID] += amount
         w[W_SEAT_UNPAID + dest] += amount
-        _trace(tr, tn, do_trace, EV_UNPAID, reason, dest, amount, 0, 0, 0)
+        _trace(trace, EV_UNPAID, reason, dest, amount, 0, 0, 0)
         return
     w[W_BY_REASON + reason] += amount
     w[W_RECV + dest * 7 + reason] += amount
@@ -172,14 +176,14 @@ def book(bk, src, dest, amount, reason):
         w[W_SEAT_FROM_TABLE + dest] += amount
     else:
         w[W_GIVE + src * 7 + reason] += amount
-    _trace(tr, tn, do_trace, EV_TRANSFER, reason, src, dest, amount, 0, 0)
+    _trace(trace, EV_TRANSFER, reason, src, dest, amount, 0, 0)
 
 
 @njit(cache=True, inline="always")
 def award(obs, due, bk):
     """Pay ``due`` (``(size, dest, payers, n_payers, reason)``, D7) as
     :func:`domeng.engine.rulebook.pay` says, from ``obs``'s table and stones,
-    kept by :func:`book` (``bk``: ``(agg, w, tr, tn, do_trace)``)."""
+    kept by :func:`book` (``bk``: ``(agg, w, trace)``)."""
     obs[OBS_TABLE] = RB.pay(due, obs[OBS_TABLE], obs, OBS_STONES, book, bk)
 
 
@@ -301,18 +305,21 @@ def begin_round(obs, hands, w, st, must, starter, rnd, d3):
 
 
 @njit(cache=True, inline="always")
-def play_move(hands, obs, hist, s, move, w, agg, tr, tn, do_trace, full):
+def play_move(hands, obs, hist, s, move, full, bk):
     """Seat ``s`` plays ``move`` (legal, D5).  Ends the round at once if it
     was his last tile, settled as :func:`domeng.engine.rulebook.cappu_end`
     says (D9: FIRST CAPPU; D8: CEKI / POLLO; D10: the CUCUQ's award).
-    Returns True when the round has ended."""
+    ``full`` as :func:`apply_play` takes it; ``bk``: the bookkeeping
+    ``(agg, w, trace)`` of :func:`book`.  Returns True when the round has ended."""
+    w = bk[1]
+    trace = bk[2]
     was_lead = obs[OBS_LEFT] < 0
     mk = apply_play(obs, hist, hands, s, move, full)
     if was_lead:
         w[W_LEAD] = move >> 1
-        _trace(tr, tn, do_trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+        _trace(trace, EV_LEAD, s, move >> 1, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     else:
-        _trace(tr, tn, do_trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT], obs[OBS_RIGHT], mk)
+        _trace(trace, EV_PLAY, s, move >> 1, move & 1, obs[OBS_LEFT], obs[OBS_RIGHT], mk)
         w[W_MK] += mk << (T.SEAT_BITS * s)
     if hands[s] != 0:
         return False
@@ -322,20 +329,22 @@ def play_move(hands, obs, hist, s, move, w, agg, tr, tn, do_trace, full):
     w[W_FIRST_CAPPU] = s
     w[W_CUCUQ] = cucuq
     w[W_SIZE] = size
-    _trace_end(tr, tn, do_trace, w, hands)
-    award(obs, (size, cucuq, s, 1, L.KIND_REASON[kind]), (agg, w, tr, tn, do_trace))
+    _trace_end(trace, w, hands)
+    award(obs, (size, cucuq, s, 1, L.KIND_REASON[kind]), bk)
     return True
 
 
 @njit(cache=True, inline="always")
-def pass_turn(hands, obs, hist, s, w, agg, tr, tn, do_trace, full):
+def pass_turn(hands, obs, hist, s, full, bk):
     """Seat ``s`` has no playable tile.  If it is the LAST MAPPANO the round
     is blocked (D11) and settled (D12..D14); otherwise a PASS or PASSEBUNGE
     (D6, :func:`domeng.engine.rulebook.pass_award`) paid from the table, then
-    by the LAST MAPPANO (D7).  Returns True when the round has ended."""
+    by the LAST MAPPANO (D7).  ``full``, ``bk`` as :func:`play_move` takes
+    them.  Returns True when the round has ended."""
     if RB.is_block(s, obs[OBS_LAST_MAPPANO]):
-        block(hands, obs, hist, s, w, agg, tr, tn, do_trace, full)
+        block(hands, obs, hist, s, full, bk)
         return True
+    w = bk[1]
     if obs[OBS_TURN] == 1:
         w[W_SECOND_PASSED] = 1
     pb, size, reason = RB.pass_award(
@@ -351,25 +360,28 @@ def pass_turn(hands, obs, hist, s, w, agg, tr, tn, do_trace, full):
         w[W_PB_TAKEN + s] = 1
         w[W_NPB] += 1
         w[W_PB + s] += 1
-    _trace(tr, tn, do_trace, EV_PASS, s, pb, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+    _trace(bk[2], EV_PASS, s, pb, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
     record_pass(obs, hist, s, full)
     obs[OBS_PASSES] += 1
-    award(obs, (size, s, obs[OBS_LAST_MAPPANO], 1, reason), (agg, w, tr, tn, do_trace))
+    award(obs, (size, s, obs[OBS_LAST_MAPPANO], 1, reason), bk)
     return False
 
 
 @njit(cache=True, _nrt=False)
-def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
+def block(hands, obs, hist, m, full, bk):
     """D11: everyone passed and the LAST MAPPANO ``m`` cannot play; settled
-    as :func:`domeng.engine.rulebook.block_end` says (D12..D14)."""
+    as :func:`domeng.engine.rulebook.block_end` says (D12..D14); ``full``,
+    ``bk`` as :func:`play_move` takes them."""
+    w = bk[1]
+    trace = bk[2]
     if obs[OBS_RULES + R_PENALIZE_MANGUNO_PASS]:
         # D11 option: M's closing pass is a PASS, paid by the table only
         w[W_NPASS] += 1
         w[W_PASSED + m] += 1
-        _trace(tr, tn, do_trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
-        award(obs, (obs[OBS_RULES + R_PASS], m, 0, 0, L.REASON_PASS), (agg, w, tr, tn, do_trace))
+        _trace(trace, EV_PASS, m, 0, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0)
+        award(obs, (obs[OBS_RULES + R_PASS], m, 0, 0, L.REASON_PASS), bk)
     record_pass(obs, hist, m, full)
-    _trace(tr, tn, do_trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
+    _trace(trace, EV_BLOCK, m, obs[OBS_LEFT], obs[OBS_RIGHT], 0, 0, 0)
     w[W_MANGUNO] = m
     for p in range(5):
         w[W_SUMS + p] = pip_sum(hands[p])
@@ -384,19 +396,23 @@ def block(hands, obs, hist, m, w, agg, tr, tn, do_trace, full):
     w[W_WINNER] = winner
     w[W_CUCUQ] = cucuq
     w[W_SIZE] = size
-    _trace_end(tr, tn, do_trace, w, hands)
+    _trace_end(trace, w, hands)
     if n_matt == 0:
         # D13: the CUCUQ gets the award, M gives the rest
-        award(obs, (size, cucuq, m, 1, L.REASON_MANGUNO), (agg, w, tr, tn, do_trace))
+        award(obs, (size, cucuq, m, 1, L.REASON_MANGUNO), bk)
     else:
         # D14: M gets the award, paid by the winner, then the other MATTIKKENG
-        award(obs, (size, m, order, n_matt, L.REASON_MATTIKKENG), (agg, w, tr, tn, do_trace))
+        award(obs, (size, m, order, n_matt, L.REASON_MATTIKKENG), bk)
 
 
 @njit(cache=True, _nrt=False)
-def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter, rnd):
+def finish_round(rules, obs, st, record, bk, starter, rnd):
     """D15: CAMAT and the return of the stones; D4: next starter; then the
-    round's aggregates and record."""
+    round's aggregates and record: ``record`` is ``(rec, on)`` (the record
+    ``rec`` written only when ``on``), ``bk`` the bookkeeping ``(agg, w,
+    trace)`` of :func:`book`, ``starter`` and ``rnd`` the round's."""
+    agg, w, trace = bk
+    rec, do_rec = record
     kind = w[W_KIND]
     winner = w[W_WINNER]
     first_cappu = w[W_FIRST_CAPPU]
@@ -413,7 +429,7 @@ def finish_round(rules, obs, w, st, agg, rec, do_rec, tr, tn, do_trace, starter,
         for p in range(5):
             obs[OBS_STONES + p] = 0
         obs[OBS_TABLE] = rules[R_STONES]
-        _trace(tr, tn, do_trace, EV_CAMAT, camat, obs[OBS_TABLE], 0, 0, 0, 0)
+        _trace(trace, EV_CAMAT, camat, obs[OBS_TABLE], 0, 0, 0, 0)
         gap = st[L.ST_SINCE_CAMAT]
         st[L.ST_CAMATS] += 1
         st[L.ST_SINCE_CAMAT] = 0
@@ -474,8 +490,10 @@ def record_seats(obs, w, hands, rec):
 
 
 @njit(cache=True, _nrt=False)
-def _trace_end(tr, tn, do_trace, w, hands):
-    if do_trace:
+def _trace_end(trace, w, hands):
+    """The round's end row (EV_END) into the trace (as :func:`_trace`)."""
+    tr, tn, on = trace
+    if on:
         k = tn[0]
         if k < tr.shape[0]:
             tr[k, 0] = EV_END

@@ -370,30 +370,16 @@ def step(S, action):
         for p in range(5):
             S.delta[p] = S.obs[OBS_STONES + p]
         S.delta[5] = S.obs[OBS_TABLE]
-    do_trace = S.ctl[C_TRACE]
     full = S.ctl[C_FULL]
+    bk = (S.agg, S.w, (S.tr, S.tn, S.ctl[C_TRACE]))  # the bookkeeping (kernel.book)
     if action == PASS:
-        ended = K.pass_turn(S.hands, S.obs, S.hist, s, S.w, S.agg, S.tr, S.tn, do_trace, full)
+        ended = K.pass_turn(S.hands, S.obs, S.hist, s, full, bk)
     else:
-        ended = K.play_move(
-            S.hands, S.obs, S.hist, s, action, S.w, S.agg, S.tr, S.tn, do_trace, full
-        )
+        ended = K.play_move(S.hands, S.obs, S.hist, s, action, full, bk)
     S.ctl[C_LAST_SEAT] = s
     if ended:
-        K.finish_round(
-            S.rules,
-            S.obs,
-            S.w,
-            S.st,
-            S.agg,
-            S.rec,
-            S.ctl[C_REC],
-            S.tr,
-            S.tn,
-            do_trace,
-            S.ctl[C_STARTER],
-            S.ctl[C_ROUND],
-        )
+        record = (S.rec, S.ctl[C_REC])
+        K.finish_round(S.rules, S.obs, S.st, record, bk, S.ctl[C_STARTER], S.ctl[C_ROUND])
         if S.ctl[C_REC]:
             K.record_seats(S.obs, S.w, S.hands, S.rec)
         S.ctl[C_SEAT] = -1
