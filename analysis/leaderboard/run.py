@@ -94,7 +94,10 @@ def board(res, boot: int, seed: int) -> list[dict]:
                 "ms_p99": ms.get("p99"),
             }
         )
-    rows.sort(key=lambda r: -r["rating"])
+    # equal pairwise records give equal ratings, which the fit's last bits (numpy
+    # and BLAS versions) would order at random: ratings within 1e-6 Elo are a tie,
+    # broken by the net stones per round, lower first (as the page lists them)
+    rows.sort(key=lambda r: (-round(r["rating"], 6), r["net"]))
     return rows
 
 
