@@ -8,12 +8,11 @@ players (any object with ``choose``) can be reported like any other.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
 from domeng.core import layout as L
-from domeng.core.errors import PlayerError, refuse_unknown_keywords
+from domeng.core.errors import PlayerError
 from domeng.core.events import (
     END_KINDS,
     REASONS,
@@ -30,18 +29,6 @@ from domeng.engine import tally
 from domeng.engine.reference import Round, Table
 from domeng.engine.rulebook import UNPAID
 from domeng.infra.progress import advance
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing's own from Python 3.11
-
-
-class ReferenceOptions(TypedDict, total=False):
-    """:func:`run_reference`'s keywords after ``records`` (each optional)."""
-
-    #: return each table's list of round event logs too
-    keep_events: bool
-    #: stop a table at its ``camats``-th CAMAT (0: play every round)
-    camats: int
 
 
 def _packed(counts: list[int]) -> int:
@@ -152,7 +139,9 @@ def run_reference(
     rounds: int = 1,
     table_start: int = 0,
     records: bool = False,
-    **options: Unpack[ReferenceOptions],
+    *,
+    keep_events: bool = False,
+    camats: int = 0,
 ):
     """Play ``tables`` tables x ``rounds`` rounds on the reference engine.
 
@@ -160,13 +149,9 @@ def run_reference(
     Returns ``(agg, state, recs, events)``: aggregates ``[tables, AGG_LEN]``,
     states ``[tables, ST_LEN]``, records ``[tables*rounds, REC_LEN]`` (or
     None) and, with ``keep_events=True``, each table's list of round event
-    logs (:class:`ReferenceOptions`).  With ``camats > 0`` a table stops once
-    it has had that many CAMATs (``rounds`` is then the cap, and records has
-    a row per round played).
+    logs.  With ``camats > 0`` a table stops once it has had that many CAMATs
+    (``rounds`` is then the cap, and records has a row per round played).
     """
-    refuse_unknown_keywords("run_reference", options, ReferenceOptions.__annotations__)
-    keep_events = bool(options.get("keep_events", False))
-    camats = int(options.get("camats", 0))
     if len(players) != 5:
         raise PlayerError(f"a table needs 5 players, got {len(players)}")
     rules = rules if rules is not None else Rules()

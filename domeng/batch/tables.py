@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any
 
 import numba
 import numpy as np
@@ -27,7 +27,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from domeng.batch import loop
 from domeng.batch.reference import run_reference
 from domeng.core import layout as L
-from domeng.core.errors import DomengError, PlayerError, refuse_unknown_keywords
+from domeng.core.errors import DomengError, PlayerError
 from domeng.core.events import TR_ROWS_PER_ROUND, TR_WIDTH, decode_rows
 from domeng.core.numba_cache import prepare as prepare_engine
 from domeng.core.rules import Rules
@@ -37,9 +37,6 @@ from domeng.infra.progress import advance
 from domeng.players.heuristics import unused_strategy
 from domeng.players.registry import resolve_players
 from domeng.players.scoring import STRATEGY_SIG
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 
 @dataclass
@@ -100,18 +97,6 @@ def _set_threads(threads: int | None) -> None:
     numba.set_num_threads(threads)
 
 
-class TablesOptions(TypedDict, total=False):
-    """:func:`run_tables`' keywords after ``records`` (each optional): how
-    the tables run, where they start and when they stop."""
-
-    #: numba threads (None: all cores, or one for a few ms of built-in play)
-    threads: int | None
-    #: stop a table at its ``camats``-th CAMAT (0: play every round)
-    camats: int
-    #: the tables' states to continue from (None: fresh tables of ``seed``)
-    state: np.ndarray | None
-
-
 def run_tables(
     players: Sequence[Any] | str,
     rules: Rules | None = None,
@@ -120,21 +105,20 @@ def run_tables(
     n_tables: int = 1,
     rounds: int = 1,
     records: bool = False,
-    **options: Unpack[TablesOptions],
+    *,
+    threads: int | None = None,
+    camats: int = 0,
+    state: np.ndarray | None = None,
 ) -> TablesOutput:
     """Play ``n_tables`` tables for ``rounds`` rounds each (or until ``camats``
     CAMATs, if > 0, with ``rounds`` as the cap), in parallel over tables.
 
-    The keywords after ``records`` (:class:`TablesOptions`): ``state``
-    continues tables from earlier states (e.g. a checkpoint); otherwise they
-    start fresh from ``seed``.  ``threads``: numba threads (default: all
-    cores, or one for a call of a few ms of built-in play:
-    :data:`SMALL_WORK`; the numbers never depend on it).
+    Keyword-only: ``state`` continues tables from earlier states (e.g. a
+    checkpoint; None: fresh tables of ``seed``).  ``threads``: numba threads
+    (default: all cores, or one for a call of a few ms of built-in play:
+    :data:`SMALL_WORK`; the numbers never depend on it).  ``camats``: stop a
+    table at its ``camats``-th CAMAT (0: play every round).
     """
-    refuse_unknown_keywords("run_tables", options, TablesOptions.__annotations__)
-    threads = options.get("threads")
-    camats = options.get("camats", 0)
-    state = options.get("state")
     rules = rules if rules is not None else Rules()
     if n_tables < 0 or rounds < 0:
         raise DomengError("tables and rounds must be >= 0")

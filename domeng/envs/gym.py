@@ -19,7 +19,7 @@ changes nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -27,7 +27,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from domeng.batch.tables import _quiet_compile, kernel_players
-from domeng.core.errors import DomengError, IllegalMoveError, refuse_unknown_keywords
+from domeng.core.errors import DomengError, IllegalMoveError
 from domeng.core.observation import OBS_LEFT, OBS_RIGHT, OBS_ROUND, OBS_STONES, OBS_TABLE
 from domeng.core.rules import Rules
 from domeng.core.tiles import hand_str, tiles_of
@@ -36,9 +36,6 @@ from domeng.engine.game import action_str
 from domeng.envs.encoding import OBS_SIZE
 from domeng.envs.options import EpisodeOptions, check_seat, check_seed, seat_players
 from domeng.envs.tables import Tables
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing's own from Python 3.11
 
 N_ACTIONS = E.N_ACTIONS
 
@@ -89,23 +86,9 @@ def _obs_space(shape=(OBS_SIZE,)):
     return spaces.Box(low=0.0, high=HIGH, shape=shape, dtype=np.float32)
 
 
-class EpisodeKeywords(TypedDict, total=False):
-    """The environments' episode keywords (each optional), the fields of
-    :class:`~domeng.envs.options.EpisodeOptions`: ``rules``, ``rounds``,
-    ``camats``, ``camat_bonus``."""
-
-    rules: Rules | None
-    rounds: int
-    camats: int
-    camat_bonus: float
-
-
-def _make_tables(n: int, opponents, seat: int, episode: dict[str, Any], entry: str) -> Tables:
-    """The compiled tables of an env: ``episode``, its episode keywords
-    (:class:`EpisodeKeywords`, any other refused as ``entry()``'s)."""
-    refuse_unknown_keywords(entry, episode, EpisodeKeywords.__annotations__)
+def _make_tables(n: int, opponents, seat: int, opts: EpisodeOptions) -> Tables:
+    """The compiled tables of an env of ``n`` tables playing the episode ``opts``."""
     seat = check_seat(seat)
-    opts = EpisodeOptions.make(**episode)
     pids, fns = kernel_players(seat_players(opponents, seat))
     return Tables(n, opts.rules, seat, pids, fns, opts.rounds, opts.camats, opts.camat_bonus)
 
@@ -150,8 +133,7 @@ class DomengEnv(gymnasium.Env):
     seat:
         The learner's seat, 0..4.
     rules, rounds, camats, camat_bonus:
-        The episode (:class:`~domeng.envs.options.EpisodeOptions`), as
-        keywords (:class:`EpisodeKeywords`).
+        The episode (:class:`~domeng.envs.options.EpisodeOptions`), by keyword.
     table_start:
         The first episode's table index.
     render_mode:
@@ -186,7 +168,10 @@ class DomengEnv(gymnasium.Env):
         render_mode: str | None = None,
         illegal: str = "raise",
         illegal_penalty: float = -1.0,
-        **episode: Unpack[EpisodeKeywords],
+        rules: Rules | None = None,
+        rounds: int = 1,
+        camats: int = 0,
+        camat_bonus: float = 0.0,
     ) -> None:
         if render_mode not in (None, "ansi"):
             raise DomengError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -196,7 +181,8 @@ class DomengEnv(gymnasium.Env):
         self._penalty = float(illegal_penalty)
         self.render_mode = render_mode
         with _quiet_compile():
-            self._t = _make_tables(1, opponents, seat, dict(episode), "DomengEnv")
+            opts = EpisodeOptions.make(rules, rounds, camats, camat_bonus)
+            self._t = _make_tables(1, opponents, seat, opts)
         self.seat = self._t.seat
         self.observation_space = _obs_space()
         self.action_space = LegalActions(lambda: self._t.mask[0])
@@ -303,7 +289,10 @@ class DomengVectorEnv(VectorEnv):
         table_start: int = 0,
         copy: bool = True,
         render_mode: str | None = None,
-        **episode: Unpack[EpisodeKeywords],
+        rules: Rules | None = None,
+        rounds: int = 1,
+        camats: int = 0,
+        camat_bonus: float = 0.0,
     ) -> None:
         if (
             isinstance(num_envs, bool)
@@ -313,7 +302,8 @@ class DomengVectorEnv(VectorEnv):
             raise DomengError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         self.num_envs = int(num_envs)
         with _quiet_compile():
-            self._t = _make_tables(self.num_envs, opponents, seat, dict(episode), "DomengVectorEnv")
+            opts = EpisodeOptions.make(rules, rounds, camats, camat_bonus)
+            self._t = _make_tables(self.num_envs, opponents, seat, opts)
         self.seat = self._t.seat
         self.single_observation_space = _obs_space()
         self.single_action_space = spaces.Discrete(N_ACTIONS)
