@@ -210,7 +210,7 @@ def play_rounds_random(rules, st, rounds, camat_target, agg):
     (compiled without the players' observation)."""
     wk = F.stack_scratch()
     return F.play_rounds(
-        rules, st, agg, (rounds, camat_target), (wk, F.no_choice), (wk, wk), (False, False)
+        rules, st, agg, (rounds, camat_target), wk, F.no_choice, (wk, wk), (False, False)
     )
 
 
@@ -226,9 +226,15 @@ def play_table_fast(pids, rules, st, rounds, camat_target, agg):
     for p in range(5):
         if pids[p] == P_EXPERT:
             full_obs = True
-    players = (pids, builtin_best_inline)
     return F.play_rounds(
-        rules, st, agg, (rounds, camat_target), players, (obs, wk), (True, full_obs)
+        rules,
+        st,
+        agg,
+        (rounds, camat_target),
+        pids,
+        builtin_best_inline,
+        (obs, wk),
+        (True, full_obs),
     )
 
 
