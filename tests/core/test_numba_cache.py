@@ -10,6 +10,16 @@ import pytest
 fcntl = pytest.importorskip("fcntl")
 
 
+def _no_cache_dir(monkeypatch):
+    """numba as it runs with NUMBA_CACHE_DIR unset: numba read the variable
+    into ``numba.config`` at import, so a test run with it exported (a
+    developer's shell, a helper's own cache) must clear both."""
+    from numba.core import config
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+
+
 def test_a_specialisation_is_saved_under_the_index_lock(tmp_path, monkeypatch):
     """Two processes adding different specialisations of one function at once
     could claim the same data file in its index: each save holds an exclusive
@@ -23,7 +33,7 @@ def test_a_specialisation_is_saved_under_the_index_lock(tmp_path, monkeypatch):
         "import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    _no_cache_dir(monkeypatch)
     mod = importlib.import_module("nbmod_lock")
     light = NC._light_cache_class()
     assert light is not None
@@ -59,7 +69,7 @@ def test_the_compile_guess_without_numba_cache_dir(tmp_path, monkeypatch):
 
     (tmp_path / "nbmod_guess.py").write_text(_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    _no_cache_dir(monkeypatch)
     mod = importlib.import_module("nbmod_guess")
     assert NC.compile_pending([mod.f]) is True
     assert mod.f(1) == 2
@@ -80,7 +90,7 @@ def test_the_compile_guess_counts_a_package_cache_built_from_other_sources(tmp_p
     layer.mkdir()
     (layer / "nbmod_stamp.py").write_text(_MODULE)
     monkeypatch.syspath_prepend(str(layer))
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    _no_cache_dir(monkeypatch)
     mod = importlib.import_module("nbmod_stamp")
     assert mod.f(1) == 2
     mod = importlib.reload(mod)
