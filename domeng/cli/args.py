@@ -171,3 +171,39 @@ def progress_wanted(args: argparse.Namespace) -> bool:
     if getattr(args, "progress", False):
         return True
     return not (getattr(args, "no_progress", False) or getattr(args, "json", False))
+
+
+#: the options that several commands share, each defined once: its short
+#: flag and how it is read (``add_option`` adds one; a command passes its
+#: own help, and a default or type where it differs)
+COMMON_OPTIONS: dict[str, tuple[tuple[str, ...], dict]] = {
+    "--tables": (("-t",), {"type": whole(1), "default": None, "metavar": "T"}),
+    "--rounds": (("-r",), {"type": whole(1), "default": None, "metavar": "R"}),
+    "--seed": (("-s",), {"type": seed, "default": None, "metavar": "S"}),
+    "--workers": (
+        ("-w",),
+        {"type": whole(1), "default": None, "metavar": "N", "help": "threads of the batch engine"},
+    ),
+    "--rule": (
+        (),
+        {
+            "action": "append",
+            "default": [],
+            "metavar": "NAME=VALUE",
+            "help": "set a rule option (repeatable; see `domeng rules`)",
+        },
+    ),
+    "--out": (("-o",), {"default": None, "metavar": "DIR"}),
+    "--force": ((), {"action": "store_true", "help": FORCE_HELP}),
+    "--json": (
+        (),
+        {"action": "store_true", "help": "print only the summary as one JSON object on stdout"},
+    ),
+}
+
+
+def add_option(parser: argparse.ArgumentParser, flag: str, **given) -> None:
+    """Add the shared option ``flag`` (a key of :data:`COMMON_OPTIONS`) to
+    ``parser``; ``given`` overrides its help, default, type or metavar."""
+    short, spec = COMMON_OPTIONS[flag]
+    parser.add_argument(flag, *short, **{**spec, **given})

@@ -6,13 +6,12 @@ import sys
 from pathlib import Path
 
 from domeng.cli.args import (
-    FORCE_HELP,
     UsageError,
+    add_option,
     add_players_epilog,
     add_progress_options,
     players_help,
     progress_wanted,
-    seed,
     whole,
 )
 from domeng.cli.config import add_config_options, spec_from_args
@@ -21,22 +20,8 @@ from domeng.core.defaults import DEFAULT_PLAYERS, DEFAULT_ROUNDS, DEFAULT_TABLES
 
 def add_study_options(s, what: str) -> None:
     """Options shared by compare and sweep (tables, rounds, players, seed, output)."""
-    s.add_argument(
-        "--tables",
-        "-t",
-        type=whole(1),
-        default=None,
-        metavar="T",
-        help=f"tables per {what} (default {DEFAULT_TABLES})",
-    )
-    s.add_argument(
-        "--rounds",
-        "-r",
-        type=whole(1),
-        default=None,
-        metavar="R",
-        help=f"rounds per table (default {DEFAULT_ROUNDS})",
-    )
+    add_option(s, "--tables", help=f"tables per {what} (default {DEFAULT_TABLES})")
+    add_option(s, "--rounds", help=f"rounds per table (default {DEFAULT_ROUNDS})")
     s.add_argument(
         "--players",
         "-p",
@@ -45,33 +30,17 @@ def add_study_options(s, what: str) -> None:
         help=players_help("the lineup, one player for all seats or five, seat 0..4")
         + f" (default {','.join(DEFAULT_PLAYERS)})",
     )
-    s.add_argument(
-        "--seed",
-        "-s",
-        type=seed,
-        default=None,
-        metavar="S",
-        help="study seed (default 0): every arm plays the same tables",
-    )
-    s.add_argument(
-        "--workers",
-        "-w",
-        type=whole(1),
-        default=None,
-        metavar="N",
-        help="threads of the batch engine (results do not depend on it)",
-    )
-    s.add_argument(
+    add_option(s, "--seed", help="study seed (default 0): every arm plays the same tables")
+    add_option(s, "--workers", help="threads of the batch engine (results do not depend on it)")
+    add_option(
+        s,
         "--out",
-        "-o",
-        default=None,
-        metavar="DIR",
         help="write tables (Parquet, CSV), plots and report.html to DIR; each arm's "
         "chunks are saved there as they finish, so an interrupted run can be "
         "finished with --resume DIR (a folder that holds results is refused: "
         "--force replaces them)",
     )
-    s.add_argument("--force", action="store_true", help=FORCE_HELP)
+    add_option(s, "--force")
     s.add_argument(
         "--records",
         action="store_true",
@@ -88,7 +57,7 @@ def add_study_options(s, what: str) -> None:
         "(any given must match)",
     )
     add_plot_options(s)
-    s.add_argument("--json", action="store_true", help="print only the JSON object on stdout")
+    add_option(s, "--json", help="print only the JSON object on stdout")
     add_progress_options(s)
 
 
@@ -133,13 +102,7 @@ def add_parser(sub) -> None:
         metavar="SPEC",
         help="the baseline, as a variant spec on top of --players and --rule (default: those)",
     )
-    s.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a rule value of the baseline (and so of every variant)",
-    )
+    add_option(s, "--rule", help="a rule value of the baseline (and so of every variant)")
     add_study_options(s, "arm")
     add_target_options(s)
     s.add_argument(

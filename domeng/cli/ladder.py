@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from domeng.cli.args import (
-    FORCE_HELP,
+    add_option,
     add_players_epilog,
     add_progress_options,
     players_help,
-    seed,
     whole,
 )
 from domeng.cli.config import add_config_options
@@ -37,48 +36,24 @@ def add_parser(sub) -> None:
         metavar="N",
         help="games played by every lineup in every seating (default 100)",
     )
-    ld.add_argument(
-        "--rounds",
-        "-r",
-        type=whole(1),
-        default=10,
-        metavar="R",
-        help="rounds per game (default 10)",
-    )
-    ld.add_argument("--seed", "-s", type=seed, default=0, metavar="S", help="seed (default 0)")
-    ld.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a rule option (repeatable; see `domeng rules`)",
-    )
+    add_option(ld, "--rounds", default=10, help="rounds per game (default 10)")
+    add_option(ld, "--seed", default=0, help="seed (default 0)")
+    add_option(ld, "--rule")
     ld.add_argument(
         "--orders",
         choices=("all", "balanced", "rotations"),
         default="all",
         help="seating design of each lineup (see `domeng tournament --help`)",
     )
-    ld.add_argument(
-        "--workers",
-        "-w",
-        type=whole(1),
-        default=None,
-        metavar="N",
-        help="threads of the batch engine",
-    )
-    ld.add_argument(
+    add_option(ld, "--workers")
+    add_option(
+        ld,
         "--out",
-        "-o",
-        default=None,
-        metavar="DIR",
         help="write summary.json, players.csv/.parquet, margins.csv, plots and report.html to DIR "
         "(a folder that holds results is refused: --force replaces them)",
     )
-    ld.add_argument("--force", action="store_true", help=FORCE_HELP)
-    ld.add_argument(
-        "--json", action="store_true", help="print only the summary as one JSON object on stdout"
-    )
+    add_option(ld, "--force")
+    add_option(ld, "--json")
     add_progress_options(ld)
     from domeng.cli.compare import add_plot_options
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import random
 
-from domeng.cli.args import UsageError, add_players_epilog, seed, whole
+from domeng.cli.args import UsageError, add_option, add_players_epilog, whole
 from domeng.core.defaults import DEFAULT_DELAY, DEFAULT_SEATS
 from domeng.core.errors import DomengError
 from domeng.players import catalogue
@@ -50,14 +50,7 @@ def add_parser(sub) -> None:
         f"{catalogue.players_help('terminal')} (default {','.join(DEFAULT_SEATS)})",
     )
     add_players_epilog(p, "terminal")
-    p.add_argument(
-        "--rounds",
-        "-r",
-        type=whole(1),
-        default=None,
-        metavar="N",
-        help="end the game after N rounds",
-    )
+    add_option(p, "--rounds", metavar="N", help="end the game after N rounds")
     p.add_argument(
         "--camats",
         type=whole(1),
@@ -65,23 +58,14 @@ def add_parser(sub) -> None:
         metavar="K",
         help="end the game at the K-th CAMAT (default: the first CAMAT, unless --rounds is given)",
     )
-    p.add_argument(
+    add_option(
+        p,
         "--seed",
-        "-s",
-        type=seed,
-        default=None,
-        metavar="S",
         help="seed of the deals and the computer players (default: a random one, "
         "shown when the game is over); the same seed and the same choices give "
         "the same game",
     )
-    p.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a rule option, e.g. pollo=4 (repeatable; see `domeng rules`)",
-    )
+    add_option(p, "--rule", help="set a rule option, e.g. pollo=4 (repeatable; see `domeng rules`)")
     p.add_argument(
         "--delay",
         type=_arg_delay,

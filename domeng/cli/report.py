@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from domeng.cli.args import add_option
 from domeng.cli.compare import add_plot_options
 
 
@@ -19,7 +20,7 @@ def add_parser(sub) -> None:
         "schemas) and write its tables, plots and report.html again.",
     )
     r.add_argument("dir", metavar="DIR", help="results folder")
-    r.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
+    add_option(r, "--json", help="print only the summary JSON on stdout")
     add_plot_options(r)
     r.set_defaults(func=cmd_report)
 

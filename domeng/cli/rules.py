@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from domeng.cli.args import add_option
+
 
 def add_parser(sub) -> None:
     ru = sub.add_parser(
@@ -12,7 +14,7 @@ def add_parser(sub) -> None:
         description="Print the card's terms, the decisions D1..D17 and every rule "
         "option with its default.",
     )
-    ru.add_argument("--json", action="store_true", help="print the options' defaults as JSON")
+    add_option(ru, "--json", help="print the options' defaults as JSON")
     ru.set_defaults(func=cmd_rules)
 
 

@@ -6,14 +6,13 @@ import sys
 from pathlib import Path
 
 from domeng.cli.args import (
-    FORCE_HELP,
     UsageError,
+    add_option,
     add_players_epilog,
     add_progress_options,
     players_help,
     progress_wanted,
     scheduler_address,
-    seed,
     whole,
 )
 from domeng.cli.compare import add_plot_options, add_target_options
@@ -30,22 +29,10 @@ def add_parser(sub) -> None:
         f"Default: {DEFAULT_TABLES} tables x {DEFAULT_ROUNDS} rounds, players "
         f"{','.join(DEFAULT_PLAYERS)}.",
     )
-    s.add_argument(
-        "--tables",
-        "-t",
-        type=whole(1),
-        default=None,
-        metavar="T",
-        help=f"number of independent tables (games) (default {DEFAULT_TABLES})",
+    add_option(
+        s, "--tables", help=f"number of independent tables (games) (default {DEFAULT_TABLES})"
     )
-    s.add_argument(
-        "--rounds",
-        "-r",
-        type=whole(1),
-        default=None,
-        metavar="R",
-        help=f"rounds per table (default {DEFAULT_ROUNDS})",
-    )
+    add_option(s, "--rounds", help=f"rounds per table (default {DEFAULT_ROUNDS})")
     s.add_argument(
         "--players",
         "-p",
@@ -54,28 +41,16 @@ def add_parser(sub) -> None:
         help=players_help("one player for all seats or five, seat 0..4")
         + f" (default {','.join(DEFAULT_PLAYERS)})",
     )
-    s.add_argument(
-        "--seed",
-        "-s",
-        type=seed,
-        default=None,
-        metavar="S",
-        help="study seed (default 0); the same seed gives the same numbers",
-    )
-    s.add_argument(
+    add_option(s, "--seed", help="study seed (default 0); the same seed gives the same numbers")
+    add_option(
+        s,
         "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
         help="set a rule option, e.g. passebunge_every_pass=false or pollo=4 "
         "(repeatable; see `domeng rules`)",
     )
-    s.add_argument(
+    add_option(
+        s,
         "--workers",
-        "-w",
-        type=whole(1),
-        default=None,
-        metavar="N",
         help="threads of the batch engine (default: its own; results do not depend on it)",
     )
     s.add_argument(
@@ -101,25 +76,21 @@ def add_parser(sub) -> None:
 
 def _add_output_options(s) -> None:
     """The study folder, records, JSON, progress and --resume of ``domeng simulate``."""
-    s.add_argument(
+    add_option(
+        s,
         "--out",
-        "-o",
-        default=None,
-        metavar="DIR",
         help="write summary.json, tables (Parquet, CSV), plots (PNG), report.html and "
         "results.npz to DIR; each finished chunk is saved there as it completes, "
         "so a crashed run can be continued with --resume DIR (a folder that holds "
         "a study already is refused: --force replaces it)",
     )
-    s.add_argument("--force", action="store_true", help=FORCE_HELP)
+    add_option(s, "--force")
     s.add_argument(
         "--records",
         action="store_true",
         help="also write one row per table-round to DIR/records.parquet (needs --out)",
     )
-    s.add_argument(
-        "--json", action="store_true", help="print only the summary as one JSON object on stdout"
-    )
+    add_option(s, "--json")
     add_progress_options(s)
     s.add_argument(
         "--resume",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from domeng.cli.args import UsageError, add_players_epilog
+from domeng.cli.args import UsageError, add_option, add_players_epilog
 from domeng.cli.compare import (
     add_study_options,
     check_output,
@@ -35,11 +35,9 @@ def add_parser(sub) -> None:
         help="the swept axis: an option and its values, e.g. pollo=3,4,5 (repeatable; "
         "the grid is every combination)",
     )
-    s.add_argument(
+    add_option(
+        s,
         "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
         help="a rule value held fixed at every grid point, as in the other commands "
         "(repeatable; see `domeng rules`). The old spelling --rule NAME=V1,V2,... for "
         "the swept axis still works in this release, with a note on stderr: use --vary",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from domeng.cli.args import (
-    FORCE_HELP,
+    add_option,
     add_players_epilog,
     add_progress_options,
     players_help,
-    seed,
     whole,
 )
 from domeng.cli.config import add_config_options
@@ -37,22 +36,9 @@ def add_parser(sub) -> None:
         metavar="N",
         help="games played in every seating (default 200)",
     )
-    tn.add_argument(
-        "--rounds",
-        "-r",
-        type=whole(1),
-        default=10,
-        metavar="R",
-        help="rounds per game (default 10)",
-    )
-    tn.add_argument("--seed", "-s", type=seed, default=0, metavar="S", help="seed (default 0)")
-    tn.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a rule option (repeatable; see `domeng rules`)",
-    )
+    add_option(tn, "--rounds", default=10, help="rounds per game (default 10)")
+    add_option(tn, "--seed", default=0, help="seed (default 0)")
+    add_option(tn, "--rule")
     tn.add_argument(
         "--orders",
         choices=("all", "balanced", "rotations"),
@@ -62,26 +48,15 @@ def add_parser(sub) -> None:
         "cancelled to first order), rotations = the given order's 5 rotations "
         "(neighbours not cancelled)",
     )
-    tn.add_argument(
-        "--workers",
-        "-w",
-        type=whole(1),
-        default=None,
-        metavar="N",
-        help="threads of the batch engine",
-    )
-    tn.add_argument(
+    add_option(tn, "--workers")
+    add_option(
+        tn,
         "--out",
-        "-o",
-        default=None,
-        metavar="DIR",
         help="write summary.json, players.csv/.parquet, margins.csv, plots and report.html to DIR "
         "(a folder that holds results is refused: --force replaces them)",
     )
-    tn.add_argument("--force", action="store_true", help=FORCE_HELP)
-    tn.add_argument(
-        "--json", action="store_true", help="print only the summary as one JSON object on stdout"
-    )
+    add_option(tn, "--force")
+    add_option(tn, "--json")
     add_progress_options(tn)
     from domeng.cli.compare import add_plot_options
 

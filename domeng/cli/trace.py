@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from domeng.cli.args import add_progress_options, progress_wanted, seed, whole
+from domeng.cli.args import add_option, add_progress_options, progress_wanted, whole
 
 
 def add_parser(sub) -> None:
@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
         "(it is the study's, not a seat's view); --seat N shows only what seat N "
         "may know (D17).",
     )
-    p.add_argument("--seed", "-s", type=seed, default=0, metavar="S", help="study seed (default 0)")
+    add_option(p, "--seed", default=0, help="study seed (default 0)")
     p.add_argument(
         "--table",
         "-t",
@@ -36,13 +36,8 @@ def add_parser(sub) -> None:
         metavar="T",
         help="table index in the study (default 0)",
     )
-    p.add_argument(
-        "--rounds",
-        "-r",
-        type=whole(1, maximum=10_000),
-        default=1,
-        metavar="R",
-        help="rounds to play (default 1)",
+    add_option(
+        p, "--rounds", type=whole(1, maximum=10_000), default=1, help="rounds to play (default 1)"
     )
     p.add_argument(
         "--players",
@@ -51,13 +46,7 @@ def add_parser(sub) -> None:
         metavar="P[,P,P,P,P]",
         help="one compiled player for all seats or five (default: the study default)",
     )
-    p.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a rule option (repeatable; see `domeng rules`)",
-    )
+    add_option(p, "--rule")
     p.add_argument(
         "--seat",
         type=whole(0, maximum=4),
@@ -65,9 +54,9 @@ def add_parser(sub) -> None:
         metavar="N",
         help="show only what seat N may know: its own hand, public events",
     )
-    p.add_argument(
+    add_option(
+        p,
         "--json",
-        action="store_true",
         help="one JSON object per line: the players, each event (tiles as ids and as "
         '"6-4"), the stones held after each round',
     )

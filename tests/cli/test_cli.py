@@ -271,3 +271,25 @@ def test_large_seeds_are_accepted_and_bad_ones_refused(capsys):
     assert cli_main(["simulate", "-t", "2", "-r", "2", "--seed", str(2**64)]) == 2
     err = capsys.readouterr().err
     assert "2**64 - 1" in err and len(err.strip().splitlines()) == 1
+
+
+def test_each_shared_option_is_defined_once():
+    """--tables, --rounds, --seed, --workers, --rule, --out, --force and
+    --json are read the same way by every command: one definition each
+    (cli/args.COMMON_OPTIONS), added by add_option; no command spells one
+    out with add_argument again."""
+    import re
+    from pathlib import Path
+
+    from domeng.cli.args import COMMON_OPTIONS
+
+    flags = "|".join(re.escape(f) for f in COMMON_OPTIONS)
+    spelled = re.compile(r"add_argument\(\s*\"(" + flags + r")\"")
+    cli = Path(__file__).resolve().parents[2] / "domeng" / "cli"
+    found = [
+        f"{p.name}: {m.group(1)}"
+        for p in sorted(cli.glob("*.py"))
+        for m in spelled.finditer(p.read_text())
+    ]
+    assert found == []
+    assert set(COMMON_OPTIONS) >= {"--seed", "--rule", "--rounds", "--workers"}
