@@ -82,6 +82,123 @@ def _new_node(tree, c, parent, a, s):
     return c
 
 
+@njit(cache=True, inline="always")
+def _new_tree(size):
+    """The tree of ``size`` nodes, empty (no rule): the arrays ``(action,
+    seat, first, sibling, avail, visits, total)``; node 0 is the root."""
+    action = np.full(size, -1, dtype=np.int64)
+    seat = np.full(size, -1, dtype=np.int64)
+    first = np.full(size, -1, dtype=np.int64)
+    sibling = np.full(size, -1, dtype=np.int64)
+    avail = np.zeros(size, dtype=np.int64)
+    visits = np.zeros(size, dtype=np.int64)
+    total = np.zeros(size, dtype=np.float64)
+    return action, seat, first, sibling, avail, visits, total
+
+
+@njit(cache=True, inline="always")
+def _scale(r_n, r_sum, r_sq):
+    """Step 2's scale of exploration: the running standard deviation of the
+    rewards seen (1 before two rewards)."""
+    sd = 1.0
+    if r_n > 1.0:
+        var = (r_sq - r_sum * r_sum / r_n) / (r_n - 1.0)
+        sd = math.sqrt(var) if var > 1e-9 else 1e-3
+    return sd
+
+
+@njit(cache=True, inline="always")
+def _legal_children(S, n, node, tree, legal, kids):
+    """Step 2, the candidates: the ``n`` legal actions of this deal (D5; a
+    pass, D6, when there is no play) into ``legal``, each one's child of
+    ``node`` (-1: untried) into ``kids``, the tried ones' availability up.
+    Returns ``(candidates, untried)``."""
+    action, _seat, first, sibling, avail = tree
+    if n == 0:
+        legal[0] = E.PASS
+        n = 1
+    else:
+        for i in range(n):
+            legal[i] = S.moves[i]
+    n_untried = 0
+    for i in range(n):
+        c = first[node]
+        while c >= 0 and action[c] != legal[i]:
+            c = sibling[c]
+        kids[i] = c
+        if c < 0:
+            n_untried += 1
+        else:
+            avail[c] += 1
+    return n, n_untried
+
+
+@njit(cache=True, inline="always")
+def _untried(S, n, legal, kids, n_untried, policy, pb, s_rng):
+    """Step 3, the action to expand: with ``pb > 0`` the rollout player's
+    move if untried, else one untried action drawn at random."""
+    a = -1
+    if pb > 0.0:  # the rollout player's move first, if untried
+        pref = policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
+        for i in range(n):
+            if kids[i] < 0 and legal[i] == pref:
+                a = pref
+    if a < 0:
+        j = randbelow(s_rng, n_untried) if n_untried > 1 else 0
+        for i in range(n):
+            if kids[i] < 0:
+                if j == 0:
+                    a = legal[i]
+                    break
+                j -= 1
+    return a
+
+
+@njit(cache=True, inline="always")
+def _ucb1(S, n, legal, kids, stats, ucb, policy, s_rng):
+    """Step 2, every candidate tried: the child of the highest UCB1 (with
+    ``pb > 0`` the progressive bias towards the rollout player's move).
+    ``stats``: ``(visits, avail, total)``; ``ucb``: ``(c_uct, sd, pb)``."""
+    visits, avail, total = stats
+    c_uct, sd, pb = ucb
+    pref = -2
+    if pb > 0.0 and n > 1:
+        pref = policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
+    best_u = -1e300
+    c = kids[0]
+    for i in range(n):
+        k = kids[i]
+        u = total[k] / visits[k] + c_uct * sd * math.sqrt(math.log(avail[k]) / visits[k])
+        if legal[i] == pref:
+            u += pb * sd / (visits[k] + 1.0)
+        if u > best_u:
+            best_u = u
+            c = k
+    return c
+
+
+@njit(cache=True, inline="always")
+def _most_visited(tree, visits, total, moves, n_moves):
+    """The move played: the index into ``moves`` of the root's most visited
+    child (ties: the higher mean, then the engine's order)."""
+    action, _seat, first, sibling, _avail = tree
+    best = 0
+    best_v = -1
+    best_m = -1e300
+    for i in range(n_moves):
+        c = first[0]
+        while c >= 0 and action[c] != moves[i]:
+            c = sibling[c]
+        if c < 0:
+            continue
+        m = total[c] / visits[c]
+        if visits[c] > best_v or (visits[c] == best_v and m > best_m):
+            best = i
+            best_v = visits[c]
+            best_m = m
+    return best
+
+
 @njit(cache=True)
 def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model, pb):
     """The decision of ``ismcts``: an index into ``moves`` (see the module
@@ -90,20 +207,14 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
     too (an opponent model), False for UCB1 at every seat's node.  ``pb > 0``
     (progressive bias, a research variant): at each node the rollout
     player's move in this deal is expanded first, and UCB1 gives it
-    ``pb * sd / (visits + 1)`` more."""
+    ``pb * sd / (visits + 1)`` more.  The steps are ``inline="always"``
+    helpers (numba inlines them in its IR)."""
     if n_moves == 1:
         return 0
     me = obs[OBS_SEAT]
-    size = iterations + 1
     # the tree: node 0 is the root (the seat to move is ``me``); a node is the
     # action that leads to it from its parent, taken by ``seat``
-    action = np.full(size, -1, dtype=np.int64)
-    seat = np.full(size, -1, dtype=np.int64)
-    first = np.full(size, -1, dtype=np.int64)
-    sibling = np.full(size, -1, dtype=np.int64)
-    visits = np.zeros(size, dtype=np.int64)
-    avail = np.zeros(size, dtype=np.int64)
-    total = np.zeros(size, dtype=np.float64)
+    action, seat, first, sibling, avail, visits, total = _new_tree(iterations + 1)
     tree = (action, seat, first, sibling, avail)
     n_nodes = 1
     path = np.zeros(MAX_TURNS + 2, dtype=np.int64)
@@ -124,14 +235,12 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
     r_sum = 0.0
     r_sq = 0.0
     for _it in range(iterations):
+        # step 1: determinize (D17, D3: the one determinizer)
         draw(obs, dealer, rng, hands)
         E.set_position(S, obs, w0, hands)
         S.ctl[E.C_FULL] = full
         s_rng[0] = next64(rng)
-        sd = 1.0
-        if r_n > 1.0:
-            var = (r_sq - r_sum * r_sum / r_n) / (r_n - 1.0)
-            sd = math.sqrt(var) if var > 1e-9 else 1e-3
+        sd = _scale(r_n, r_sum, r_sq)
         node = 0
         depth = 0
         path[0] = 0
@@ -139,27 +248,11 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
         ended = 0
         while not ended:
             n = E.legal_moves(S)
-            if not in_tree:
+            if not in_tree:  # step 4: the rollout
                 ended = E.step(S, policy_move(S, n, policy, s_rng))
                 continue
             s = S.ctl[E.C_SEAT]
-            if n == 0:
-                legal[0] = E.PASS
-                n = 1
-            else:
-                for i in range(n):
-                    legal[i] = S.moves[i]
-            # the children of this node legal in this determinization
-            n_untried = 0
-            for i in range(n):
-                c = first[node]
-                while c >= 0 and action[c] != legal[i]:
-                    c = sibling[c]
-                kids[i] = c
-                if c < 0:
-                    n_untried += 1
-                else:
-                    avail[c] += 1
+            n, n_untried = _legal_children(S, n, node, tree, legal, kids)
             if model and s != me:  # the other seats play the rollout player's move
                 a = policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
                 c = -1
@@ -170,45 +263,19 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
                     c = _new_node(tree, n_nodes, node, a, s)
                     n_nodes += 1
                     in_tree = False
-            elif n_untried > 0:
-                a = -1
-                if pb > 0.0:  # the rollout player's move first, if untried
-                    pref = policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
-                    for i in range(n):
-                        if kids[i] < 0 and legal[i] == pref:
-                            a = pref
-                if a < 0:
-                    j = randbelow(s_rng, n_untried) if n_untried > 1 else 0
-                    for i in range(n):
-                        if kids[i] < 0:
-                            if j == 0:
-                                a = legal[i]
-                                break
-                            j -= 1
+            elif n_untried > 0:  # step 3: expand
+                a = _untried(S, n, legal, kids, n_untried, policy, pb, s_rng)
                 c = _new_node(tree, n_nodes, node, a, s)
                 n_nodes += 1
                 in_tree = False
             else:
-                pref = -2
-                if pb > 0.0 and n > 1:
-                    pref = policy_move(S, n if legal[0] != E.PASS else 0, policy, s_rng)
-                best_u = -1e300
-                c = kids[0]
-                for i in range(n):
-                    k = kids[i]
-                    u = total[k] / visits[k] + c_uct * sd * math.sqrt(
-                        math.log(avail[k]) / visits[k]
-                    )
-                    if legal[i] == pref:
-                        u += pb * sd / (visits[k] + 1.0)
-                    if u > best_u:
-                        best_u = u
-                        c = k
+                c = _ucb1(S, n, legal, kids, (visits, avail, total), (c_uct, sd, pb), policy, s_rng)
                 a = action[c]
             depth += 1
             path[depth] = c
             node = c
             ended = E.step(S, a)
+        # step 5: back up each seat's reward (its stones, D15's CAMAT bonus)
         for p in range(5):
             reward[p] = seat_value(S, obs, p)
         for d in range(1, depth + 1):
@@ -219,22 +286,7 @@ def ismcts_core(obs, hist, moves, n_moves, rng, iterations, policy, c_uct, model
         r_n += 1.0
         r_sum += r
         r_sq += r * r
-    # the most visited root child (ties: the higher mean, then the engine's order)
-    best = 0
-    best_v = -1
-    best_m = -1e300
-    for i in range(n_moves):
-        c = first[0]
-        while c >= 0 and action[c] != moves[i]:
-            c = sibling[c]
-        if c < 0:
-            continue
-        m = total[c] / visits[c]
-        if visits[c] > best_v or (visits[c] == best_v and m > best_m):
-            best = i
-            best_v = visits[c]
-            best_m = m
-    return best
+    return _most_visited(tree, visits, total, moves, n_moves)
 
 
 _MADE: dict[tuple[int, int, float, bool, float], object] = {}
