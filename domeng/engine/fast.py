@@ -277,6 +277,82 @@ def _choice(pids, choose, s, mv, seen, scratch, mode):
 
 
 @njit(cache=True, inline="always")
+def _load(st, wk):
+    """The table's state into the round loop (no rule): the seats' streams and
+    stones into ``wk``; returns ``(deal stream, table stones, CAMAT, next
+    starter, rounds, CAMATs, rounds since the last CAMAT)``, the loop's locals."""
+    for p in range(5):
+        wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
+        wk[W_ST + p] = st[L.ST_STONES + p]
+    return (
+        np.uint64(st[L.ST_RNG]),
+        st[L.ST_TABLE],
+        st[L.ST_CAMAT],
+        st[L.ST_NEXT_STARTER],
+        st[L.ST_ROUNDS],
+        st[L.ST_CAMATS],
+        st[L.ST_SINCE_CAMAT],
+    )
+
+
+@njit(cache=True, inline="always")
+def _store(st, wk, table):
+    """The round loop's locals back into the table's state (no rule); ``table``
+    is :func:`_load`'s tuple."""
+    drng, tbl, camat, next_starter, rnd, camats, since = table
+    for p in range(5):
+        st[L.ST_STONES + p] = wk[W_ST + p]
+        st[L.ST_SEAT_RNG + p] = wk[W_PRNG + p]
+    st[L.ST_TABLE] = tbl
+    st[L.ST_CAMAT] = camat
+    st[L.ST_NEXT_STARTER] = next_starter
+    st[L.ST_ROUNDS] = rnd
+    st[L.ST_CAMATS] = camats
+    st[L.ST_SINCE_CAMAT] = since
+    st[L.ST_RNG] = np.int64(drng)
+
+
+@njit(cache=True, inline="always")
+def _lead(rules, next_starter, tbl, pids, choose, scratch, mode):
+    """D3, D4: the round's starter and its lead (D3: the double it must lead;
+    else its pick, D4); the tile leaves its hand.  Returns ``(starter, tile)``."""
+    wk = scratch[1]
+    s, must = RB.starter(next_starter, wk, W_H, 1, rules, 0)
+    if must >= 0:
+        t = must
+    else:
+        mv = RB.legal_mask(wk[_u(W_H + s)], -1, -1, -1)
+        t = _choice(pids, choose, s, mv, (-1, -1, tbl, 0), scratch, mode) >> 1
+    wk[_u(W_H + s)] &= ~(np.int64(3) << (2 * t))
+    if mode[0]:
+        wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
+    return s, t
+
+
+@njit(cache=True, inline="always")
+def _round_end(rules, first_cappu, winner, wk, counts):
+    """D15: CAMAT (a FIRST CAPPU holding no stones at an empty table) and every
+    stone back to the table; D4: the next starter.  ``counts``: ``(table
+    stones, CAMAT, CAMATs, rounds since the last CAMAT)`` before the round's
+    end; returns them after, then ``(next starter, new CAMAT or -1, the gap
+    it closed)``."""
+    tbl, camat, camats, since = counts
+    since += 1
+    new_camat = -1
+    gap = 0
+    if RB.becomes_camat(first_cappu, tbl, wk, W_ST):
+        camat = first_cappu
+        for p in range(5):
+            wk[W_ST + p] = 0
+        tbl = rules[R_STONES]
+        new_camat = camat
+        gap = since
+        camats += 1
+        since = 0
+    return tbl, camat, camats, since, RB.next_starter(camat, winner), new_camat, gap
+
+
+@njit(cache=True, inline="always")
 def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
     """Play up to ``rounds`` rounds of the table whose state is ``st``
     (updated in place), adding to its aggregates ``agg`` (stopping at
@@ -288,23 +364,16 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
     ``int64[WK_LEN]``).  ``mode`` is ``(heur, full_obs)``: ``heur`` (a
     compile-time constant of the caller) is False when every seat is
     ``random``: the players' observation is then not kept at all;
-    ``full_obs``: some player also reads the stones and hand sizes."""
+    ``full_obs``: some player also reads the stones and hand sizes.
+    The steps are ``inline="always"`` helpers (numba inlines them in its IR:
+    the round stays in locals, the speed of one function)."""
     rounds, camat_target = limits
     obs, wk = scratch
     heur = mode[0]
     every_pb = rules[R_PASSEBUNGE_EVERY_PASS]  # D6's rules, read once (not at every pass)
     r_pass = rules[R_PASS]
     r_pb = rules[R_PASSEBUNGE]
-    drng = np.uint64(st[L.ST_RNG])
-    for p in range(5):
-        wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
-        wk[W_ST + p] = st[L.ST_STONES + p]
-    tbl = st[L.ST_TABLE]
-    camat = st[L.ST_CAMAT]
-    next_starter = st[L.ST_NEXT_STARTER]
-    rnd = st[L.ST_ROUNDS]
-    camats = st[L.ST_CAMATS]
-    since = st[L.ST_SINCE_CAMAT]
+    drng, tbl, camat, next_starter, rnd, camats, since = _load(st, wk)
     played_rounds = 0
     for _ in range(rounds):
         if camat_target > 0 and camats >= camat_target:
@@ -315,26 +384,8 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
             for p in range(5):
                 obs[OBS_VOID + p] = 0
         # ---- the starter (D3, D4) and the lead
-        s, must = RB.starter(next_starter, wk, W_H, 1, rules, 0)
+        s, t = _lead(rules, next_starter, tbl, pids, choose, scratch, mode)
         starter = s
-        if must >= 0:
-            t = must
-        else:
-            t = (
-                _choice(
-                    pids,
-                    choose,
-                    s,
-                    RB.legal_mask(wk[_u(W_H + s)], -1, -1, -1),
-                    (-1, -1, tbl, 0),
-                    scratch,
-                    mode,
-                )
-                >> 1
-            )
-        wk[_u(W_H + s)] &= ~(np.int64(3) << (2 * t))
-        if heur:
-            wk[_u(W_H28 + s)] &= ~(np.int64(1) << t)
         chain = np.int64(1) << t
         left, right = RB.ends_after(t, 0, -1, -1)
         endmask = RB.end_mask(left, right)
@@ -404,46 +455,14 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
                 break
             s = RB.next_seat(s)  # D1
         # ---- D15: CAMAT and the return of the stones; D4: the next starter
-        since += 1
-        new_camat = -1
-        gap = 0
-        if RB.becomes_camat(first_cappu, tbl, wk, W_ST):
-            camat = first_cappu
-            for p in range(5):
-                wk[W_ST + p] = 0
-            tbl = rules[R_STONES]
-            new_camat = camat
-            gap = since
-            camats += 1
-            since = 0
-        next_starter = RB.next_starter(camat, winner)
-        # ---- the round's outcome into the aggregates
-        outcome = (
-            kind,
-            winner,
-            starter,
-            cucuq,
-            new_camat,
-            gap,
-            turns,
-            tiles,
-            passes,
-            pbs,
-            mks,
-            matt,
+        tbl, camat, camats, since, next_starter, new_camat, gap = _round_end(
+            rules, first_cappu, winner, wk, (tbl, camat, camats, since)
         )
-        T.accumulate(agg, outcome)
+        # ---- the round's outcome into the aggregates
+        out = (kind, winner, starter, cucuq, new_camat, gap, turns, tiles, passes, pbs, mks, matt)
+        T.accumulate(agg, out)
         played_rounds += 1
-    for p in range(5):
-        st[L.ST_STONES + p] = wk[W_ST + p]
-        st[L.ST_SEAT_RNG + p] = wk[W_PRNG + p]
-    st[L.ST_TABLE] = tbl
-    st[L.ST_CAMAT] = camat
-    st[L.ST_NEXT_STARTER] = next_starter
-    st[L.ST_ROUNDS] = rnd
-    st[L.ST_CAMATS] = camats
-    st[L.ST_SINCE_CAMAT] = since
-    st[L.ST_RNG] = np.int64(drng)
+    _store(st, wk, (drng, tbl, camat, next_starter, rnd, camats, since))
     return played_rounds
 
 
