@@ -7,8 +7,8 @@ A player name is one of
 * ``NAME``: a player of the catalogue (``hunter``, ``search``, ...);
 * ``NAME-N``: with a budget, N samples (``ismcts``: iterations) per decision;
 * ``NAME-N:option:option`` or ``NAME:option``: with options, e.g.
-  ``esearch-1000:eps0.1`` (epsilon rollouts), ``ismcts-2000:pb2``
-  (progressive bias);
+  ``esearch-1000:eps0.1`` (epsilon rollouts), ``esearch-1000:learned``
+  (the learned network's rollouts), ``ismcts-2000:pb2`` (progressive bias);
 * ``module:function``: your own compiled player (or an object with
   ``choose``), imported by name;
 * the name of a player another package installs: an entry point of the
@@ -143,6 +143,9 @@ class Entry:
 
 
 _EPS = Option("eps", "explore", lo=0.0, hi=1.0, help="a rollout move is random with probability X")
+_LEARNED = Option(
+    "learned", "rollout", "learned", help="the learned network plays the rollouts instead of expert"
+)
 _SAMPLES = "samples per decision"
 
 #: the players of domeng, in the order the help lists them.  Strength and
@@ -209,7 +212,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS,),
+        options=(_EPS, _LEARNED),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("esearch",),
         table_line="among the strongest: search on the hands the rules allow; about 10 ms a move",
@@ -222,7 +225,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS,),
+        options=(_EPS, _LEARNED),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("isearch",),
         table_line="as strong as esearch, also reads the others' plays; about 25 ms a move",
@@ -235,7 +238,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS,),
+        options=(_EPS, _LEARNED),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("nsearch",),
         table_line="as strong as esearch, also weighs who starts next; about 10 ms a move",

@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from domeng.players.heuristics import P_EXPERT
-from domeng.players.searchcore import config, make_strategy
+from domeng.players.searchcore import P_LEARNED, config, make_strategy
 
 DEFAULT_SAMPLES = 100
 BETA = 0.5
@@ -86,17 +86,28 @@ NEXT_START = carry_forward(EXPERT_NET_BY_DISTANCE, EXPERT_WIN_BY_DISTANCE)
 _NO_NEXT = np.zeros(5)
 #: kind -> (inference temperature, the value of the next round's seats)
 KINDS = {"esearch": (0.0, _NO_NEXT), "isearch": (BETA, _NO_NEXT), "nsearch": (0.0, NEXT_START)}
+#: rollout player name -> its id in the search core (``NAME-N:learned``: the
+#: shipped ``learned`` network at every seat of the rollouts, issue 25 item 2)
+ROLLOUTS = {"expert": P_EXPERT, "learned": P_LEARNED}
 
 
-def make_isearch_strategy(kind: str = "isearch", samples: int | None = None, explore: float = 0.0):
+def make_isearch_strategy(
+    kind: str = "isearch",
+    samples: int | None = None,
+    explore: float = 0.0,
+    rollout: str = "expert",
+):
     """The ``esearch``, ``isearch`` or ``nsearch`` player with ``samples`` determinizations
     per decision (default :data:`DEFAULT_SAMPLES`), compiled for the player
     signature: :func:`domeng.players.searchcore.search_core` with ``expert``
-    rollouts and the kind's :data:`KINDS` entry.  ``explore`` (research only,
-    not a registered name): the probability that a rollout move is a random
-    legal one (see :func:`domeng.players.searchcore.rollout`)."""
+    rollouts and the kind's :data:`KINDS` entry.  ``explore`` (the name's
+    ``epsX``): the probability that a rollout move is a random legal one (see
+    :func:`domeng.players.searchcore.rollout`).  ``rollout`` (the name's
+    ``learned``): the rollout player, a key of :data:`ROLLOUTS`."""
     if kind not in KINDS:
         raise ValueError(f"unknown search player {kind!r}")
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"unknown rollout player {rollout!r}; rollouts: {', '.join(ROLLOUTS)}")
     n = DEFAULT_SAMPLES if samples is None else int(samples)
     if n < 1:
         raise ValueError("samples must be >= 1")
@@ -105,4 +116,5 @@ def make_isearch_strategy(kind: str = "isearch", samples: int | None = None, exp
         raise ValueError("explore must be a probability (0 to 1)")
     beta, later = KINDS[kind]
     name = f"{kind}_{n}" + (f"_explore{explore:g}" if explore else "")
-    return make_strategy(config(n, P_EXPERT, beta, explore, later), name)
+    name += "" if rollout == "expert" else f"_{rollout}"
+    return make_strategy(config(n, ROLLOUTS[rollout], beta, explore, later), name)

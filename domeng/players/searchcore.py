@@ -20,8 +20,9 @@ times:
    research player that breaks D17 on purpose): the true hands, passed
    through their own argument.
 2. **Rollouts.**  Every legal move is played and the round rolled out to its
-   end with the built-in ``policy`` at every seat (:func:`policy_move`;
-   with ``explore > 0`` a rollout move with a choice is, with that
+   end with the built-in ``policy`` at every seat (:func:`policy_move`: a
+   built-in id, or :data:`P_LEARNED`, the shipped ``learned`` network; with
+   ``explore > 0`` a rollout move with a choice is, with that
    probability, a uniformly random legal one), through the step API
    (:mod:`domeng.engine.step`), so every rule in force applies.  All moves
    of one deal share the rollout's random numbers (common random numbers).
@@ -36,9 +37,12 @@ number comes from the seat's generator, in the same order for every
 configuration: the deals (and the resampling), then one rollout seed per
 deal; games with a search player are reproducible from the seed.
 
-A new rollout player (issue 25: a learned policy) is one more id in
-:func:`policy_move`, a learned value one more term in :func:`leaf_value`,
-a learned opponent model another :func:`log_likelihood`.
+A new rollout player is one more id in :func:`policy_move` (issue 25: the
+learned policy is :data:`P_LEARNED`; it reads only what the rollout state
+keeps of the observation, the public fields and the hand of the seat to
+move in the determinized deal, so D17 holds), a learned value one more
+term in :func:`leaf_value`, a learned opponent model another
+:func:`log_likelihood`.
 
 The core is compiled once (every configuration has the same type: a
 configuration's numbers are read at run time, not compiled in), and each
@@ -82,6 +86,7 @@ from domeng.players.determinize import draw, new_dealer, prepare
 from domeng.players.expert import _W as EXPERT_W
 from domeng.players.expert import decision_context, move_score
 from domeng.players.heuristics import builtin_choose, heavy_strategy
+from domeng.players.learned import learned_pick, load_weights
 from domeng.players.scoring import compile_player, runtime_ints
 
 #: the value of becoming CAMAT (D15), in stones
@@ -93,6 +98,13 @@ DEALS_TRUE = 1
 #: with inference, candidate deals drawn per rolled-out deal
 CANDIDATES = 4
 _UNIT = 1.0 / 9007199254740992.0  # 2**-53: a uniform draw from the top 53 bits
+#: the rollout id of the ``learned`` network (a rollout player only, not a
+#: kernel seat id: the kernel's players end at ``N_BUILTIN - 1``)
+P_LEARNED = N_BUILTIN
+#: the shipped learned weights (their SHA-256 checked at load); compiled in as
+#: constants, and a new weights file changes ``learned.WEIGHTS_SHA256``, so the
+#: package's numba cache is rebuilt (:mod:`domeng.core.numba_cache`)
+_LEARNED_W = load_weights()[0]
 
 
 class SearchConfig(NamedTuple):
@@ -133,7 +145,8 @@ def config(
     samples : int
         Deals rolled out per decision, at least 1.
     policy : int
-        The rollout player: a built-in id (``domeng.core.defaults.PLAYER_IDS``).
+        The rollout player: a built-in id (``domeng.core.defaults.PLAYER_IDS``)
+        or :data:`P_LEARNED`.
     beta : float
         Inference temperature (0: uniform deals).
     explore : float
@@ -158,7 +171,7 @@ def config(
     """
     if int(samples) < 1:
         raise ValueError("samples must be >= 1")
-    if not 0 <= int(policy) < N_BUILTIN:
+    if not 0 <= int(policy) <= P_LEARNED:
         raise ValueError(f"unknown rollout player id {policy!r}")
     if not float(beta) >= 0.0:
         raise ValueError("beta must be >= 0")
@@ -199,11 +212,22 @@ def config_from(ints, floats):
 
 
 # ---------------------------------------------------------------- rollouts
+@njit(cache=True)
+def learned_choose(obs, moves, n_moves, rng):
+    """The shipped ``learned`` player's move index (its network, ties as
+    :func:`domeng.players.scoring.pick_best`), called from the rollouts (not
+    inlined: the core compiles as fast as before)."""
+    return learned_pick(_LEARNED_W, obs, moves, n_moves, rng)
+
+
 @njit(cache=True, inline="always")
 def policy_move(S, n, policy, s_rng):
-    """The action of the built-in player ``policy`` for the seat to move in
-    ``S`` (``n`` legal moves in ``S.moves``; 0: ``PASS``), drawing from
-    ``s_rng``; the rollout player of every search player."""
+    """The action of rollout player ``policy`` (a built-in id or
+    :data:`P_LEARNED`) for the seat to move in ``S`` (``n`` legal moves in
+    ``S.moves``; 0: ``PASS``), drawing from ``s_rng``; the rollout player of
+    every search player.  It reads the rollout state's observation with the
+    mover's seat and hand put in: what that seat would observe in the
+    determinized deal (D17)."""
     if n == 0:
         return E.PASS
     if n == 1:
@@ -213,6 +237,8 @@ def policy_move(S, n, policy, s_rng):
     s = S.ctl[E.C_SEAT]
     S.obs[OBS_SEAT] = s
     S.obs[OBS_HAND] = S.hands[s]
+    if policy == P_LEARNED:
+        return S.moves[learned_choose(S.obs, S.moves, n, s_rng)]
     return S.moves[builtin_choose(policy, S.obs, S.hist, S.moves, n, s_rng)]
 
 
@@ -450,10 +476,12 @@ __all__ = [
     "CANDIDATES",
     "DEALS_SAMPLED",
     "DEALS_TRUE",
+    "P_LEARNED",
     "SearchConfig",
     "config",
     "keeps_public_fields",
     "leaf_value",
+    "learned_choose",
     "log_likelihood",
     "make_strategy",
     "policy_move",
