@@ -10,8 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _util import scramble_hidden
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from test_isearch import _positions
 from test_searchcore import _args, _cases
 
@@ -94,20 +92,6 @@ def test_d17_scrambling_the_hidden_tiles_changes_no_decision_of_learned_rollouts
                 assert _fn(n)(o2, hist2, mv, len(mv), np.array([5], dtype=np.uint64)) == picks[n]
                 checked += 1
     assert checked == 3 * 3 * len(_cases())
-
-
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 10**6), which=st.sampled_from(_LEARNED_NAMES), rng=st.integers(0, 2**63))
-def test_learned_rollouts_play_a_legal_move(seed, which, rng):
-    """Property: on random first-round positions each configuration with
-    learned rollouts returns an index of one of the legal moves,
-    reproducibly."""
-    fn = _fn(which)
-    for obs, rnd in _positions(seed, n=2):
-        o, hist, mv = _args(obs, rnd)
-        a = fn(o, hist, mv, len(mv), np.array([rng], dtype=np.uint64))
-        assert 0 <= a < len(mv)
-        assert fn(o, hist, mv, len(mv), np.array([rng], dtype=np.uint64)) == a
 
 
 def test_games_with_learned_rollouts_agree_with_the_reference_and_are_reproducible():

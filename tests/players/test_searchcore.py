@@ -256,10 +256,13 @@ def _old(name):
 def _new(name):
     if name == "esearch:eps0.3":
         return make_isearch_strategy("esearch", _SAMPLES, explore=0.3)
-    return resolve_player(f"{name}-{_SAMPLES}").fn
+    base, colon, opt = name.partition(":")
+    return resolve_player(f"{base}-{_SAMPLES}{colon}{opt}").fn
 
 
 _NAMES = ("search", "esearch", "isearch", "nsearch", "esearch:eps0.3")
+#: the configurations whose rollouts the learned network plays (issue 25 item 2)
+_LEARNED = ("esearch:learned", "isearch:learned", "nsearch:learned")
 
 
 def _later_round_positions(seed, n=4):
@@ -351,7 +354,9 @@ def _Rng(state):
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 10**6), which=st.sampled_from(_NAMES), rng=st.integers(0, 2**63))
+@given(
+    seed=st.integers(0, 10**6), which=st.sampled_from(_NAMES + _LEARNED), rng=st.integers(0, 2**63)
+)
 def test_every_configuration_plays_a_legal_move(seed, which, rng):
     """Property: on random first-round positions each configuration returns
     an index of one of the legal moves, reproducibly."""
