@@ -324,21 +324,23 @@ def test_every_configuration_decides_as_its_old_loop_draw_for_draw():
 
 
 def test_d17_scrambling_the_hidden_tiles_changes_no_decision_but_omniscients():
-    """D17: every configuration but ``omniscient`` decides from the
-    observation alone; ``omniscient`` reads the true hands (research only)."""
+    """D17: every configuration but ``omniscient`` (those with learned
+    rollouts included) decides from the observation alone; ``omniscient``
+    reads the true hands (research only)."""
     rs = np.random.default_rng(3)
     omni = OmniscientPlayer(_SAMPLES)
     omni_changed = 0
     for obs, rnd in _cases():
         o, hist, mv = _args(obs, rnd)
-        picks = {n: _new(n)(o, hist, mv, len(mv), np.array([5], dtype=np.uint64)) for n in _NAMES}
+        names = _NAMES + _LEARNED  # the learned rollouts too (issue 25 item 2)
+        picks = {n: _new(n)(o, hist, mv, len(mv), np.array([5], dtype=np.uint64)) for n in names}
         before = [sorted(h) for h in rnd.hands]
         seen_before = omni.choose_seeing_all(obs, rnd.legal_moves(), _Rng(5), before)
         for _ in range(3):
             rnd.hands[:] = scramble_hidden(rnd.hands, rnd.to_move, obs.chain, rs)
             o2, hist2 = rnd.observation(rnd.to_move).to_array()
             np.testing.assert_array_equal(o2, o)
-            for n in _NAMES:
+            for n in names:
                 assert _new(n)(o2, hist2, mv, len(mv), np.array([5], dtype=np.uint64)) == picks[n]
             after = [sorted(h) for h in rnd.hands]
             omni_changed += omni.choose_seeing_all(obs, rnd.legal_moves(), _Rng(5), after) != (
