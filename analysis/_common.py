@@ -147,7 +147,7 @@ class Timer:
 # ---------------------------------------------------------------- the ladder
 def add_ladder_arguments(ap, players: str, deals: int, rounds: int, seed: int, orders: str) -> None:
     """The flags of a ``domeng.ladder`` run (analysis/ladder, analysis/leaderboard)."""
-    ap.add_argument("--players", default=players, help="five to ten players, comma-joined")
+    ap.add_argument("--players", default=players, help="five to twelve players, comma-joined")
     ap.add_argument("--deals", type=int, default=deals)
     ap.add_argument("--rounds", type=int, default=rounds)
     ap.add_argument("--seed", type=int, default=seed)

@@ -75,14 +75,24 @@ def test_the_page_ranks_every_player_with_intervals(made):
     assert sum(float(r[8]) for r in rows) == pytest.approx(DEALS * 15)  # every pair's deals
 
 
-def test_the_page_names_its_command_seed_sizes_and_the_missing_players(made):
+def test_the_page_names_its_command_seed_and_sizes(made):
     _, _, page, _ = made
     command = f".venv/bin/python analysis/leaderboard/run.py --seed 7 --deals {DEALS} --boot 30"
     assert f"```bash\n{command} --players {PLAYERS}\n```" in page
     assert "seed **7**" in page
     assert f"6 lineups x {DEALS} deals x 1 round x 5 seatings (`rotations`)" in page
     assert "CPU-minutes" in page
-    assert "**the learned player**" in page and "**best**" in page
+    assert "Not on the board" not in page  # every player issue 25 asks for exists
+
+
+def test_the_page_ranks_every_builtin_of_the_catalogue():
+    """The page's players (issue 25 item 5) are every built-in that may sit in
+    a ladder, the learned player and ``best`` included, each once."""
+    from domeng.players.catalogue import builtin_names
+
+    players = _script().PLAYERS.split(",")
+    assert sorted(players) == sorted(builtin_names("tournament"))
+    assert {"learned", "best"} <= set(players) and len(players) == 12
 
 
 def test_the_data_beside_the_page_agrees_with_it(made):

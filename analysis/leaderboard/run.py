@@ -43,17 +43,13 @@ sys.path.insert(0, str(HERE.parent))
 from _common import add_ladder_arguments, run_ladder, write_csv, write_ladder  # noqa: E402
 
 from domeng.core.errors import DomengError  # noqa: E402
+from domeng.players.catalogue import BEST  # noqa: E402
 from domeng.results.stats import pairwise_wins, rating_intervals  # noqa: E402
 from domeng.study.ladder import load_results  # noqa: E402
 from domeng.study.tournament import STATS  # noqa: E402
 
 #: every built-in player that may sit in a ladder, at its default budget
-PLAYERS = "random,heavy,keeper,hunter,expert,search,esearch,isearch,nsearch,ismcts"
-#: the players issue 25 asks for that do not exist yet
-MISSING = {
-    "the learned player": "issue 25 item 1: a policy and value network trained by self-play",
-    "best": "issue 25 item 2: the name that always gives the strongest built-in player",
-}
+PLAYERS = "random,heavy,keeper,hunter,expert,learned,search,esearch,isearch,nsearch,ismcts,best"
 #: the page's sizes (its run: the page says how long it took)
 DEFAULTS = {"seed": 2026, "deals": 32, "rounds": 1, "orders": "rotations", "boot": 2000}
 
@@ -167,10 +163,6 @@ def render(res, rows: list[dict], command: str) -> str:
         )
     lines += [
         "",
-        "Not on the board yet: "
-        + "; ".join(f"**{k}** ({v})" for k, v in MISSING.items())
-        + ". They join it when they exist.",
-        "",
         *_method(m),
         *_pairwise(res, [r["player"] for r in rows]),
     ]
@@ -199,7 +191,8 @@ def _method(m: dict) -> list[str]:
         "run to run (the net stones and ratings do not: the seed fixes them).",
         "* Budgets are each player's default ([players](players.md)): `search` is "
         "`search-400`, `esearch`, `isearch` and `nsearch` take 100 samples, `ismcts` "
-        "1,000 iterations.",
+        f"1,000 iterations; `best` is `{BEST}` (the strongest built-in within 100 ms a "
+        "decision at p99), under its own name.",
         "",
     ]
 

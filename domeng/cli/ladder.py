@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
         "-p",
         required=True,
         metavar="A,B,C,D,E,...",
-        help=players_help("five to ten players", "tournament"),
+        help=players_help("five to twelve players", "tournament"),
     )
     ld.add_argument(
         "--deals",

@@ -32,6 +32,9 @@ N_BUILTIN = 5
 DEFAULT_TABLES = 2000
 DEFAULT_ROUNDS = 500
 DEFAULT_PLAYERS = ("random", "heavy", "keeper", "hunter", "random")
+#: the most players a ladder takes (every lineup of five: C(12, 5) = 792),
+#: every built-in player of the leaderboard (docs/leaderboard.md)
+MAX_LADDER_PLAYERS = 12
 #: the resolution of plot files, dots per inch (``--dpi``; :mod:`domeng.results.figures`)
 PLOT_DPI = 300
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 import numba
@@ -261,6 +261,8 @@ def resolve_player(p: Any, place: str | None = None) -> PlayerSpec:
             raise catalogue.refusal(p, place, str(e)) from None
     elif entry.kind == "python":
         return PlayerSpec(key, "python", obj=_load(entry.make)())
+    elif entry.kind == "alias":  # ``best``: another catalogue name, under its own
+        spec = replace(resolve_player(entry.make, place), name=key)
     else:
         try:
             fn = _load(entry.make)(*entry.make_args, pn.budget, **pn.kwargs())

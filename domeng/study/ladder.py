@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from domeng.core.compiling import Stopwatch
-from domeng.core.defaults import PLOT_DPI
+from domeng.core.defaults import MAX_LADDER_PLAYERS, PLOT_DPI
 from domeng.core.errors import DomengError
 from domeng.core.rules import Rules
 from domeng.core.wording import counted
@@ -51,8 +51,8 @@ from domeng.study.tournament import (
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing's own from Python 3.11
 
-#: most lineups a ladder plays (C(10, 5) = 252)
-MAX_LINEUPS = 252
+#: most lineups a ladder plays (C(12, 5) = 792)
+MAX_LINEUPS = comb(MAX_LADDER_PLAYERS, 5)
 
 
 class LadderResults(TournamentResults):
@@ -128,7 +128,7 @@ def ladder(
     Parameters
     ----------
     players:
-        Five to ten players (names, comma-joined or a list, or player objects,
+        Five to twelve players (names, comma-joined or a list, or player objects,
         as for :func:`domeng.tournament`); a name given twice is labelled by
         position (``random#0``, ``random#5``).
     deals, rounds, seed, rules, orders, workers, progress:
@@ -193,7 +193,7 @@ def run_ladder(spec: StudySpec, runtime: Runtime | None = None) -> LadderResults
     if n_lineups > MAX_LINEUPS:
         raise DomengError(
             f"{len(items)} players make {n_lineups} lineups of five; a ladder "
-            f"plays at most {MAX_LINEUPS} (10 players)"
+            f"plays at most {MAX_LINEUPS} ({MAX_LADDER_PLAYERS} players)"
         )
     specs = [resolve_player(p, "tournament") for p in items]
     refuse_research_players(specs, "tournament")

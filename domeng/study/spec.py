@@ -41,6 +41,7 @@ from typing import Any
 
 import tomllib
 
+from domeng.core.defaults import MAX_LADDER_PLAYERS
 from domeng.core.errors import DomengError, StudyError
 from domeng.core.rules import Rules
 from domeng.results.html import value_text
@@ -114,7 +115,7 @@ class StudySpec:
         Counts and the seed (None: the entry point's default); ``tables``
         for simulate/compare/sweep, ``deals`` for tournament/ladder.
     players:
-        Player names (one for all seats or five; a ladder five to ten);
+        Player names (one for all seats or five; a ladder five to twelve);
         a comma-separated string is split.
     rules:
         ``NAME=VALUE`` rule values (kept in canonical form); a sweep's fixed ones.
@@ -351,8 +352,11 @@ def _check(kind: str, name: str, value: Any) -> Any:
         return value
     items = _strings(value, split=name == "players")
     if name == "players":
-        if not 1 <= len(items) <= 10:
-            raise StudyError(f"must name one to ten players, got {len(items)}")
+        if not 1 <= len(items) <= MAX_LADDER_PLAYERS:
+            raise StudyError(
+                f"must name one to {MAX_LADDER_PLAYERS} players (five for a table, "
+                f"five to {MAX_LADDER_PLAYERS} for a ladder), got {len(items)}"
+            )
         return items
     if name == "rules":
         changed = Rules.parse(list(items)).changed()

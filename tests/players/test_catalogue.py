@@ -135,9 +135,33 @@ def test_the_catalogue_matches_the_players_modules():
         assert by[k].default_budget == isearch.DEFAULT_SAMPLES and k in isearch.KINDS
     assert {n: by[n].pid for n in PLAYER_IDS} == PLAYER_IDS
     for e in BUILTINS:  # every maker the catalogue names exists
-        if e.make:
+        if e.kind == "alias":  # ``best``: another name of the catalogue
+            assert catalogue.parse(e.make).entry.kind != "alias", e.make
+        elif e.make:
             mod, _, attr = e.make.partition(":")
             assert callable(getattr(importlib.import_module(mod), attr)), e.make
+
+
+def test_best_is_the_strongest_builtin_under_its_own_name():
+    """``best`` (issue 25) plays catalogue.BEST, a budgeted built-in search
+    that is not itself an alias, under the name ``best``; it takes no budget
+    and no options, and sits wherever that player may."""
+    from domeng.players.registry import resolve_player
+
+    target = catalogue.parse(catalogue.BEST)
+    assert target.entry is not None and target.entry.kind == "search" and target.budget
+    best = catalogue.parse("Best")
+    assert best.text == "best" and best.entry.kind == "alias" and best.entry.make == catalogue.BEST
+    assert best.places == target.places
+    spec = resolve_player("best")
+    assert spec.name == "best" and spec.kind == "compiled"
+    assert spec.fn is resolve_player(catalogue.BEST).fn  # its decisions are BEST's
+    for place in PLACES:
+        if place in target.places:
+            assert catalogue.check("best", place).text == "best"
+    for bad, why in (("best-5", "takes no budget"), ("best:eps0.1", "takes no options")):
+        with pytest.raises(PlayerError, match=why):
+            catalogue.parse(bad)
 
 
 # ---------------------------------------------------------------- one limit at every surface

@@ -39,6 +39,22 @@ def test_ladder_refuses_too_few_players():
         ladder("random,heavy", deals=1, rounds=1)
 
 
+def test_ladder_takes_every_builtin_of_the_leaderboard_and_no_more():
+    """Twelve players (the leaderboard's: issue 25 item 5) is the most: 13
+    are refused in one line before anything is played, by the ladder and by
+    a study spec alike."""
+    from domeng.core.defaults import MAX_LADDER_PLAYERS
+    from domeng.core.errors import StudyError
+    from domeng.study.ladder import MAX_LINEUPS
+    from domeng.study.spec import StudySpec
+
+    assert MAX_LADDER_PLAYERS == 12 and MAX_LINEUPS == 792
+    with pytest.raises(DomengError, match=r"must name one to 12 players .* got 13"):
+        ladder(",".join(["random"] * 13), deals=1, rounds=1)
+    with pytest.raises(StudyError, match="one to 12 players"):
+        StudySpec(kind="ladder", players=["random"] * 13)
+
+
 def test_ladder_command_writes_a_report(tmp_path, capsys):
     out = tmp_path / "ladder"
     code = main(

@@ -254,6 +254,8 @@ def _old(name):
 
 
 def _new(name):
+    if name == "best":  # the strongest built-in, at its own budget (issue 25)
+        return resolve_player("best").fn
     if name == "esearch:eps0.3":
         return make_isearch_strategy("esearch", _SAMPLES, explore=0.3)
     base, colon, opt = name.partition(":")
@@ -325,14 +327,14 @@ def test_every_configuration_decides_as_its_old_loop_draw_for_draw():
 
 def test_d17_scrambling_the_hidden_tiles_changes_no_decision_but_omniscients():
     """D17: every configuration but ``omniscient`` (those with learned
-    rollouts included) decides from the observation alone; ``omniscient``
+    rollouts included, and ``best``) decides from the observation alone; ``omniscient``
     reads the true hands (research only)."""
     rs = np.random.default_rng(3)
     omni = OmniscientPlayer(_SAMPLES)
     omni_changed = 0
     for obs, rnd in _cases():
         o, hist, mv = _args(obs, rnd)
-        names = _NAMES + _LEARNED  # the learned rollouts too (issue 25 item 2)
+        names = _NAMES + _LEARNED + ("best",)  # the learned rollouts and best too (issue 25)
         picks = {n: _new(n)(o, hist, mv, len(mv), np.array([5], dtype=np.uint64)) for n in names}
         before = [sorted(h) for h in rnd.hands]
         seen_before = omni.choose_seeing_all(obs, rnd.legal_moves(), _Rng(5), before)
