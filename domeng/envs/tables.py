@@ -238,7 +238,7 @@ class Tables:
         self.pids, self.fns = pids, fns
         self.builtin = bool((pids < N_BUILTIN).all())
         self.rounds, self.camats, self.camat_bonus = int(rounds), int(camats), float(camat_bonus)
-        self.B = T.new_stack(rules.to_array(), 0, 0, n, 1, T.SCRATCH)
+        self.B = T.new_stack(rules.to_array(), 0, 0, n, 1, T.SCRATCH, np.int8)
         self.obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.final_obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.mask = np.zeros((n, E.N_ACTIONS), dtype=np.int8)
