@@ -8,8 +8,10 @@ A field stacked with ONE row is shared by every table: the scratch a step
 writes and nobody reads back (the legal moves, the deal's permutation, the
 payers), and the rules, identical at every table.  A caller that does not
 read the aggregates, records or trace shares those too (:data:`SCRATCH`):
-a table's own rows then shrink from 12 KB to 5 KB, and 4096 tables stay in
-a core's caches nearly as well as 256 (``benchmarks/README.md``).
+a table's own rows then shrink from 12 KB to 5 KB, and to 2.2 KB with the
+history rows as ``int8`` (:func:`new_stack`'s ``hist``, the environments'
+stack), so that 4096 tables stay in a core's caches nearly as well as 256
+(``benchmarks/README.md``).
 
 :func:`drive` is the loop over tables, ONE for every caller: the
 environments (:mod:`domeng.envs.tables`) and the batch round loop
@@ -142,8 +144,9 @@ def prefetch(typingctx, arr, idx):
 
 
 @njit(cache=True, inline="always")
-def _prefetch_row(a, j):
-    for k in range(0, a.shape[1], 8):  # a cache line is 8 words
+def prefetch_row(a, j):
+    """Fetch ahead row ``j`` of the 2-d array ``a``, a cache line (64 bytes) at a time."""
+    for k in range(0, a.shape[1], max(64 // a.itemsize, 1)):
         prefetch(a[j], k)
 
 
@@ -152,8 +155,8 @@ def prefetch_table(B, j, j2):
     """Fetch ahead the rows a turn at table ``j`` touches, and table
     ``j2``'s public state (whose turn number says which history rows
     :func:`prefetch_table` fetches for it next)."""
-    _prefetch_row(B.obs, j2)
-    _prefetch_row(B.w, j)
+    prefetch_row(B.obs, j2)
+    prefetch_row(B.w, j)
     prefetch(B.hands[j], 0)
     prefetch(B.ctl[j], 0)
     prefetch(B.st[j], 0)

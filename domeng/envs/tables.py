@@ -3,7 +3,8 @@
 The core of the Gymnasium environments (:mod:`domeng.envs.gym`): the
 tables are a stack of the N-table driver (:mod:`domeng.engine.tables`), whose
 aggregates, records and trace are shared scratch (the environments never read
-them).  One compiled call, :func:`vec_step`, takes the learner's action at
+them) and whose history rows are ``int8`` (the same values, a table's rows
+2.2 KB instead of 5 KB: at 4096 tables a step falls off less).  One compiled call, :func:`vec_step`, takes the learner's action at
 every table (:func:`domeng.engine.tables.drive`), then lets
 the compiled opponents (:func:`domeng.batch.loop.player_action`: the same
 players, streams and D17 views as a study) play until the learner is to move
@@ -133,6 +134,9 @@ def _reset_turn(S, i, tc, fns):
 @njit(cache=True, inline="always")
 def _step_turn(S, i, tc, fns):
     v = tc.views
+    j = min(i + 1, v.obs.shape[0] - 1)  # the next table's rows of the views, fetched ahead
+    T.prefetch_row(v.obs, j)
+    T.prefetch_row(v.mask, j)
     ended = E.step(S, tc.actions[i])
     own = _learner_reward(S, ended, tc)
     r, over = advance(S, tc, fns)
@@ -263,7 +267,8 @@ class Tables:
 
     def table(self, i: int) -> State:
         """Table ``i``'s state record (views; read-only for callers; its
-        aggregates, record and trace are scratch shared by every table)."""
+        aggregates, record and trace are scratch shared by every table; its
+        history ``int8``)."""
         return State(*[f[min(i, f.shape[0] - 1)] for f in self.B])
 
     def reset(self, seed: int, table_start: int) -> None:
