@@ -134,9 +134,6 @@ def _reset_turn(S, i, tc, fns):
 @njit(cache=True, inline="always")
 def _step_turn(S, i, tc, fns):
     v = tc.views
-    j = min(i + 1, v.obs.shape[0] - 1)  # the next table's rows of the views, fetched ahead
-    T.prefetch_row(v.obs, j)
-    T.prefetch_row(v.mask, j)
     ended = E.step(S, tc.actions[i])
     own = _learner_reward(S, ended, tc)
     r, over = advance(S, tc, fns)
