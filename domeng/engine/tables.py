@@ -8,8 +8,10 @@ A field stacked with ONE row is shared by every table: the scratch a step
 writes and nobody reads back (the legal moves, the deal's permutation, the
 payers), and the rules, identical at every table.  A caller that does not
 read the aggregates, records or trace shares those too (:data:`SCRATCH`):
-a table's own rows then shrink from 12 KB to 5 KB, and 4096 tables stay in
-a core's caches nearly as well as 256 (``benchmarks/README.md``).
+a table's own rows then shrink from 12 KB to 5 KB, and to 2.2 KB with the
+history rows as ``int8`` (:func:`new_stack`'s ``hist``, the environments'
+stack), so that 4096 tables stay in a core's caches nearly as well as 256
+(``benchmarks/README.md``).
 
 :func:`drive` is the loop over tables, ONE for every caller: the
 environments (:mod:`domeng.envs.tables`) and the batch round loop
@@ -60,15 +62,20 @@ SCRATCH = SHARED + ("agg", "rec", "tr", "tn")
 Limits = namedtuple("Limits", ("rounds", "camats"))
 
 
-def new_stack(rules, seed, table_start, n, full=1, shared=SHARED):
+def new_stack(rules, seed, table_start, n, full=1, shared=SHARED, hist=np.int64):
     """A stack of tables ``table_start .. table_start + n - 1`` of ``seed``,
     no round dealt yet (``full``: keep the observation fields players read;
-    ``shared``: the fields stacked with one row, at least :data:`SHARED`)."""
+    ``shared``: the fields stacked with one row, at least :data:`SHARED`;
+    ``hist``: the dtype of the history rows, whose values (seat, tile, end,
+    -1) fit ``int8``: a table's history then takes 384 bytes, not 3 KB)."""
     st = K.init_states(np.uint64(seed), table_start, n, rules[R_STONES])
     one = E.new_state(rules, st[0], full, 0)
     B = E.State(
         *[
-            np.ascontiguousarray(np.repeat(np.asarray(f)[None], 1 if k in shared else n, axis=0))
+            np.ascontiguousarray(
+                np.repeat(np.asarray(f)[None], 1 if k in shared else n, axis=0),
+                dtype=hist if k == "hist" else f.dtype,
+            )
             for k, f in zip(E.State._fields, one)
         ]
     )
@@ -137,8 +144,9 @@ def prefetch(typingctx, arr, idx):
 
 
 @njit(cache=True, inline="always")
-def _prefetch_row(a, j):
-    for k in range(0, a.shape[1], 8):  # a cache line is 8 words
+def prefetch_row(a, j):
+    """Fetch ahead row ``j`` of the 2-d array ``a``, a cache line (64 bytes) at a time."""
+    for k in range(0, a.shape[1], max(64 // a.itemsize, 1)):
         prefetch(a[j], k)
 
 
@@ -147,8 +155,8 @@ def prefetch_table(B, j, j2):
     """Fetch ahead the rows a turn at table ``j`` touches, and table
     ``j2``'s public state (whose turn number says which history rows
     :func:`prefetch_table` fetches for it next)."""
-    _prefetch_row(B.obs, j2)
-    _prefetch_row(B.w, j)
+    prefetch_row(B.obs, j2)
+    prefetch_row(B.w, j)
     prefetch(B.hands[j], 0)
     prefetch(B.ctl[j], 0)
     prefetch(B.st[j], 0)
@@ -156,8 +164,9 @@ def prefetch_table(B, j, j2):
     prefetch(B.prng[j], 0)
     prefetch(B.delta[j], 0)
     prefetch(B.rng[j], 0)
-    t = B.obs[j, OBS_TURN]
-    for r in range(max(t - 6, 0), min(t + 6, B.hist.shape[1]), 2):
+    # the history rows up to the turn (the environments' observation reads them all)
+    step = max(64 // (3 * B.hist.itemsize), 1)
+    for r in range(0, min(B.obs[j, OBS_TURN] + 6, B.hist.shape[1]), step):
         prefetch(B.hist[j, r], 0)
 
 

@@ -3,7 +3,8 @@
 The core of the Gymnasium environments (:mod:`domeng.envs.gym`): the
 tables are a stack of the N-table driver (:mod:`domeng.engine.tables`), whose
 aggregates, records and trace are shared scratch (the environments never read
-them).  One compiled call, :func:`vec_step`, takes the learner's action at
+them) and whose history rows are ``int8`` (the same values, a table's rows
+2.2 KB instead of 5 KB: at 4096 tables a step falls off less).  One compiled call, :func:`vec_step`, takes the learner's action at
 every table (:func:`domeng.engine.tables.drive`), then lets
 the compiled opponents (:func:`domeng.batch.loop.player_action`: the same
 players, streams and D17 views as a study) play until the learner is to move
@@ -238,7 +239,7 @@ class Tables:
         self.pids, self.fns = pids, fns
         self.builtin = bool((pids < N_BUILTIN).all())
         self.rounds, self.camats, self.camat_bonus = int(rounds), int(camats), float(camat_bonus)
-        self.B = T.new_stack(rules.to_array(), 0, 0, n, 1, T.SCRATCH)
+        self.B = T.new_stack(rules.to_array(), 0, 0, n, 1, T.SCRATCH, np.int8)
         self.obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.final_obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.mask = np.zeros((n, E.N_ACTIONS), dtype=np.int8)
@@ -263,7 +264,8 @@ class Tables:
 
     def table(self, i: int) -> State:
         """Table ``i``'s state record (views; read-only for callers; its
-        aggregates, record and trace are scratch shared by every table)."""
+        aggregates, record and trace are scratch shared by every table; its
+        history ``int8``)."""
         return State(*[f[min(i, f.shape[0] - 1)] for f in self.B])
 
     def reset(self, seed: int, table_start: int) -> None:

@@ -1,7 +1,7 @@
 """The N-table driver (:mod:`domeng.engine.tables`, issue 21 item 3) against
 single tables: a stack of N tables stepped through :func:`drive` is, move for
 move, N one-table games of the step API (:class:`~domeng.engine.game.Game`),
-with the scratch fields shared or not."""
+with the scratch fields shared or not and the history rows as int64 or int8."""
 
 from __future__ import annotations
 
@@ -65,10 +65,13 @@ def play_all(B, seat, rounds):
     return T.drive(B, _play_turn, (seat, rounds), None)
 
 
-@pytest.mark.parametrize("shared", [T.SHARED, T.SCRATCH])
-def test_driver_agrees_with_single_tables(shared):
+@pytest.mark.parametrize(
+    ("shared", "hist"), [(T.SHARED, np.int64), (T.SCRATCH, np.int64), (T.SCRATCH, np.int8)]
+)
+def test_driver_agrees_with_single_tables(shared, hist):
     n = 6
-    B = T.new_stack(Rules().to_array(), 5, 10, n, 1, shared)
+    B = T.new_stack(Rules().to_array(), 5, 10, n, 1, shared, hist)
+    assert B.hist.dtype == hist  # int8: the environments' stack
     games = [Game(seed=5, table=10 + i) for i in range(n)]
     masks = np.zeros((n, E.N_ACTIONS), np.int64)
     pick = np.random.default_rng(0)
