@@ -146,6 +146,13 @@ _EPS = Option("eps", "explore", lo=0.0, hi=1.0, help="a rollout move is random w
 _LEARNED = Option(
     "learned", "rollout", "learned", help="the learned network plays the rollouts instead of expert"
 )
+_LEAF = Option(
+    "leaf",
+    "leaf",
+    lo=0,
+    hi=128,
+    help="truncated rollouts: X plies after the move, then the learned value",
+)
 _SAMPLES = "samples per decision"
 
 #: the players of domeng, in the order the help lists them.  Strength and
@@ -212,7 +219,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS, _LEARNED),
+        options=(_EPS, _LEARNED, _LEAF),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("esearch",),
         table_line="among the strongest: search on the hands the rules allow; about 10 ms a move",
