@@ -153,6 +153,7 @@ _LEAF = Option(
     hi=128,
     help="truncated rollouts: X plies after the move, then the learned value",
 )
+_LMODEL = Option("lmodel", "model", "learned", help="the learned network's scores weight the deals")
 _SAMPLES = "samples per decision"
 
 #: the players of domeng, in the order the help lists them.  Strength and
@@ -232,7 +233,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS, _LEARNED),
+        options=(_EPS, _LEARNED, _LMODEL),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("isearch",),
         table_line="as strong as esearch, also reads the others' plays; about 25 ms a move",

@@ -89,6 +89,9 @@ KINDS = {"esearch": (0.0, _NO_NEXT), "isearch": (BETA, _NO_NEXT), "nsearch": (0.
 #: rollout player name -> its id in the search core (``NAME-N:learned``: the
 #: shipped ``learned`` network at every seat of the rollouts, issue 25 item 2)
 ROLLOUTS = {"expert": P_EXPERT, "learned": P_LEARNED}
+#: opponent model name -> its id (``isearch-N:lmodel``: the learned network's
+#: move scores weight the deals instead of the expert's, issue 25 item 2)
+MODELS = ROLLOUTS
 
 
 def make_isearch_strategy(
@@ -97,6 +100,7 @@ def make_isearch_strategy(
     explore: float = 0.0,
     rollout: str = "expert",
     leaf: float | None = None,
+    model: str = "expert",
 ):
     """The ``esearch``, ``isearch`` or ``nsearch`` player with ``samples`` determinizations
     per decision (default :data:`DEFAULT_SAMPLES`), compiled for the player
@@ -107,7 +111,8 @@ def make_isearch_strategy(
     ``learned``): the rollout player, a key of :data:`ROLLOUTS`.  ``leaf``
     (the name's ``leafK``): truncated rollouts, ``K`` plies after the move
     and then the learned value (:mod:`domeng.players.value`; None: to the
-    round's end)."""
+    round's end).  ``model`` (the name's ``lmodel``): whose move scores
+    weight the deals with inference, a key of :data:`MODELS`."""
     if kind not in KINDS:
         raise ValueError(f"unknown search player {kind!r}")
     if rollout not in ROLLOUTS:
@@ -118,6 +123,8 @@ def make_isearch_strategy(
     explore = float(explore)
     if not 0.0 <= explore <= 1.0:
         raise ValueError("explore must be a probability (0 to 1)")
+    if model not in MODELS:
+        raise ValueError(f"unknown opponent model {model!r}; models: {', '.join(MODELS)}")
     plies = NO_LEAF
     if leaf is not None:
         if not float(leaf).is_integer() or float(leaf) < 0:
@@ -127,5 +134,6 @@ def make_isearch_strategy(
     name = f"{kind}_{n}" + (f"_explore{explore:g}" if explore else "")
     name += "" if rollout == "expert" else f"_{rollout}"
     name += "" if plies == NO_LEAF else f"_leaf{plies}"
-    cfg = config(n, ROLLOUTS[rollout], beta, explore, later, leaf=plies)
+    name += "" if model == "expert" else f"_{model}model"
+    cfg = config(n, ROLLOUTS[rollout], beta, explore, later, leaf=plies, model=MODELS[model])
     return make_strategy(cfg, name)

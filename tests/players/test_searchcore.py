@@ -264,7 +264,7 @@ _NAMES = ("search", "esearch", "isearch", "nsearch", "esearch:eps0.3")
 #: the configurations whose rollouts the learned network plays (issue 25 item 2)
 _LEARNED = ("esearch:learned", "isearch:learned", "nsearch:learned")
 #: truncated rollouts valued by the learned value (issue 25 item 2)
-_VALUE = ("esearch:leaf0", "esearch:leaf5", "esearch:learned:leaf3")
+_VALUE = ("esearch:leaf0", "esearch:leaf5", "esearch:learned:leaf3", "isearch:lmodel")
 
 
 def _later_round_positions(seed, n=4):
@@ -327,7 +327,8 @@ def test_every_configuration_decides_as_its_old_loop_draw_for_draw():
 
 def test_d17_scrambling_the_hidden_tiles_changes_no_decision_but_omniscients():
     """D17: every configuration but ``omniscient`` (those with learned
-    rollouts and the learned value at truncated leaves included) decides
+    rollouts, the learned value at truncated leaves and the learned opponent
+    model included) decides
     from the observation alone; ``omniscient``
     reads the true hands (research only)."""
     rs = np.random.default_rng(3)

@@ -33,7 +33,15 @@ from domeng.players import catalogue
 from domeng.players import value as V
 from domeng.players.isearch import make_isearch_strategy
 from domeng.players.registry import resolve_player
-from domeng.players.searchcore import CAMAT_BONUS, NO_LEAF, config
+from domeng.players.searchcore import (
+    CAMAT_BONUS,
+    NO_LEAF,
+    P_EXPERT,
+    P_LEARNED,
+    config,
+    log_likelihood,
+    model_log_likelihood,
+)
 
 _ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,6 +143,40 @@ def test_the_leaf_option_of_esearch():
     assert config(3).leaf == NO_LEAF and config(3, leaf=5).leaf == 5
     with pytest.raises(ValueError, match="leaf"):
         config(3, leaf=-2)
+
+
+def test_the_learned_opponent_model_weights_deals_by_the_networks_scores():
+    """``isearch-N:lmodel``: the deals' log-likelihood under the learned
+    network's scores (finite, at most 0, not the expert's); the expert's
+    model is :func:`log_likelihood` exactly."""
+    from domeng.players.determinize import draw, new_dealer, prepare
+
+    r_obs = np.zeros(len(_cases()[0][0].to_array()[0]), dtype=np.int64)
+    moves = np.zeros(64, dtype=np.int64)
+    hands = np.zeros(5, dtype=np.int64)
+    differ = 0
+    for obs, rnd in _cases():
+        o, hist, _ = _args(obs, rnd)
+        dealer = new_dealer()
+        assert prepare(o, dealer)
+        rng = np.array([9], dtype=np.uint64)
+        for _ in range(3):
+            draw(o, dealer, rng, hands)
+            ex = model_log_likelihood(P_EXPERT, o, hist, hands, 0.5, r_obs, moves)
+            assert ex == log_likelihood(o, hist, hands, 0.5, r_obs, moves)
+            ll = model_log_likelihood(P_LEARNED, o, hist, hands, 0.5, r_obs, moves)
+            assert np.isfinite(ll) and ll <= 0.0
+            differ += ll != ex
+    assert differ > 0
+    pn = catalogue.parse("isearch-40:lmodel")
+    assert pn.kwargs() == {"model": "learned"}
+    assert resolve_player("isearch-6:lmodel").fn is make_isearch_strategy(
+        "isearch", 6, model="learned"
+    )
+    with pytest.raises(PlayerError):
+        catalogue.parse("esearch-5:lmodel")
+    with pytest.raises(ValueError, match="opponent model"):
+        config(3, model=99)
 
 
 @pytest.mark.slow  # compiles the self-play generator
