@@ -147,6 +147,14 @@ _EPS = Option("eps", "explore", lo=0.0, hi=1.0, help="a rollout move is random w
 _LEARNED = Option(
     "learned", "rollout", "learned", help="the learned network plays the rollouts instead of expert"
 )
+_LEAF = Option(
+    "leaf",
+    "leaf",
+    lo=0,
+    hi=128,
+    help="truncated rollouts: X plies after the move, then the learned value",
+)
+_LMODEL = Option("lmodel", "model", "learned", help="the learned network's scores weight the deals")
 _SAMPLES = "samples per decision"
 
 #: the strongest built-in player that decides within 100 ms at p99 on one core
@@ -222,7 +230,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS, _LEARNED),
+        options=(_EPS, _LEARNED, _LEAF),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("esearch",),
         table_line="among the strongest: search on the hands the rules allow; about 10 ms a move",
@@ -235,7 +243,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS, _LEARNED),
+        options=(_EPS, _LEARNED, _LMODEL),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("isearch",),
         table_line="as strong as esearch, also reads the others' plays; about 25 ms a move",

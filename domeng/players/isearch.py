@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from domeng.players.heuristics import P_EXPERT
-from domeng.players.searchcore import P_LEARNED, config, make_strategy
+from domeng.players.searchcore import NO_LEAF, P_LEARNED, config, make_strategy
 
 DEFAULT_SAMPLES = 100
 BETA = 0.5
@@ -89,6 +89,9 @@ KINDS = {"esearch": (0.0, _NO_NEXT), "isearch": (BETA, _NO_NEXT), "nsearch": (0.
 #: rollout player name -> its id in the search core (``NAME-N:learned``: the
 #: shipped ``learned`` network at every seat of the rollouts, issue 25 item 2)
 ROLLOUTS = {"expert": P_EXPERT, "learned": P_LEARNED}
+#: opponent model name -> its id (``isearch-N:lmodel``: the learned network's
+#: move scores weight the deals instead of the expert's, issue 25 item 2)
+MODELS = ROLLOUTS
 
 
 def make_isearch_strategy(
@@ -96,6 +99,8 @@ def make_isearch_strategy(
     samples: int | None = None,
     explore: float = 0.0,
     rollout: str = "expert",
+    leaf: float | None = None,
+    model: str = "expert",
 ):
     """The ``esearch``, ``isearch`` or ``nsearch`` player with ``samples`` determinizations
     per decision (default :data:`DEFAULT_SAMPLES`), compiled for the player
@@ -103,7 +108,11 @@ def make_isearch_strategy(
     rollouts and the kind's :data:`KINDS` entry.  ``explore`` (the name's
     ``epsX``): the probability that a rollout move is a random legal one (see
     :func:`domeng.players.searchcore.rollout`).  ``rollout`` (the name's
-    ``learned``): the rollout player, a key of :data:`ROLLOUTS`."""
+    ``learned``): the rollout player, a key of :data:`ROLLOUTS`.  ``leaf``
+    (the name's ``leafK``): truncated rollouts, ``K`` plies after the move
+    and then the learned value (:mod:`domeng.players.value`; None: to the
+    round's end).  ``model`` (the name's ``lmodel``): whose move scores
+    weight the deals with inference, a key of :data:`MODELS`."""
     if kind not in KINDS:
         raise ValueError(f"unknown search player {kind!r}")
     if rollout not in ROLLOUTS:
@@ -114,7 +123,17 @@ def make_isearch_strategy(
     explore = float(explore)
     if not 0.0 <= explore <= 1.0:
         raise ValueError("explore must be a probability (0 to 1)")
+    if model not in MODELS:
+        raise ValueError(f"unknown opponent model {model!r}; models: {', '.join(MODELS)}")
+    plies = NO_LEAF
+    if leaf is not None:
+        if not float(leaf).is_integer() or float(leaf) < 0:
+            raise ValueError("leaf must be a whole number of plies >= 0")
+        plies = int(leaf)
     beta, later = KINDS[kind]
     name = f"{kind}_{n}" + (f"_explore{explore:g}" if explore else "")
     name += "" if rollout == "expert" else f"_{rollout}"
-    return make_strategy(config(n, ROLLOUTS[rollout], beta, explore, later), name)
+    name += "" if plies == NO_LEAF else f"_leaf{plies}"
+    name += "" if model == "expert" else f"_{model}model"
+    cfg = config(n, ROLLOUTS[rollout], beta, explore, later, leaf=plies, model=MODELS[model])
+    return make_strategy(cfg, name)

@@ -15,8 +15,9 @@ times:
    With inference (``beta > 0``) it draws ``candidates * samples`` deals,
    weights each by how likely the other seats' plays this round were under
    a softmax of the expert's move scores (temperature ``1 / beta``,
-   :func:`log_likelihood`) and takes ``samples`` of them resampled by those
-   weights (:func:`resample`).  ``DEALS_TRUE`` (``omniscient`` only, a
+   :func:`log_likelihood`; with ``model`` :data:`P_LEARNED`, the learned
+   network's scores: :func:`model_log_likelihood`) and takes ``samples`` of
+   them resampled by those weights (:func:`resample`).  ``DEALS_TRUE`` (``omniscient`` only, a
    research player that breaks D17 on purpose): the true hands, passed
    through their own argument.
 2. **Rollouts.**  Every legal move is played and the round rolled out to its
@@ -26,11 +27,18 @@ times:
    probability, a uniformly random legal one), through the step API
    (:mod:`domeng.engine.step`), so every rule in force applies.  All moves
    of one deal share the rollout's random numbers (common random numbers).
+   With ``leaf >= 0`` the rollout is truncated: after the move and ``leaf``
+   more plies, a round still in progress is valued by the learned value
+   (:func:`truncated_value`).
 3. **Value** (:func:`leaf_value`): minus the stones the seat gains by the
    round's end (stones are penalties), plus ``CAMAT_BONUS`` if the engine
    makes it CAMAT (D15), minus ``later[d]``, ``d`` the seat's distance after
    the next round's starter (D4; zeros: this round only, ``nsearch``'s
-   ``NEXT_START`` otherwise).
+   ``NEXT_START`` otherwise).  At a truncated leaf: minus the stones gained
+   so far plus :func:`domeng.players.value.value_of`, a linear value of the
+   full-information position fitted on Monte Carlo returns of expert
+   self-play (``later`` is not applied there).  Its input is the
+   determinized deal, drawn from the seat's observation, so D17 holds.
 
 The move with the best total is played (ties: the first).  Every random
 number comes from the seat's generator, in the same order for every
@@ -40,9 +48,9 @@ deal; games with a search player are reproducible from the seed.
 A new rollout player is one more id in :func:`policy_move` (issue 25: the
 learned policy is :data:`P_LEARNED`; it reads only what the rollout state
 keeps of the observation, the public fields and the hand of the seat to
-move in the determinized deal, so D17 holds), a learned value one more
-term in :func:`leaf_value`, a learned opponent model another
-:func:`log_likelihood`.
+move in the determinized deal, so D17 holds), the learned value is
+:func:`truncated_value` (``leaf``), the learned opponent model the
+``model`` of :func:`model_log_likelihood`.
 
 The core is compiled once (every configuration has the same type: a
 configuration's numbers are read at run time, not compiled in), and each
@@ -86,8 +94,15 @@ from domeng.players.determinize import draw, new_dealer, prepare
 from domeng.players.expert import _W as EXPERT_W
 from domeng.players.expert import decision_context, move_score
 from domeng.players.heuristics import builtin_choose, heavy_strategy
-from domeng.players.learned import learned_pick, load_weights
+from domeng.players.learned import (
+    N_INPUTS,
+    _network_score,
+    learned_context,
+    learned_pick,
+    load_weights,
+)
 from domeng.players.scoring import compile_player, runtime_ints
+from domeng.players.value import load_value_weights, value_of
 
 #: the value of becoming CAMAT (D15), in stones
 CAMAT_BONUS = 10.0
@@ -105,6 +120,11 @@ P_LEARNED = N_BUILTIN
 #: constants, and a new weights file changes ``learned.WEIGHTS_SHA256``, so the
 #: package's numba cache is rebuilt (:mod:`domeng.core.numba_cache`)
 _LEARNED_W = load_weights()[0]
+#: the shipped value weights (:mod:`domeng.players.value`; SHA-256 checked at
+#: load, compiled in as constants like ``_LEARNED_W``)
+_VALUE_W = load_value_weights()[0]
+#: ``leaf``: no truncation (every rollout plays to the round's end)
+NO_LEAF = -1
 
 
 class SearchConfig(NamedTuple):
@@ -126,6 +146,12 @@ class SearchConfig(NamedTuple):
     deals: int
     #: with inference, candidate deals per rolled-out deal
     candidates: int
+    #: plies rolled out after the move before the learned value is taken
+    #: (:data:`NO_LEAF`: to the round's end)
+    leaf: int
+    #: with inference, whose move scores weight the deals: ``P_EXPERT`` or
+    #: :data:`P_LEARNED` (the learned opponent model)
+    model: int
 
 
 def config(
@@ -136,6 +162,8 @@ def config(
     later=None,
     deals: int = DEALS_SAMPLED,
     candidates: int = CANDIDATES,
+    leaf: int = NO_LEAF,
+    model: int = P_EXPERT,
 ) -> SearchConfig:
     """A checked :class:`SearchConfig`, its fields of the types the compiled
     core was compiled for (so every configuration runs the same machine code).
@@ -157,6 +185,13 @@ def config(
         :data:`DEALS_SAMPLED` or :data:`DEALS_TRUE`.
     candidates : int
         Candidate deals per rolled-out deal with inference.
+    leaf : int
+        Truncated rollouts: after the move and ``leaf`` more plies, the
+        learned value (:func:`truncated_value`); :data:`NO_LEAF` (default):
+        every rollout to the round's end.
+    model : int
+        With inference, the opponent model: ``P_EXPERT`` (the expert's move
+        scores) or :data:`P_LEARNED` (the learned network's).
 
     Returns
     -------
@@ -184,8 +219,20 @@ def config(
         raise ValueError(f"unknown deal source {deals!r}")
     if int(candidates) < 1:
         raise ValueError("candidates must be >= 1")
+    if int(leaf) != leaf or int(leaf) < NO_LEAF:
+        raise ValueError("leaf must be a whole number of plies >= 0 (or NO_LEAF)")
+    if model not in (P_EXPERT, P_LEARNED):
+        raise ValueError(f"unknown opponent model {model!r}")
     return SearchConfig(
-        int(samples), int(policy), float(beta), float(explore), values, int(deals), int(candidates)
+        int(samples),
+        int(policy),
+        float(beta),
+        float(explore),
+        values,
+        int(deals),
+        int(candidates),
+        int(leaf),
+        int(model),
     )
 
 
@@ -198,7 +245,7 @@ def runtime_config(cfg: SearchConfig) -> tuple[np.ndarray, np.ndarray]:
     compiled player's closure (read at run time: no compile per value, see
     :func:`domeng.players.scoring.runtime_ints`); :func:`config_from` makes
     the record again inside compiled code."""
-    ints = runtime_ints(cfg.samples, cfg.policy, cfg.deals, cfg.candidates)
+    ints = runtime_ints(cfg.samples, cfg.policy, cfg.deals, cfg.candidates, cfg.leaf, cfg.model)
     floats = np.concatenate(([cfg.beta, cfg.explore], cfg.later)).astype(np.float64)
     return ints, floats
 
@@ -207,7 +254,15 @@ def runtime_config(cfg: SearchConfig) -> tuple[np.ndarray, np.ndarray]:
 def config_from(ints, floats):
     """The :class:`SearchConfig` of :func:`runtime_config`'s two arrays."""
     return SearchConfig(
-        ints[0], ints[1], floats[0], floats[1], floats[2:7].copy(), ints[2], ints[3]
+        ints[0],
+        ints[1],
+        floats[0],
+        floats[1],
+        floats[2:7].copy(),
+        ints[2],
+        ints[3],
+        ints[4],
+        ints[5],
     )
 
 
@@ -268,19 +323,35 @@ def leaf_value(S, cfg, obs, me):
 
 
 @njit(cache=True)
+def truncated_value(S, obs, me):
+    """The value for ``me`` of a rollout stopped in a round still in
+    progress: minus the stones it gained since ``obs`` (a PASS is paid at
+    once, D6, D7) plus the learned value of the position
+    (:func:`domeng.players.value.value_of`: the rest of the round's stones
+    and the CAMAT bonus, D15, expected from every hand of the determinized
+    deal)."""
+    return float(obs[OBS_STONES + me] - S.obs[OBS_STONES + me]) + value_of(_VALUE_W, S, me)
+
+
+@njit(cache=True)
 def rollout(S, cfg, obs, w0, hands, move, seed, s_rng):
     """Play ``move`` for the observer of ``obs`` from its position with
     ``hands`` for every seat (``w0``: the round's counters,
     :func:`domeng.engine.kernel.counters_from_history`), then the rest of the
     round with ``cfg.policy`` at every seat (``cfg.explore``: epsilon) on the
     rollout state ``S``, its generator ``s_rng`` started at ``seed``; returns
-    :func:`leaf_value`."""
+    :func:`leaf_value`, or with ``cfg.leaf >= 0`` :func:`truncated_value`
+    once ``cfg.leaf`` plies after the move leave the round in progress."""
     E.set_position(S, obs, w0, hands)
     if keeps_public_fields(cfg.policy):
         S.ctl[E.C_FULL] = 1
     s_rng[0] = seed
     action = move
+    plies = 0
     while not E.step(S, action):  # one call of the (inlined) step: compiled once
+        if plies == cfg.leaf:  # never with NO_LEAF
+            return truncated_value(S, obs, obs[OBS_SEAT])
+        plies += 1
         n = E.legal_moves(S)
         if cfg.explore > 0.0 and n > 1 and (next64(s_rng) >> np.uint64(11)) * _UNIT < cfg.explore:
             action = S.moves[randbelow(s_rng, n)]
@@ -290,12 +361,35 @@ def rollout(S, cfg, obs, w0, hands, move, seed, s_rng):
 
 
 # ---------------------------------------------------------------- inference
+@njit(cache=True, inline="always")
+def _model_scores(model, obs, moves, n, out):
+    """The opponent model's score of each of the ``n`` moves for the seat of
+    ``obs`` into ``out``: the expert's (``P_EXPERT``) or the learned
+    network's (:data:`P_LEARNED`)."""
+    if model == P_LEARNED:
+        ctx = (_LEARNED_W, obs, np.empty(N_INPUTS), learned_context(obs))
+        for i in range(n):
+            out[i] = _network_score(ctx, moves[i])
+    else:
+        ectx = decision_context(obs)
+        for i in range(n):
+            out[i] = move_score(EXPERT_W, obs, moves[i], ectx)
+
+
 @njit(cache=True)
 def log_likelihood(obs, hist, hands, beta, r_obs, moves):
     """Log-probability of the other seats' plays this round (after the lead)
     under a softmax of the expert's move scores, if the hands were
     ``hands``; replayed from the public history."""
+    return model_log_likelihood(P_EXPERT, obs, hist, hands, beta, r_obs, moves)
+
+
+@njit(cache=True)
+def model_log_likelihood(model, obs, hist, hands, beta, r_obs, moves):
+    """:func:`log_likelihood` under the opponent model ``model``
+    (:func:`_model_scores`: ``P_EXPERT`` or :data:`P_LEARNED`)."""
     me = obs[OBS_SEAT]
+    scores = np.empty(64)
     h = np.zeros(5, dtype=np.int64)
     for p in range(5):
         h[p] = hands[p] | obs[OBS_PLAYED_BY + p]
@@ -324,19 +418,19 @@ def log_likelihood(obs, hist, hands, beta, r_obs, moves):
                 r_obs[OBS_HAND_SIZE + q] = popcount(h[q])
             n = K.legal_moves(h[p], r_obs, moves)
             if n > 1:
-                ctx = decision_context(r_obs)
+                _model_scores(model, r_obs, moves, n, scores)
                 actual = t * 2 + hist[k, H_END]
                 top = -1e300
                 sa = 0.0
                 for i in range(n):
-                    sc = beta * move_score(EXPERT_W, r_obs, moves[i], ctx)
+                    sc = beta * scores[i]
                     if sc > top:
                         top = sc
                     if moves[i] == actual:
                         sa = sc
                 z = 0.0
                 for i in range(n):
-                    z += math.exp(beta * move_score(EXPERT_W, r_obs, moves[i], ctx) - top)
+                    z += math.exp(beta * scores[i] - top)
                 ll += sa - top - math.log(z)
         left, right = ends_after(t, hist[k, H_END], left, right)
         chain |= np.int64(1) << t
@@ -382,7 +476,7 @@ def inferred_deals(cfg, obs, hist, rng, dealer):
     for j in range(k):
         draw(obs, dealer, rng, hands)
         deals[j, :] = hands
-        ll[j] = log_likelihood(obs, hist, hands, cfg.beta, r_obs, s_moves)
+        ll[j] = model_log_likelihood(cfg.model, obs, hist, hands, cfg.beta, r_obs, s_moves)
     picks = np.zeros(cfg.samples, dtype=np.int64)
     resample(ll, picks, rng)
     return deals, picks
@@ -476,6 +570,7 @@ __all__ = [
     "CANDIDATES",
     "DEALS_SAMPLED",
     "DEALS_TRUE",
+    "NO_LEAF",
     "P_LEARNED",
     "SearchConfig",
     "config",
@@ -484,9 +579,11 @@ __all__ = [
     "learned_choose",
     "log_likelihood",
     "make_strategy",
+    "model_log_likelihood",
     "policy_move",
     "resample",
     "rollout",
     "search_core",
     "seat_value",
+    "truncated_value",
 ]

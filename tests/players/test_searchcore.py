@@ -265,6 +265,8 @@ def _new(name):
 _NAMES = ("search", "esearch", "isearch", "nsearch", "esearch:eps0.3")
 #: the configurations whose rollouts the learned network plays (issue 25 item 2)
 _LEARNED = ("esearch:learned", "isearch:learned", "nsearch:learned")
+#: truncated rollouts valued by the learned value (issue 25 item 2)
+_VALUE = ("esearch:leaf0", "esearch:leaf5", "esearch:learned:leaf3", "isearch:lmodel")
 
 
 def _later_round_positions(seed, n=4):
@@ -327,14 +329,15 @@ def test_every_configuration_decides_as_its_old_loop_draw_for_draw():
 
 def test_d17_scrambling_the_hidden_tiles_changes_no_decision_but_omniscients():
     """D17: every configuration but ``omniscient`` (those with learned
-    rollouts included, and ``best``) decides from the observation alone; ``omniscient``
+    rollouts, the learned value at truncated leaves, the learned opponent
+    model and ``best`` included) decides from the observation alone; ``omniscient``
     reads the true hands (research only)."""
     rs = np.random.default_rng(3)
     omni = OmniscientPlayer(_SAMPLES)
     omni_changed = 0
     for obs, rnd in _cases():
         o, hist, mv = _args(obs, rnd)
-        names = _NAMES + _LEARNED + ("best",)  # the learned rollouts and best too (issue 25)
+        names = _NAMES + _LEARNED + _VALUE + ("best",)  # the learned players and best (issue 25)
         picks = {n: _new(n)(o, hist, mv, len(mv), np.array([5], dtype=np.uint64)) for n in names}
         before = [sorted(h) for h in rnd.hands]
         seen_before = omni.choose_seeing_all(obs, rnd.legal_moves(), _Rng(5), before)
@@ -359,7 +362,9 @@ def _Rng(state):
 
 @settings(max_examples=15, deadline=None)
 @given(
-    seed=st.integers(0, 10**6), which=st.sampled_from(_NAMES + _LEARNED), rng=st.integers(0, 2**63)
+    seed=st.integers(0, 10**6),
+    which=st.sampled_from(_NAMES + _LEARNED + _VALUE),
+    rng=st.integers(0, 2**63),
 )
 def test_every_configuration_plays_a_legal_move(seed, which, rng):
     """Property: on random first-round positions each configuration returns
