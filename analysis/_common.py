@@ -192,3 +192,23 @@ def write_ladder(res, out: Path, **extra) -> None:
     write_csv(res.ranking(), out / "ranking.csv")
     write_csv(res.margins(), out / "margins.csv")
     write_json({**res.summary(), **extra, "environment": environment()}, out / "results.json")
+
+
+def git_commit(root: Path | None = None) -> str:
+    """The repository's commit (``+dirty`` if domeng/ has changes), for the
+    provenance of what a script writes (trained weights)."""
+    import subprocess
+
+    root = root or Path(__file__).resolve().parents[1]
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "domeng"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return out.stdout.strip() + ("+dirty" if dirty else "")
+    except OSError:
+        return "unknown"

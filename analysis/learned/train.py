@@ -38,7 +38,6 @@ import argparse
 import hashlib
 import json
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -47,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 import pandas as pd
-from _common import Z95, save_fig, setup_matplotlib, write_csv
+from _common import Z95, git_commit, save_fig, setup_matplotlib, write_csv
 
 from domeng.players.expert import START_WEIGHTS
 from domeng.players.learned import (
@@ -139,21 +138,6 @@ def evaluate(params, base: np.ndarray, args) -> dict:
     return {"vs_expert": float(d.mean()), "vs_expert_se": sd, "margin": m.mean(), "margin_se": sm}
 
 
-def commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
-        )
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "domeng"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        return out.stdout.strip() + ("+dirty" if dirty else "")
-    except OSError:
-        return "unknown"
-
-
 def load_checkpoint(path: Path, args) -> dict | None:
     if args.fresh or not path.exists():
         return None
@@ -199,7 +183,7 @@ def train(args, out: Path, log=print):
     hist: list = []
     curve: list = []
     it0, cpu = 0, 0.0
-    made = commit()  # the code that starts the run (a resumed run keeps the first's)
+    made = git_commit(ROOT)  # the code that starts the run (a resumed run keeps the first's)
     ck_path = out / "checkpoint.npz"
     ck = load_checkpoint(ck_path, args)
     if ck is not None:

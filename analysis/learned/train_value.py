@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -47,6 +46,9 @@ from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.players.heuristics import builtin_choose
 from domeng.players.value import N_BLOCKS, N_VALUE_FEATURES, value_document, value_features
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _common import git_commit
 
 ROOT = Path(__file__).resolve().parents[2]
 #: ``domeng.players.searchcore.CAMAT_BONUS`` (D15), the bonus of the search's
@@ -152,21 +154,6 @@ def mse(W, X, blk, y) -> float:
     return float(np.mean((pred - y) ** 2))
 
 
-def commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
-        )
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "domeng"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        return out.stdout.strip() + ("+dirty" if dirty else "")
-    except OSError:
-        return "unknown"
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=2026)
@@ -183,7 +170,7 @@ def main(argv=None) -> int:
     out = Path(args.out) if args.out else Path(__file__).resolve().parent / "output"
     out.mkdir(parents=True, exist_ok=True)
     weights = Path(args.weights) if args.weights else ROOT / "domeng/players/data/value.json"
-    made = commit()
+    made = git_commit(ROOT)
     t0 = time.process_time()
     Xh, bh, yh = generate(args.seed + 1, 0, args.heldout, args.rounds)
     print(f"held-out: {args.heldout} tables, {len(yh):,} rows; var(y) {yh.var():.4f}")

@@ -267,6 +267,24 @@ def _weights_text() -> bytes:
     return resources.files("domeng.players").joinpath("data").joinpath(WEIGHTS_FILE).read_bytes()
 
 
+def load_checked(raw: bytes, want: str, what: str, parse):
+    """``parse(document)`` of a shipped weights file whose bytes are ``raw``
+    and whose SHA-256 must be ``want`` (``what`` names it in the message):
+    a digest that differs, or a document ``parse`` refuses (ValueError,
+    KeyError, TypeError), is one :class:`PlayerError` line.  The one loader
+    of the learned player's and the learned value's weights."""
+    got = hashlib.sha256(raw).hexdigest()
+    if got != want:
+        raise PlayerError(
+            f"{what} are damaged or not the shipped ones: SHA-256 {got[:12]}... "
+            f"expected {want[:12]}..."
+        )
+    try:
+        return parse(json.loads(raw))
+    except (ValueError, KeyError, TypeError) as e:
+        raise PlayerError(f"{what} do not read: {e}") from None
+
+
 def load_weights(data: bytes | None = None, sha256: str | None = None) -> tuple[np.ndarray, dict]:
     """The shipped parameters and their metadata (command, seed, commit).
     ``data``: the file's bytes (None: the package's file); ``sha256``: the
@@ -274,20 +292,11 @@ def load_weights(data: bytes | None = None, sha256: str | None = None) -> tuple[
     differs, or that does not read as weights, is one :class:`PlayerError`."""
     raw = _weights_text() if data is None else data
     want = WEIGHTS_SHA256 if sha256 is None else sha256
-    got = hashlib.sha256(raw).hexdigest()
-    if got != want:
-        raise PlayerError(
-            f"the learned player's weights ({WEIGHTS_FILE}) are damaged or not the shipped "
-            f"ones: SHA-256 {got[:12]}... expected {want[:12]}..."
-        )
-    try:
-        doc = json.loads(raw)
-        p = check_params(doc["params"])
-    except (ValueError, KeyError, TypeError) as e:
-        raise PlayerError(
-            f"the learned player's weights ({WEIGHTS_FILE}) do not read: {e}"
-        ) from None
-    return p, {k: v for k, v in doc.items() if k != "params"}
+
+    def parse(doc):
+        return check_params(doc["params"]), {k: v for k, v in doc.items() if k != "params"}
+
+    return load_checked(raw, want, f"the learned player's weights ({WEIGHTS_FILE})", parse)
 
 
 def weights_document(params, meta: dict) -> bytes:

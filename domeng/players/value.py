@@ -27,7 +27,6 @@ made them, and the file's SHA-256 (:data:`VALUE_SHA256`) is checked at load.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from importlib import resources
 
@@ -35,7 +34,6 @@ import numpy as np
 from numba import njit
 
 from domeng.core.bits import popcount
-from domeng.core.errors import PlayerError
 from domeng.core.observation import (
     OBS_HAS_PLAYED,
     OBS_LAST_MAPPANO,
@@ -47,6 +45,7 @@ from domeng.core.observation import (
 )
 from domeng.core.tiles import NUMBER_MASK, TILE_IS_DOUBLE, TILE_PIPS
 from domeng.engine import step as E
+from domeng.players.learned import load_checked
 
 SEAT_FEATURES = ("tiles", "pips", "doubles", "fits", "has_played", "stones", "last_mappano")
 GLOBAL_FEATURES = ("table", "lead", "ends_equal", "table_empty", "camat_chance", "turn")
@@ -145,20 +144,14 @@ def load_value_weights(
     read as weights, is one :class:`PlayerError`."""
     raw = _weights_text() if data is None else data
     want = VALUE_SHA256 if sha256 is None else sha256
-    got = hashlib.sha256(raw).hexdigest()
-    if got != want:
-        raise PlayerError(
-            f"the learned value's weights ({VALUE_FILE}) are damaged or not the shipped "
-            f"ones: SHA-256 {got[:12]}... expected {want[:12]}..."
-        )
-    try:
-        doc = json.loads(raw)
+
+    def parse(doc):
         if tuple(doc["features"]) != FEATURES:
             raise ValueError("the features differ from value.FEATURES")
         p = check_value_params(doc["params"])
-    except (ValueError, KeyError, TypeError) as e:
-        raise PlayerError(f"the learned value's weights ({VALUE_FILE}) do not read: {e}") from None
-    return p, {k: v for k, v in doc.items() if k != "params"}
+        return p, {k: v for k, v in doc.items() if k != "params"}
+
+    return load_checked(raw, want, f"the learned value's weights ({VALUE_FILE})", parse)
 
 
 def value_document(params, meta: dict) -> bytes:
