@@ -15,6 +15,11 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from domeng.core.numba_inline import install_at_first_compile
+
+# numba's inline="always" without copying the fresh IR (compile time: domeng.core.numba_inline)
+install_at_first_compile()
+
 
 @intrinsic
 def _ctpop(typingctx, x):
