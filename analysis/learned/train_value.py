@@ -59,7 +59,7 @@ CAMAT_BONUS = 10.0
 _ROWS_PER_ROUND = MAX_TURNS * 5
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _expert_action(S, rng):
     """The expert's action for the seat to move, as the search core's
     rollouts take it (``searchcore.policy_move`` with ``P_EXPERT``)."""
@@ -74,7 +74,10 @@ def _expert_action(S, rng):
     return S.moves[builtin_choose(P_EXPERT, S.obs, S.hist, S.moves, n, rng)]
 
 
-@njit(cache=True)
+# not cached on disk: numba's cache records the module a function came from,
+# and this script runs as ``__main__`` or is imported by its tests under
+# another name, so one's cache would not load in the other
+@njit
 def self_play_rows(seed, table_start, n_tables, rounds, rules, X, blk, y):
     """Play ``n_tables`` tables of five experts from table ``table_start``
     of ``seed`` for ``rounds`` rounds each; write a row per position and

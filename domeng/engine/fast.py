@@ -40,7 +40,9 @@ full rules, which lives outside this repository in the workplace's
   the turn loop's critical path); the deal's 27 draws come from one loop
   the compiler vectorizes (:func:`_deal`);
 * compile time: small helpers are plain compiled functions that LLVM
-  inlines (numba's ``inline="always"`` reruns its front end per call site).
+  inlines (numba's ``inline="always"`` reruns its front end per call site;
+  :mod:`domeng.core.numba_inline` spares it the two copies of the IR it
+  made there).
 
 Seats whose player is not ``random`` (id 0) call ``choose(pid, obs, mv)``,
 which gives the mask of the player's best moves among the mask ``mv``; a
