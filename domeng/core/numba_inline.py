@@ -22,7 +22,7 @@ compares the LLVM IR of a nested inline with and without it, and the
 engine's agreement tests run with it).  It installs itself at the first
 compile of the process (a listener on numba's ``numba:compile`` event, so
 a start from a warm cache imports nothing more), and only on a numba whose
-``InlineWorker`` has the shape it was checked on; ``DOMENG_NUMBA_INLINE=copy``
+``InlineWorker`` has the shape it was checked on (numba 0.68.1); ``DOMENG_NUMBA_INLINE=copy``
 in the environment keeps numba's own.
 """
 
@@ -35,7 +35,8 @@ from typing import Any
 
 from numba.core import event
 
-#: ``InlineWorker.inline_ir``'s parameters on the numba versions this was checked on (0.59 .. 0.68)
+#: ``InlineWorker.inline_ir``'s parameters as this was checked on (numba 0.68.1); a numba whose
+#: ``inline_ir`` takes others keeps its own inlining
 _INLINE_IR_PARAMS = ("self", "caller_ir", "block", "i", "callee_ir", "callee_freevars", "arg_typs")
 
 _LOCK = threading.Lock()

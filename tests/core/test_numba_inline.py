@@ -147,3 +147,23 @@ def test_install_is_idempotent_and_uninstall_gives_numba_its_own(monkeypatch):
         monkeypatch.delenv("DOMENG_NUMBA_INLINE", raising=False)
         if was:
             numba_inline.install()
+
+
+def test_a_numba_of_another_shape_keeps_its_own(monkeypatch):
+    """Where numba's ``inline_ir`` takes other parameters than the ones this
+    was checked on, nothing is changed."""
+    from numba.core.inline_closurecall import InlineWorker
+
+    from domeng.core import numba_inline
+
+    monkeypatch.delenv("DOMENG_NUMBA_INLINE", raising=False)
+    was = numba_inline._STATE["installed"]
+    numba_inline.uninstall()
+    own = InlineWorker.inline_function
+    try:
+        monkeypatch.setattr(numba_inline, "_INLINE_IR_PARAMS", ("self", "caller_ir", "other"))
+        assert numba_inline.install() is False and InlineWorker.inline_function is own
+    finally:
+        monkeypatch.undo()
+        if was:
+            numba_inline.install()
