@@ -17,7 +17,8 @@ from numba.extending import intrinsic
 
 from domeng.core.numba_inline import install_at_first_compile
 
-# numba's inline="always" without copying the fresh IR (compile time: domeng.core.numba_inline)
+# numba's inline="always" without copying the fresh IR (compile time: domeng.core.numba_inline);
+# here once: every compiled module of the package imports bits, but core/nbrng (two small kernels)
 install_at_first_compile()
 
 

@@ -10,11 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from domeng.core.numba_inline import install_at_first_compile
 from domeng.core.rng import GAMMA, MUL1, MUL2, SEAT_SALT, TABLE_MUL
-
-# numba's inline="always" without copying the fresh IR (compile time: domeng.core.numba_inline)
-install_at_first_compile()
 
 _GAMMA = np.uint64(GAMMA)
 _MUL1 = np.uint64(MUL1)
