@@ -284,7 +284,7 @@ BUILTINS: tuple[Entry, ...] = (
         "(0.047 fewer net stones a round than search in games of 10 rounds; about 10 ms a decision)",
         kind="alias",
         make=BEST,
-        table_line="the strongest there is: the search with the most samples; about 5 ms a move",
+        table_line="the strongest there is: the search with the most samples; about 10 ms a move",
     ),
     Entry(
         "omniscient",
