@@ -33,7 +33,7 @@ import os
 import threading
 from typing import Any
 
-from numba.core import event
+from numba.core import event, ir
 
 #: ``InlineWorker.inline_ir``'s parameters as this was checked on (numba 0.68.1); a numba whose
 #: ``inline_ir`` takes others keeps its own inlining
@@ -43,16 +43,11 @@ _LOCK = threading.Lock()
 _STATE: dict[str, Any] = {"installed": False, "original": None, "listening": False}
 
 
-def _fresh_block_class() -> type:
-    from numba.core import ir
+class _FreshBlock(ir.Block):
+    """A block of IR built for one call site: a copy of it is itself."""
 
-    class FreshBlock(ir.Block):
-        """A block of IR built for one call site: a copy of it is itself."""
-
-        def __deepcopy__(self, memo: dict[int, Any]) -> FreshBlock:
-            return self
-
-    return FreshBlock
+    def __deepcopy__(self, memo: dict[int, Any]) -> _FreshBlock:
+        return self
 
 
 def _shape_is_known() -> bool:
@@ -78,16 +73,13 @@ def install() -> bool:
             or not _shape_is_known()
         ):
             return False
-        from numba.core import ir
         from numba.core.inline_closurecall import InlineWorker
-
-        fresh_block = _fresh_block_class()
 
         def inline_function(self, caller_ir, block, i, function, arg_typs=None):
             callee_ir = self.run_untyped_passes(function)
             fresh = list(callee_ir.blocks.values())
             for b in fresh:
-                b.__class__ = fresh_block
+                b.__class__ = _FreshBlock
             try:
                 return self.inline_ir(
                     caller_ir, block, i, callee_ir, function.__code__.co_freevars, arg_typs=arg_typs
