@@ -67,7 +67,13 @@ def create(page, base: str, seats=SEATS, seed: int | None = None, rounds: int = 
 
 def click_move(page) -> bool:
     """Click the person's move on ``page`` if it has one (PASS, or the first
-    playable tile at its left end; the next round); True if it clicked."""
+    playable tile at its left end; the next round); True if it clicked.
+
+    Not while the page's last action is in flight (``data-pending``): the
+    page still shows the state before it, whose tile or button the server's
+    next state takes away, and a click on it would wait for it in vain."""
+    if page.locator("#table-view").get_attribute("data-pending") == "true":
+        return False
     status = page.get_by_test_id("status").inner_text()
     if status == "Your turn":
         if page.get_by_test_id("pass").is_visible():

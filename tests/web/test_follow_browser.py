@@ -179,9 +179,12 @@ def test_following_the_others_by_keyboard_and_by_tapping_the_chain_on_a_phone(se
             page.keyboard.press("p")
         elif turns >= 2 and not double:  # two clicks before any answer: one action
             double = True
-            page.locator('[data-testid="hand"] [data-playable="true"]').first.evaluate(
-                "(b) => { b.click(); b.click(); }"
+            # in flight until the server answers: the page marks it (data-pending)
+            pending = page.locator('[data-testid="hand"] [data-playable="true"]').first.evaluate(
+                "(b) => { b.click(); b.click(); return document.getElementById('table-view')"
+                ".dataset.pending; }"
             )
+            assert pending == "true"
         else:
             page.keyboard.press(str(playable.index("true") + 1))
         if page.locator("#end-choice").is_visible():  # two ends: tap one on the chain
@@ -194,6 +197,7 @@ def test_following_the_others_by_keyboard_and_by_tapping_the_chain_on_a_phone(se
             assert sent[-1]["end"] == "right"
         _until(page, f"() => document.querySelectorAll('#log li').length > {logged}")
         assert len([m for m in sent if m["type"] in ("play", "pass")]) == acts + 1, sent[-3:]
+        _until(page, "() => document.getElementById('table-view').dataset.pending === 'false'")
         if not page.locator("#round-end").is_visible():
             _until(
                 page, "() => !!(document.activeElement && document.activeElement.closest('#hand'))"

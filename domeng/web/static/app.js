@@ -241,6 +241,12 @@
     if (ws && ws.readyState === 1) inflight = state.version;
     if (msg.type === "play" || msg.type === "pass") focusHand = true;
     send(msg);
+    markPending();
+  }
+  // the table says whether this page's action is still in flight (data-pending):
+  // until the server's next state, what the page shows is the state before it
+  function markPending() {
+    $("table-view").dataset.pending = String(state !== null && inflight === state.version);
   }
 
   function connect() {
@@ -252,9 +258,10 @@
     ws.onmessage = (e) => {
       let m;
       try { m = JSON.parse(e.data); } catch (err) { return; }
-      if (m.type === "state") { state = m; render(); }
+      if (m.type === "state") { state = m; render(); markPending(); }
       else if (m.type === "error") {
         inflight = null;  // refused: the person may try again
+        markPending();
         const text = refusalText(m);
         say(text);
         if (m.fatal) { fatal = true; $("status").textContent = text; }
@@ -262,6 +269,10 @@
       else if (m.type === "links") { hostLinks = m; hostDrawn = null; renderHost(); }
     };
     ws.onclose = () => {
+      // an action in flight was either taken (the next state has a new version) or
+      // lost with the connection: the person may act again once the state comes back
+      inflight = null;
+      if (state) markPending();
       if (fatal) return;
       $("status").textContent = t("status.lost");
       retry = setTimeout(connect, 1500);
