@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import socket
+from typing import TYPE_CHECKING
 
 from domeng.cli.args import UsageError
+
+if TYPE_CHECKING:
+    import socket
 
 
 def _seconds(lo: float, hi: float):
@@ -46,6 +49,8 @@ def _bind(host: str, port: int, shown: str) -> socket.socket:
     system chose); an address it cannot be bound to (a port in use, a host
     that is not this machine's) is refused in one line before anything is
     announced."""
+    import socket  # here: not imported by every command's --help
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     s = socket.socket(family, socket.SOCK_STREAM)
     try:

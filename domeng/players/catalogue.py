@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from domeng.core.defaults import HUMAN, PLAYER_IDS
@@ -343,7 +342,11 @@ def _number_text(x: float) -> str:
     if float(x).is_integer():
         return str(int(x))
     s = repr(float(x))
-    return format(Decimal(s), "f") if "e" in s else s
+    if "e" not in s:
+        return s
+    from decimal import Decimal  # rare (1e-05): not imported by every command's --help
+
+    return format(Decimal(s), "f")
 
 
 def refusal(name: Any, place: str | None, reason: str, where: str = "") -> PlayerError:

@@ -53,6 +53,13 @@ def test_help_of_every_command_loads_no_heavy_library(argv):
     assert loaded == [], (argv, loaded)
 
 
+def test_the_top_level_help_loads_neither_decimal_nor_socket():
+    """Two modules only some commands need, imported inside them (a few ms
+    of ``domeng --help`` each; benchmarks/README.md, session 17)."""
+    code = "from domeng.cli.main import main\ncode = main(['--help'])\nassert code == 0, code"
+    assert _loaded_after(code, ("decimal", "socket")) == []
+
+
 def test_the_light_defaults_are_the_ones_the_game_uses():
     """The values --help shows are the ones the modules use (re-exported)."""
     from domeng.core import defaults as D

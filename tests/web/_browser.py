@@ -65,17 +65,17 @@ def create(page, base: str, seats=SEATS, seed: int | None = None, rounds: int = 
     page.get_by_test_id("seat-0").wait_for(timeout=60_000)
 
 
-def click_move(page) -> bool:
+def click_move(page, next_round: bool = True) -> bool:
     """Click the person's move on ``page`` if it has one (PASS, or the first
-    playable tile at its left end; the next round); True if it clicked.
+    playable tile at its left end; the next round, unless ``next_round`` is
+    False); True if it clicked.
 
     Not while the page's last action is in flight (``data-pending``): the
     page still shows the state before it, whose tile or button the server's
     next state takes away, and a click on it would wait for it in vain."""
     if page.locator("#table-view").get_attribute("data-pending") == "true":
         return False
-    status = page.get_by_test_id("status").inner_text()
-    if status == "Your turn":
+    if page.locator("#status.go").count():  # "Your turn", in any language
         if page.get_by_test_id("pass").is_visible():
             page.get_by_test_id("pass").click()
             return True
@@ -87,7 +87,7 @@ def click_move(page) -> bool:
                 left.click()
             return True
     nxt = page.get_by_test_id("next-round")
-    if nxt.is_visible() and nxt.is_enabled():
+    if next_round and nxt.is_visible() and nxt.is_enabled():
         nxt.click()
         return True
     return False

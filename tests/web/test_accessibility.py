@@ -12,7 +12,7 @@ import re
 import pytest
 
 from tests.web import _browser
-from tests.web._browser import SEATS, needs_chromium
+from tests.web._browser import SEATS, click_move, needs_chromium
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -41,25 +41,12 @@ def _serious(page, where: str) -> None:
     page.emulate_media(color_scheme="light")
 
 
-def _turn(page) -> None:
-    """Play this page's turn: PASS, or the first playable tile (its left end)."""
-    if page.get_by_test_id("pass").is_visible():
-        page.get_by_test_id("pass").click()
-        return
-    tile = page.locator('[data-testid="hand"] [data-playable="true"]')
-    if tile.count() and page.locator("#status.go").count():
-        tile.first.click()
-        left = page.locator('#end-choice [data-end="left"]')
-        if left.is_visible():
-            left.click()
-
-
 def _to_round_end(page) -> None:
     end = page.locator("#round-end")
     for _ in range(600):
         if end.is_visible():
             return
-        _turn(page)
+        click_move(page, next_round=False)
         page.wait_for_timeout(30)
     raise AssertionError("the round did not end")
 
@@ -95,7 +82,7 @@ def test_no_serious_axe_violation_from_the_create_page_to_the_games_end(server, 
     _browser.create(page, server, SEATS, seed=7, rounds=2)
     status = page.get_by_test_id("status")
     expect(status).to_have_text("Your turn")  # seed 7: the person's turn comes first
-    _turn(page)  # one move: the live region has lines of the page's own time
+    assert click_move(page)  # one move: the live region has lines of the page's own time
     expect(page.locator("#announce p").first).to_be_attached()
     assert page.locator("#round-end").is_hidden()  # seed 7: the round goes on
     _screen_reader_view(page)

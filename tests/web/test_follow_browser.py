@@ -33,6 +33,7 @@ expect = sync_api.expect
 pytestmark = [pytest.mark.slow, needs_chromium]
 server, browser = _browser.server, _browser.browser  # the module's fixtures
 
+LOST = "Connection lost: reconnecting…"
 #: records what the page does that a test cannot see afterwards
 INIT = """
 window.__vib = [];
@@ -228,4 +229,46 @@ def test_following_the_others_by_keyboard_and_by_tapping_the_chain_on_a_phone(se
     else:
         assert 0 <= marks["right"][0] - marks["last"][2] <= 8, marks
     assert errors == []
+    page.close()
+
+
+def test_a_move_lost_with_the_connection_is_made_again_after_the_reconnection(server, browser):
+    """The connection drops while the person's move is in flight (the move
+    never reaches the server): once the page has reconnected, the same turn
+    takes the move again (the page once kept ignoring it as still in flight)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    lose = {"next": False, "lost": 0}
+    moves: list[dict] = []
+
+    def route(ws) -> None:  # between the page and the server: forwards all but the move to lose
+        srv = ws.connect_to_server()
+
+        def from_page(text) -> None:
+            msg = json.loads(text)
+            if msg.get("type") in ("play", "pass"):
+                if lose["next"]:
+                    lose["next"], lose["lost"] = False, lose["lost"] + 1
+                    srv.close()
+                    ws.close()
+                    return
+                moves.append(msg)
+            srv.send(text)
+
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r"/ws$"), route)
+    _browser.create(page, server, SEATS, seed=7, rounds=1)
+    expect(page.locator("#status.go")).to_have_count(1, timeout=60_000)  # seed 7: the person first
+    logged = page.locator("#log li").count()
+    lose["next"] = True
+    assert _browser.click_move(page)
+    # lost: no turn shown while the connection is down; then back, the same turn
+    expect(page.get_by_test_id("status")).to_have_text(LOST, timeout=30_000)
+    assert page.locator("#status.go").count() == 0
+    expect(page.locator("#status.go")).to_have_count(1, timeout=30_000)
+    assert lose["lost"] == 1 and moves == [] and page.locator("#log li").count() == logged
+    expect(page.locator("#table-view")).to_have_attribute("data-pending", "false")
+    assert _browser.click_move(page)
+    expect(page.locator("#log li")).not_to_have_count(logged, timeout=30_000)
+    assert len(moves) == 1, moves
     page.close()

@@ -19,6 +19,7 @@ expect = sync_api.expect
 
 from domeng.core.words import LANGS, catalogue  # noqa: E402
 from tests.web import _browser  # noqa: E402
+from tests.web._browser import click_move  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
@@ -72,15 +73,7 @@ def _play_to_round_end(page) -> None:
     for _ in range(400):
         if end.is_visible():
             return
-        if page.get_by_test_id("pass").is_visible():
-            page.get_by_test_id("pass").click()
-        else:
-            tile = page.locator('[data-testid="hand"] [data-playable="true"]')
-            if tile.count() and page.locator("#status.go").count():
-                tile.first.click()
-                left = page.locator('#end-choice [data-end="left"]')
-                if left.is_visible():
-                    left.click()
+        click_move(page, next_round=False)
         page.wait_for_timeout(40)
     raise AssertionError("the round did not end")
 

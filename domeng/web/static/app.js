@@ -275,6 +275,7 @@
       if (state) markPending();
       if (fatal) return;
       $("status").textContent = t("status.lost");
+      $("status").classList.remove("go");  // no move can be made until the state is back
       retry = setTimeout(connect, 1500);
     };
   }
