@@ -13,11 +13,12 @@ history rows as ``int8`` (:func:`new_stack`'s ``hist``, the environments'
 stack), so that 4096 tables stay in a core's caches nearly as well as 256
 (``benchmarks/README.md``).
 
-:func:`drive` is the loop over tables, ONE for every caller: the
-environments (:mod:`domeng.envs.tables`) and the batch round loop
-(:mod:`domeng.batch.loop`) hand it a *turn* function, compiled with it,
+:func:`drive` is the loop over tables: the environments
+(:mod:`domeng.envs.tables`) hand it a *turn* function, compiled with it,
 that does their per-table work; while table ``i`` plays, the next table's
-hot rows are fetched from memory ahead (:func:`prefetch_table`).
+hot rows are fetched from memory ahead (:func:`prefetch_table`).  (The
+studies' round loop, :mod:`domeng.batch.loop`, still runs its tables its
+own way: in parallel, each through all its rounds; docs/architecture.md.)
 :func:`play_until` is the one loop of turns within a table: it starts
 rounds (D2..D4) and steps the seats' choices until a given seat is to move
 or the game is over (D16).
