@@ -161,8 +161,10 @@ _SAMPLES = "samples per decision"
 #: "Players"): in games of 10 rounds ``esearch-1000`` took 0.047 [0.033, 0.061]
 #: fewer net stones a round than ``search`` (400 deals); every configuration
 #: tried since (nsearch-1000, isearch, epsilon rollouts, esearch-3000 and
-#: -10000, IS-MCTS, the learned network's rollouts) was measured no better
-#: than it, paired; its decisions take about 10 ms at the median, 25 ms at p99.
+#: -10000, IS-MCTS, the learned network's rollouts, the learned value at the
+#: leaves, the learned opponent model) was measured no better than it or than
+#: its own control, paired; its decisions take about 10 ms at the median, 25 ms
+#: at p99.
 BEST = "esearch-1000"
 
 #: the players of domeng, in the order the help lists them.  Strength and

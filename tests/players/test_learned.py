@@ -29,6 +29,7 @@ def test_the_shipped_weights_load_with_their_provenance():
     assert isinstance(meta["seed"], int) and meta["commit"]
     assert meta["inputs"] == list(LP.INPUTS) and meta["hidden"] == LP.N_HIDDEN
     assert np.any(p[LP.LAYOUT["v"]] != 0)  # trained: the hidden layer is in use
+    assert len(LP._weights_text()) <= 5 * 2**20  # issue 25: shipped weights at most 5 MB
     spec = resolve_player("learned")
     assert spec.kind == "compiled" and spec.fn is LP.make_learned_strategy()
 
