@@ -192,28 +192,52 @@ def _turn_record(actions, ep, views):
     return Turn(actions, ep, seats, views, tmp, np.zeros(5))
 
 
+#: where the episode's and the views' arrays start in an entry point's
+#: ``fields`` (the stack's first)
+_AT_EPISODE = len(State._fields)
+_AT_VIEWS = _AT_EPISODE + len(Episode._fields)
+
+
+@njit(cache=True, inline="always")
+def _records(fields):
+    """The stack, the :class:`Episode` and the :class:`Views` from their
+    fields in a row (:meth:`Tables._fields`)."""
+    B = State(*fields[:_AT_EPISODE])
+    ep = Episode(*fields[_AT_EPISODE:_AT_VIEWS])
+    return B, ep, Views(*fields[_AT_VIEWS:])
+
+
 # Entry points (their scratch allocated here, the loops compiled without
 # reference counting).  Passing a tuple of compiled functions from Python
 # costs about a millisecond a call (numba types it anew each time), so when
 # every opponent is a built-in player no such tuple is passed: ``fns`` is
 # ``None`` and :func:`opponent_action` asks the built-in players alone.
+# The records come as their arrays in a row (``fields``, :func:`_records`):
+# numba takes a namedtuple argument about twice as slowly as the same arrays
+# passed flat, and the stack, the episode and the views as namedtuples cost
+# 6-7 us a call against 3 us flat, a fifth of a one-table env's step
+# (benchmarks/README.md, session 17).
 @njit(cache=True)
-def reset_builtin(B, ep, views):
+def reset_builtin(*fields):
+    B, ep, views = _records(fields)
     vec_reset(B, _turn_record(views.bad, ep, views), None)
 
 
 @njit(cache=True)
-def step_builtin(B, actions, ep, views):
+def step_builtin(actions, *fields):
+    B, ep, views = _records(fields)
     return vec_step(B, _turn_record(actions, ep, views), None)
 
 
 @njit(cache=True)
-def reset_custom(B, ep, fns, views):
+def reset_custom(fns, *fields):
+    B, ep, views = _records(fields)
     vec_reset(B, _turn_record(views.bad, ep, views), fns)
 
 
 @njit(cache=True)
-def step_custom(B, actions, ep, fns, views):
+def step_custom(actions, fns, *fields):
+    B, ep, views = _records(fields)
     return vec_step(B, _turn_record(actions, ep, views), fns)
 
 
@@ -257,6 +281,9 @@ class Tables:
             np.array([self.camat_bonus]),
             np.ascontiguousarray(pids, dtype=np.int64),
         )
+        #: what the compiled calls take: the stack's, the episode's and the
+        #: views' arrays in a row (:func:`_records`)
+        self._fields = (*self.B, *self._ep, *self._views)
 
     @property
     def seed(self) -> np.uint64:
@@ -272,9 +299,9 @@ class Tables:
         self._ep.seed[0] = np.uint64(seed)
         self.next_table[0] = table_start
         if self.builtin:
-            reset_builtin(self.B, self._ep, self._views)
+            reset_builtin(*self._fields)
         else:
-            reset_custom(self.B, self._ep, self.fns, self._views)
+            reset_custom(self.fns, *self._fields)
 
     def step(self, actions: np.ndarray, autoreset: bool) -> int:
         """One compiled call (:func:`vec_step`): the number of episodes that
@@ -282,6 +309,6 @@ class Tables:
         played; :attr:`bad` marks them)."""
         self._cfg[3] = 1 if autoreset else 0
         if self.builtin:
-            return step_builtin(self.B, actions, self._ep, self._views)
+            return step_builtin(actions, *self._fields)
         with _quiet_compile():
-            return step_custom(self.B, actions, self._ep, self.fns, self._views)
+            return step_custom(actions, self.fns, *self._fields)
