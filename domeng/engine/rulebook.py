@@ -306,15 +306,15 @@ def pay(due, tbl, stones, off, book, bk):
     size, dest, payers, n_payers, reason = due
     take = min(size, tbl)
     rest = size - take
-    stones[_u(off + dest)] += take
     book(bk, FROM_TABLE, dest, take, reason)
     for i in range(n_payers):
         p = (payers >> (3 * i)) & 7
         give = min(rest, stones[_u(off + p)]) * (p != dest)
         stones[_u(off + p)] -= give
-        stones[_u(off + dest)] += give
         book(bk, p, dest, give, reason)
         rest -= give
+    # dest's stones once (a payer who is dest gives 0, so none is read early)
+    stones[_u(off + dest)] += size - rest
     book(bk, UNPAID, dest, rest, reason)
     return tbl - take
 
