@@ -339,7 +339,7 @@ def cappu_end(seat, tile, mappakuling, rules, at):
     >>> cappu_end(3, tile_id(2, 5), 1, Rules().to_array(), 0)  # worked example 1: CEKI
     (1, 3, 2)
     """
-    cucuq = (seat + 4) % 5
+    cucuq = seat - 1 if seat > 0 else 4  # (seat + 4) % 5 without a division
     if mappakuling:
         if _DBL[_u(tile)]:
             return L.K_POLLO, rules[at + R_POLLO], cucuq
@@ -411,7 +411,7 @@ def block_end(m, sums, off, rules, at):
                 best_sum = sp
                 best = p
     if n == 0:
-        return L.K_MANGUNO, m, (m + 4) % 5, rules[at + R_MANGUNO], 0, m
+        return L.K_MANGUNO, m, m - 1 if m > 0 else 4, rules[at + R_MANGUNO], 0, m
     size = rules[at + R_MATTIKKENG]
     if n >= 2 or best_sum == sm:
         size = rules[at + R_MATTIKKENG_REDUCED]
