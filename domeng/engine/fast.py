@@ -25,7 +25,7 @@ full rules, which lives outside this repository in the workplace's
   no right-end moves when both ends show the same number: D5's one move),
   in ascending action order, and the ``k``-th of them is one ``pdep`` and
   one ``tzcnt``: the random player's pick is the kernel's, draw for draw;
-* the round's state (ends, LAST MAPPANO, turn, who played / passed) lives
+* the round's state (ends, LAST MAPPANO, turn, who passed) lives
   in local variables, one function a table (no arrays of arguments per
   round), awards are branch-free (adding 0 where the kernel skips);
 * only what the aggregates need is counted, per-seat counts packed in one
@@ -395,7 +395,6 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
         left, right = RB.ends_after(t, 0, -1, -1)
         endmask = RB.end_mask(left, right)
         last = s
-        played = 1 << s
         pbm = 0  # the seats that had a PASSEBUNGE (D6)
         passes = 0  # the round's counts by seat, packed (tally.SEAT_BITS a seat)
         pbs = 0
@@ -428,7 +427,6 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
                 left, right = RB.play_ends(code, left, right)  # D5
                 mk = 1 if left == right else 0  # D8: MAPPAKULING
                 wk[_u(W_MK + s)] += mk  # one add (packed at the round's end)
-                played |= 1 << s
                 last = s
                 tiles += 1
                 if hs == 0:
@@ -443,8 +441,11 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
             elif not RB.is_block(s, last):
                 # D6: PASS, a PASSEBUNGE if s has not played yet this round;
                 # D7: paid by the table, then by the LAST MAPPANO
+                # s has played iff fewer than the 5 tiles dealt (_deal) are left: no mask
+                # of who played to keep (a 56-bit hand has two bits a tile)
                 bit = 1 << s
-                pb, size, reason = RB.pass_award(played & bit, pbm & bit, every_pb, r_pass, r_pb)
+                has_played = popcount(hs) < 10
+                pb, size, reason = RB.pass_award(has_played, pbm & bit, every_pb, r_pass, r_pb)
                 passes += 1 << (T.SEAT_BITS * s)
                 if heur:
                     obs[_u(OBS_VOID + s)] |= (np.int64(1) << left) | (np.int64(1) << right)
