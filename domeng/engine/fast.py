@@ -28,8 +28,11 @@ full rules, which lives outside this repository in the workplace's
 * the round's state (ends, LAST MAPPANO, turn, who passed) lives
   in local variables, one function a table (no arrays of arguments per
   round), awards are branch-free (adding 0 where the kernel skips);
-* only what the aggregates need is counted, per-seat counts packed in one
-  register each (:data:`domeng.engine.tally.SEAT_BITS`); the player type is
+* only what the aggregates need is counted, and little at a move: the
+  passes and PASSEBUNGE by seat packed in one variable each
+  (:data:`domeng.engine.tally.SEAT_BITS`), the MAPPAKULING one add to a
+  seat's slot of the scratch, the turns and who has played worked out
+  when needed (session 17 of ``benchmarks/README.md``); the player type is
   tested only when a seat has a choice (two or more legal moves).
 
 * a table whose seats are all ``random`` runs a loop compiled without the
@@ -395,7 +398,6 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
         left, right = RB.ends_after(t, 0, -1, -1)
         endmask = RB.end_mask(left, right)
         last = s
-        pbm = 0  # the seats that had a PASSEBUNGE (D6)
         passes = 0  # the round's counts by seat, packed (tally.SEAT_BITS a seat)
         pbs = 0
         matt = 0
@@ -443,15 +445,15 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
                 # D7: paid by the table, then by the LAST MAPPANO
                 # s has played iff fewer than the 5 tiles dealt (_deal) are left: no mask
                 # of who played to keep (a 56-bit hand has two bits a tile)
-                bit = 1 << s
+                unit = np.int64(1) << (T.SEAT_BITS * s)
                 has_played = popcount(hs) < 10
-                pb, size, reason = RB.pass_award(has_played, pbm & bit, every_pb, r_pass, r_pb)
-                passes += 1 << (T.SEAT_BITS * s)
+                had_pb = pbs & (unit * T.SEAT_MASK)  # s's PASSEBUNGE so far (D6)
+                pb, size, reason = RB.pass_award(has_played, had_pb, every_pb, r_pass, r_pb)
+                passes += unit
                 if heur:
                     obs[_u(OBS_VOID + s)] |= (np.int64(1) << left) | (np.int64(1) << right)
                 if pb:  # rare: a branch costs fewer instructions than adding 0
-                    pbm |= bit
-                    pbs += 1 << (T.SEAT_BITS * s)
+                    pbs += unit
                 tbl = RB.pay((size, s, last, 1, reason), tbl, wk, W_ST, T.flow, agg)
             else:
                 kind, winner, cucuq, matt, tbl = _block(rules, s, wk, tbl, agg)
