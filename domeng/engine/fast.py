@@ -25,11 +25,14 @@ full rules, which lives outside this repository in the workplace's
   no right-end moves when both ends show the same number: D5's one move),
   in ascending action order, and the ``k``-th of them is one ``pdep`` and
   one ``tzcnt``: the random player's pick is the kernel's, draw for draw;
-* the round's state (ends, LAST MAPPANO, turn, who played / passed) lives
+* the round's state (ends, LAST MAPPANO, turn, who passed) lives
   in local variables, one function a table (no arrays of arguments per
   round), awards are branch-free (adding 0 where the kernel skips);
-* only what the aggregates need is counted, per-seat counts packed in one
-  register each (:data:`domeng.engine.tally.SEAT_BITS`); the player type is
+* only what the aggregates need is counted, and little at a move: the
+  passes and PASSEBUNGE by seat packed in one variable each
+  (:data:`domeng.engine.tally.SEAT_BITS`), the MAPPAKULING one add to a
+  seat's slot of the scratch, the turns and who has played worked out
+  when needed (session 17 of ``benchmarks/README.md``); the player type is
   tested only when a seat has a choice (two or more legal moves).
 
 * a table whose seats are all ``random`` runs a loop compiled without the
@@ -96,7 +99,8 @@ W_PRNG = 15  # [5] the seats' generators (uint64 bits)
 W_PERM = 20  # [28] the deal's permutation
 W_DRAW = 48  # [27] the deal's draws before the swaps (Lemire's products)
 W_SUM = 75  # [5] the pip sums at a block (D12)
-WK_LEN = 80
+W_MK = 80  # [5] the round's MAPPAKULING by seat (D8; 0 between rounds)
+WK_LEN = 85
 
 
 _PIPS = TILE_PIPS.astype(np.int64)
@@ -108,10 +112,11 @@ _EVEN = np.int64(EVEN56)
 
 
 def stack_array(dtype, size):
-    """An intrinsic ``f()`` giving a zeroed ``dtype[size]`` array in the
-    calling function's stack frame (numba has no stack arrays): addressed
-    from the stack pointer, with no array pointer to keep in a register or
-    reload, and no allocation.  Valid until the caller returns."""
+    """An intrinsic ``f()`` giving a ``dtype[size]`` array in the calling
+    function's stack frame (numba has no stack arrays): addressed from the
+    stack pointer, with no array pointer to keep in a register or reload, and
+    no allocation.  Valid until the caller returns.  Only its first item is
+    zeroed (numba's ``alloca_once``): write an item before reading it."""
     arrty = types.Array(dtype, 1, "C")
 
     @intrinsic
@@ -286,6 +291,7 @@ def _load(st, wk):
     for p in range(5):
         wk[W_PRNG + p] = st[L.ST_SEAT_RNG + p]
         wk[W_ST + p] = st[L.ST_STONES + p]
+        wk[W_MK + p] = 0  # (the stack array is not zeroed)
     return (
         np.uint64(st[L.ST_RNG]),
         st[L.ST_TABLE],
@@ -392,14 +398,10 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
         left, right = RB.ends_after(t, 0, -1, -1)
         endmask = RB.end_mask(left, right)
         last = s
-        played = 1 << s
-        pbm = 0  # the seats that had a PASSEBUNGE (D6)
         passes = 0  # the round's counts by seat, packed (tally.SEAT_BITS a seat)
         pbs = 0
-        mks = 0
         matt = 0
-        turns = 1
-        tiles = 1
+        tiles = 1  # the turns are counted at the round's end
         cucuq = -1
         first_cappu = -1
         kind = 0
@@ -409,7 +411,6 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
         while True:
             hs = wk[_u(W_H + s)]
             mv = hs & endmask
-            turns += 1
             if mv:
                 # D5: the seat's choice among the (tile, end) moves
                 if not heur:
@@ -427,8 +428,7 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
                     chain |= np.int64(1) << t
                 left, right = RB.play_ends(code, left, right)  # D5
                 mk = 1 if left == right else 0  # D8: MAPPAKULING
-                mks += mk << (T.SEAT_BITS * s)
-                played |= 1 << s
+                wk[_u(W_MK + s)] += mk  # one add (packed at the round's end)
                 last = s
                 tiles += 1
                 if hs == 0:
@@ -436,22 +436,28 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
                     kind, size, cucuq = RB.cappu_end(s, t, mk, rules, 0)
                     winner = s
                     first_cappu = s
+                    turns = tiles + T.seat_total(passes)  # the moves and passes
                     tbl = RB.pay((size, cucuq, s, 1, kind + 2), tbl, wk, W_ST, T.flow, agg)
                     break
                 endmask = RB.end_mask(left, right)
             elif not RB.is_block(s, last):
                 # D6: PASS, a PASSEBUNGE if s has not played yet this round;
                 # D7: paid by the table, then by the LAST MAPPANO
-                bit = 1 << s
-                pb, size, reason = RB.pass_award(played & bit, pbm & bit, every_pb, r_pass, r_pb)
-                passes += 1 << (T.SEAT_BITS * s)
+                # s has played iff fewer than the 5 tiles dealt (_deal) are left: no mask
+                # of who played to keep (a 56-bit hand has two bits a tile)
+                unit = np.int64(1) << (T.SEAT_BITS * s)
+                has_played = popcount(hs) < 10
+                had_pb = pbs & (unit * T.SEAT_MASK)  # s's PASSEBUNGE so far (D6)
+                pb, size, reason = RB.pass_award(has_played, had_pb, every_pb, r_pass, r_pb)
+                passes += unit
                 if heur:
                     obs[_u(OBS_VOID + s)] |= (np.int64(1) << left) | (np.int64(1) << right)
-                pbm |= bit * pb
-                pbs += pb << (T.SEAT_BITS * s)
+                if pb:  # rare: a branch costs fewer instructions than adding 0
+                    pbs += unit
                 tbl = RB.pay((size, s, last, 1, reason), tbl, wk, W_ST, T.flow, agg)
             else:
                 kind, winner, cucuq, matt, tbl = _block(rules, s, wk, tbl, agg)
+                turns = tiles + T.seat_total(passes) + 1  # the moves, passes and M's turn
                 if rules[R_PENALIZE_MANGUNO_PASS]:
                     passes += 1 << (T.SEAT_BITS * s)
                 break
@@ -461,6 +467,7 @@ def play_rounds(rules, st, agg, limits, pids, choose, scratch, mode):
             rules, first_cappu, winner, wk, (tbl, camat, camats, since)
         )
         # ---- the round's outcome into the aggregates
+        mks = T.packed(wk, W_MK)
         out = (kind, winner, starter, cucuq, new_camat, gap, turns, tiles, passes, pbs, mks, matt)
         T.accumulate(agg, out)
         played_rounds += 1

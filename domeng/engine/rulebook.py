@@ -306,15 +306,15 @@ def pay(due, tbl, stones, off, book, bk):
     size, dest, payers, n_payers, reason = due
     take = min(size, tbl)
     rest = size - take
-    stones[_u(off + dest)] += take
     book(bk, FROM_TABLE, dest, take, reason)
     for i in range(n_payers):
         p = (payers >> (3 * i)) & 7
         give = min(rest, stones[_u(off + p)]) * (p != dest)
         stones[_u(off + p)] -= give
-        stones[_u(off + dest)] += give
         book(bk, p, dest, give, reason)
         rest -= give
+    # dest's stones once (a payer who is dest gives 0, so none is read early)
+    stones[_u(off + dest)] += size - rest
     book(bk, UNPAID, dest, rest, reason)
     return tbl - take
 
@@ -339,7 +339,7 @@ def cappu_end(seat, tile, mappakuling, rules, at):
     >>> cappu_end(3, tile_id(2, 5), 1, Rules().to_array(), 0)  # worked example 1: CEKI
     (1, 3, 2)
     """
-    cucuq = (seat + 4) % 5
+    cucuq = seat - 1 if seat > 0 else 4  # (seat + 4) % 5 without a division
     if mappakuling:
         if _DBL[_u(tile)]:
             return L.K_POLLO, rules[at + R_POLLO], cucuq
@@ -411,7 +411,7 @@ def block_end(m, sums, off, rules, at):
                 best_sum = sp
                 best = p
     if n == 0:
-        return L.K_MANGUNO, m, (m + 4) % 5, rules[at + R_MANGUNO], 0, m
+        return L.K_MANGUNO, m, m - 1 if m > 0 else 4, rules[at + R_MANGUNO], 0, m
     size = rules[at + R_MATTIKKENG]
     if n >= 2 or best_sum == sm:
         size = rules[at + R_MATTIKKENG_REDUCED]

@@ -47,6 +47,38 @@ OUTCOME_FIELDS = (
 #: 4096 times in a round)
 SEAT_BITS = 12
 SEAT_MASK = (1 << SEAT_BITS) - 1
+#: one in each seat's field: ``x * _ONES`` has the sum of ``x``'s fields in
+#: the top one (:func:`seat_total`)
+_ONES = sum(1 << (SEAT_BITS * p) for p in range(5))
+
+
+@njit(cache=True)
+def seat_total(x):
+    """The sum over the seats of the packed per-seat counts ``x`` (a
+    multiply: the top field of ``x * (1 + 2**SEAT_BITS + ...)`` adds them all).
+
+    >>> seat_total((2 << SEAT_BITS) | (3 << (4 * SEAT_BITS)) | 1)
+    6
+    """
+    return ((x * _ONES) >> (4 * SEAT_BITS)) & SEAT_MASK
+
+
+@njit(cache=True)
+def packed(counts, off):
+    """Five per-seat counts ``counts[off : off + 5]`` packed (seat ``p``'s at
+    bit ``SEAT_BITS * p``), and set back to 0: a loop that adds
+    ``counts[off + s] += c`` (one add to memory) packs them once a round.
+
+    >>> import numpy as np
+    >>> c = np.array([0, 1, 0, 2, 0])
+    >>> packed(c, 0) == (1 << SEAT_BITS) | (2 << (3 * SEAT_BITS)), c.tolist()
+    (True, [0, 0, 0, 0, 0])
+    """
+    x = 0
+    for p in range(5):
+        x |= counts[off + p] << (SEAT_BITS * p)
+        counts[off + p] = 0
+    return x
 
 
 @njit(cache=True, inline="always")
