@@ -88,7 +88,11 @@ def _agents_play(players: list[str], seed: int, table: int, rounds: int) -> list
 
 @pytest.mark.parametrize(
     "players",
-    ["hunter,keeper,random,search-20,expert", "esearch-3,ismcts-8,random,heavy,nsearch-7"],
+    [
+        "hunter,keeper,random,search-20,expert",
+        "esearch-3,ismcts-8,random,heavy,nsearch-7",
+        "learned,random,best,keeper,hunter",  # issue 25: the learned player and best as agents
+    ],
 )
 def test_agents_play_move_for_move_as_the_built_ins_in_a_study(players):
     """Seated with their seats' streams, the agents play table t of a study
