@@ -91,3 +91,15 @@ def click_move(page, next_round: bool = True) -> bool:
         nxt.click()
         return True
     return False
+
+
+def play_to_round_end(page, looks: int = 600) -> None:
+    """Click the person's moves (:func:`click_move`, never the next round)
+    until the round's end shows; fails after ``looks`` looks."""
+    end = page.locator("#round-end")
+    for _ in range(looks):
+        if end.is_visible():
+            return
+        click_move(page, next_round=False)
+        page.wait_for_timeout(30)
+    raise AssertionError("the round did not end")

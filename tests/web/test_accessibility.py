@@ -41,16 +41,6 @@ def _serious(page, where: str) -> None:
     page.emulate_media(color_scheme="light")
 
 
-def _to_round_end(page) -> None:
-    end = page.locator("#round-end")
-    for _ in range(600):
-        if end.is_visible():
-            return
-        click_move(page, next_round=False)
-        page.wait_for_timeout(30)
-    raise AssertionError("the round did not end")
-
-
 def _screen_reader_view(page) -> None:
     """The chain and the hand are lists of named tiles; every line of the
     log since the page opened is in the live region, in order."""
@@ -93,11 +83,11 @@ def test_no_serious_axe_violation_from_the_create_page_to_the_games_end(server, 
     expect(page.locator('[data-host-name="1"]')).to_be_visible()
     _serious(page, "host panel")
     host.locator(":scope > summary").click()
-    _to_round_end(page)
+    _browser.play_to_round_end(page)
     _serious(page, "round end")
     page.get_by_test_id("next-round").click()
     expect(page.locator("#round-end")).to_be_hidden()
-    _to_round_end(page)
+    _browser.play_to_round_end(page)
     expect(status).to_have_text(re.compile("^Game over"))
     _serious(page, "game over")
     page.close()

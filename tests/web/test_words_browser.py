@@ -7,7 +7,6 @@ and the language switch is remembered."""
 from __future__ import annotations
 
 import json
-import os
 import urllib.request
 
 import pytest
@@ -19,16 +18,11 @@ expect = sync_api.expect
 
 from domeng.core.words import LANGS, catalogue  # noqa: E402
 from tests.web import _browser  # noqa: E402
-from tests.web._browser import click_move  # noqa: E402
+from tests.web._browser import needs_chromium  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
-ARGS += ["--disable-background-networking", "--disable-component-update"]
 NAME = "<b>Ana</b><img src=x>"
 
-pytestmark = pytest.mark.skipif(
-    not os.access(CHROMIUM, os.X_OK), reason="no /usr/bin/chromium (make install-test installs it)"
-)
+pytestmark = needs_chromium
 
 
 server, browser = _browser.server, _browser.browser  # the shared fixtures (tests/web/_browser.py)
@@ -64,18 +58,6 @@ def _no_missing_string(page, keys: list[str], lang: str) -> None:
         ".map(e => (e.getAttribute('aria-label') || '') + ' ' + (e.getAttribute('title') || ''))"
     )
     assert [k for k in keys for x in labels if k in x] == [], lang
-
-
-def _play_to_round_end(page) -> None:
-    """Click the first playable tile (or PASS) whenever it is this page's
-    turn, until the round ends."""
-    end = page.locator("#round-end")
-    for _ in range(400):
-        if end.is_visible():
-            return
-        click_move(page, next_round=False)
-        page.wait_for_timeout(40)
-    raise AssertionError("the round did not end")
 
 
 def test_a_name_with_markup_is_shown_as_text_on_every_page(server, browser):
@@ -116,7 +98,7 @@ def test_the_glossary_opens_from_a_term_and_from_its_panel(server, browser):
     assert glossary.get_attribute("open") is None
     entries = glossary.locator("#glossary-list dt")
     assert entries.count() == 14
-    _play_to_round_end(page)  # the round's end: its term is a button
+    _browser.play_to_round_end(page)  # the round's end: its term is a button
     want = page.locator("#end-text button.term").first.get_attribute("data-term")
     # that term's button, found again by its name: the round's end may be
     # drawn again (a late state) between the read and the click, and its
@@ -159,7 +141,7 @@ def test_each_language_renders_with_no_missing_string_and_the_choice_is_kept(ser
     for lang in LANGS:  # mid-round
         page.get_by_test_id("lang").select_option(lang)
         _no_missing_string(page, keys, lang)
-    _play_to_round_end(page)
+    _browser.play_to_round_end(page)
     for lang in LANGS:  # a round's end
         page.get_by_test_id("lang").select_option(lang)
         _no_missing_string(page, keys, lang)

@@ -272,7 +272,7 @@
       // an action in flight was either taken (the next state has a new version) or
       // lost with the connection: the person may act again once the state comes back
       inflight = null;
-      if (state) markPending();
+      markPending();
       if (fatal) return;
       $("status").textContent = t("status.lost");
       $("status").classList.remove("go");  // no move can be made until the state is back
