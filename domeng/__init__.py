@@ -11,8 +11,8 @@ engine, a numba batch engine and Monte Carlo studies.
   ``domeng.run(domeng.StudySpec(...))`` runs a study given as one spec or file
   (:mod:`domeng.study.spec`);
   ``domeng.simulate_until(...)`` stops a study on the data (:mod:`domeng.study.sequential`)
-* ``domeng.load_player(name)`` gives any player of the catalogue as a policy over
-  the environments' observations (:mod:`domeng.envs.agents`)
+* ``domeng.load_player(name)`` (also ``domeng.players.load``) gives any player of
+  the catalogue as a policy over the environments' observations (:mod:`domeng.players.agents`)
 * ``domeng.simulate(...)`` runs a study and returns ``domeng.Results`` (see
   :mod:`domeng.study.simulate`, :mod:`domeng.results.results`); on a Dask cluster with
   ``client=`` (:mod:`domeng.study.cluster`); ``checkpoint=DIR`` and
@@ -63,7 +63,7 @@ _LAZY = {
     "sweep": ("study.compare", "sweep"),
     "tournament": ("study.tournament", "tournament"),
     "ladder": ("study.ladder", "ladder"),
-    "load_player": ("envs.agents", "load_player"),
+    "load_player": ("players", "load"),
     "StudySpec": ("study.spec", "StudySpec"),
     "run": ("study.entry", "run"),
     "Comparison": ("results.comparison", "Comparison"),

@@ -51,11 +51,13 @@ DOCTEST_MODULES = [
 RL_DOCTEST_MODULES = [
     "domeng.envs",
     "domeng.envs.options",
-    "domeng.envs.encoding",
+    "domeng.core.encoding",
     "domeng.envs.gym",
     "domeng.envs.pettingzoo",
     "domeng.envs.open_spiel",
-    "domeng.envs.agents",
+    "domeng.players",
+    "domeng.players.agents",
+    "domeng.players.spiel_bot",
 ]
 
 
@@ -155,7 +157,7 @@ def test_every_public_name_has_an_example():
     with an example (``>>>``) that the doctests above run."""
     missing = []
     for name in DOCTEST_MODULES + RL_DOCTEST_MODULES:
-        if name.startswith("domeng.envs") and importlib.util.find_spec("gymnasium") is None:
+        if name in RL_DOCTEST_MODULES and importlib.util.find_spec("pyspiel") is None:
             continue
         module = importlib.import_module(name)
         tests = doctest.DocTestFinder().find(module)
@@ -238,6 +240,8 @@ API_EXAMPLES: dict[str, list[str]] = {
     "domeng.envs.pettingzoo": ["env", "raw_env"],
     "domeng.envs.open_spiel": ["DomengGame", "game_info"],
     "domeng.envs.options": ["EpisodeOptions"],
-    "domeng.envs.encoding": ["describe", "fields_table"],
-    "domeng.envs.agents": ["Agent", "decode", "load_player"],
+    "domeng.core.encoding": ["describe", "fields_table"],
+    "domeng.players": ["load"],
+    "domeng.players.agents": ["Agent", "decode"],
+    "domeng.players.spiel_bot": ["AgentBot"],
 }

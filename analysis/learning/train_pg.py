@@ -4,7 +4,7 @@
         [--updates 400] [--tables 256] [--eval-tables 20000]
 
 The policy is linear-softmax over the observation vector
-(:mod:`domeng.envs.encoding`, counts scaled to about [0, 1]) with a bias per
+(:mod:`domeng.core.encoding`, counts scaled to about [0, 1]) with a bias per
 action; illegal actions are masked out.  It is trained by policy gradient
 (REINFORCE with the per-step return to go and a learned linear value
 baseline, advantages normalised, Adam) on one-round episodes of the
@@ -33,7 +33,7 @@ import numpy as np
 
 from domeng.batch.tables import run_tables
 from domeng.core import layout as L
-from domeng.envs.encoding import FIELDS, OBS_SIZE
+from domeng.core.encoding import FIELDS, OBS_SIZE
 from domeng.envs.gym import DomengVectorEnv
 
 HERE = Path(__file__).resolve().parent

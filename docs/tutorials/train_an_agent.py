@@ -21,7 +21,7 @@ import numpy as np
 
 from domeng.batch.tables import run_tables
 from domeng.core import layout as L
-from domeng.envs.encoding import FIELDS, OBS_SIZE, encode
+from domeng.core.encoding import FIELDS, OBS_SIZE, encode
 from domeng.envs.gym import DomengVectorEnv
 from domeng.study.ladder import ladder
 
@@ -36,7 +36,7 @@ N_ACT = 57  # the step API's actions: tile * 2 + end, and PASS = 56
 #
 # The observation vector (`float32[364]`) is the learner's D17 view only.
 # Counts are raw, so we scale them to about [0, 1] and drop the constant rules
-# block, field by field from `domeng.envs.encoding.FIELDS`.
+# block, field by field from `domeng.core.encoding.FIELDS`.
 
 # %%
 SCALE_BY = {"stones": 25, "table": 25, "hand_size": 5, "passes": 4, "passes_since_play": 4}

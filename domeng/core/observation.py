@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from domeng.core.layout import N_SEATS
 from domeng.core.tiles import NUMBER_MASK, mask_of, tiles_of
 
-N_SEATS = 5
 MAX_TURNS = 128  # a round has at most 25 plays, each followed by at most 4 passes, + 1
 
 OBS_SEAT = 0

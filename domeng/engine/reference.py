@@ -44,7 +44,8 @@ from domeng.core.events import (
     TABLE,
     render_events,
 )
-from domeng.core.observation import N_SEATS, Observation
+from domeng.core.layout import N_SEATS
+from domeng.core.observation import Observation
 from domeng.core.rng import SplitMix64
 from domeng.core.rules import Rules
 from domeng.core.tiles import DOUBLE_OF, N_TILES, is_double, numbers, other_end, pips, tile_str

@@ -9,7 +9,7 @@
 Importing :mod:`domeng.envs` registers ``domeng/Domeng-v0`` with Gymnasium
 when Gymnasium is installed (nothing else is imported).  Every environment
 steps through the step API (:mod:`domeng.engine.step`) and shows a seat only
-its D17 view (:mod:`domeng.envs.encoding`).  See ``docs/environments.md``.
+its D17 view (:mod:`domeng.core.encoding`).  See ``docs/environments.md``.
 """
 
 from __future__ import annotations

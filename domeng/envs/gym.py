@@ -7,7 +7,7 @@ compiled players inside the engine.
   num_envs=N)`` or ``DomengVectorEnv(N, ...)``): N tables stepped by one
   compiled call, auto-reset in the same step.
 
-Observations are the ``float32`` vectors of :mod:`domeng.envs.encoding` (the
+Observations are the ``float32`` vectors of :mod:`domeng.core.encoding` (the
 learner's D17 view); actions are the step API's 57 (``tile * 2 + end``, and
 ``PASS = 56`` when nothing else is legal, D5); the legal ones are in
 ``info["action_mask"]`` and :meth:`action_masks`.  Rewards are minus the
@@ -27,13 +27,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from domeng.batch.tables import _quiet_compile, kernel_players
+from domeng.core.encoding import OBS_SIZE
 from domeng.core.errors import DomengError, IllegalMoveError
 from domeng.core.observation import OBS_LEFT, OBS_RIGHT, OBS_ROUND, OBS_STONES, OBS_TABLE
 from domeng.core.rules import Rules
 from domeng.core.tiles import hand_str, tiles_of
 from domeng.engine import step as E
 from domeng.engine.game import action_str
-from domeng.envs.encoding import OBS_SIZE
 from domeng.envs.options import EpisodeOptions, check_seat, check_seed, seat_players
 from domeng.envs.tables import Tables
 

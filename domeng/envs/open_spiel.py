@@ -26,7 +26,7 @@ seats got since the last player action (a round's settlement is reported at
 the next decision), ``returns()`` their sum so far.
 
 **What a seat sees (D17).** The observation tensor is the environments'
-vector (:mod:`domeng.envs.encoding`) of the seat's view; the information-state
+vector (:mod:`domeng.core.encoding`) of the seat's view; the information-state
 tensor is the same vector, which holds the whole public history of the
 current round (the order, seat and end of every play, hence every pass);
 rounds before it are summed up by what carries over (stones, table, CAMAT),
@@ -53,7 +53,9 @@ import pyspiel
 from numba import njit
 
 from domeng.batch.computer import Computers
+from domeng.core.encoding import FIELDS, OBS_SIZE, encode
 from domeng.core.errors import DomengError, IllegalMoveError
+from domeng.core.layout import N_SEATS
 from domeng.core.nbrng import randbelow
 from domeng.core.observation import (
     MAX_TURNS,
@@ -78,11 +80,11 @@ from domeng.core.tiles import (
 from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.engine.game import action_str
-from domeng.envs.encoding import FIELDS, OBS_SIZE, encode
 from domeng.envs.tables import step_rewards
 from domeng.players.determinize import determinize
+from domeng.players.spiel_bot import AgentBot
 
-N_PLAYERS = 5
+N_PLAYERS = N_SEATS  # the players of an OpenSpiel game
 HAND = 5
 DEALT = N_PLAYERS * HAND  # 25 tiles dealt a round; 3 out of play
 #: stones in play: no seat gains or pays more than this in a round
@@ -356,7 +358,7 @@ class DomengState(pyspiel.State):
         return int(self._S.hands[seat])
 
     def vector(self, seat: int, out: np.ndarray) -> None:
-        """``seat``'s observation vector (:mod:`domeng.envs.encoding`) into ``out``.
+        """``seat``'s observation vector (:mod:`domeng.core.encoding`) into ``out``.
         During a deal only what carries over between rounds and the tiles
         dealt to the seat so far are set."""
         obs = np.zeros(OBS_LEN, dtype=np.int64)
@@ -517,49 +519,6 @@ def computer_action(computers: Computers, state: DomengState) -> int:
     return computers.action(_AtTable(state._S, False, state.current_player()))
 
 
-class AgentBot(pyspiel.Bot):
-    """A policy over observation vectors (an :class:`~domeng.envs.agents.Agent`,
-    from :func:`domeng.load_player`) as an OpenSpiel bot for seat
-    ``player_id``: ``step(state)`` gives it the seat's observation tensor and
-    legal actions, nothing else (D17).  ``agent.bot(game, seat)`` makes one.
-
-    >>> import pyspiel, domeng
-    >>> game = pyspiel.load_game("python_domeng")
-    >>> state = game.new_initial_state()
-    >>> while state.is_chance_node():
-    ...     state.apply_action(state.chance_outcomes()[0][0])
-    >>> seat = state.current_player()  # the opener (D3)
-    >>> bot = AgentBot(domeng.load_player("hunter"), game, seat)
-    >>> bot.step(state) in state.legal_actions()
-    True
-    """
-
-    def __init__(self, policy: Any, game: Any, player_id: int) -> None:
-        pyspiel.Bot.__init__(self)
-        if isinstance(player_id, bool) or not isinstance(player_id, int):
-            raise DomengError(f"a player is 0..4, got {player_id!r}")
-        if not 0 <= player_id < N_PLAYERS:
-            raise DomengError(f"a player is 0..4, got {player_id!r}")
-        self.policy, self.game, self.player_id = policy, game, player_id
-
-    def step(self, state: Any) -> int:
-        if state.is_chance_node() or state.is_terminal():
-            raise DomengError("no seat is to move at a chance node or at the end")
-        if state.current_player() != self.player_id:
-            raise DomengError(
-                f"seat {state.current_player()} is to move, not this bot's seat {self.player_id}"
-            )
-        vec = np.asarray(state.observation_tensor(self.player_id), dtype=np.float32)
-        mask = np.asarray(state.legal_actions_mask(self.player_id), dtype=np.int8)
-        return int(self.policy(vec, mask))
-
-    def restart_at(self, state: Any) -> None:
-        """Nothing to do: the bot keeps no memory of the game."""
-
-    def inform_action(self, state: Any, player_id: int, action: int) -> None:
-        """Nothing to do: the observation holds the round's history."""
-
-
 @njit(cache=True)
 def _shuffle(a, rng):
     for i in range(a.shape[0] - 1, 0, -1):
@@ -570,7 +529,7 @@ def _shuffle(a, rng):
 # ---------------------------------------------------------------- observer
 class DomengObserver:
     """OpenSpiel's observer for ``python_domeng`` (the PyObserver interface):
-    ``tensor`` is the seat's observation vector (:mod:`domeng.envs.encoding`);
+    ``tensor`` is the seat's observation vector (:mod:`domeng.core.encoding`);
     the string is the perfect-recall log (``perfect_recall=True``) or the
     current view.  ``private_info`` other than the seat's own zeroes its hand;
     ``public_info=False`` keeps only the hand."""

@@ -10,7 +10,7 @@
     []
 
 Each observation is ``{"observation": float32[OBS_SIZE], "action_mask":
-int8[57]}``: the seat's D17 view (:mod:`domeng.envs.encoding`) and its legal
+int8[57]}``: the seat's D17 view (:mod:`domeng.core.encoding`) and its legal
 actions (all 0 when it is not to move).  Rewards are minus the stones each
 seat gains in each step (:func:`domeng.envs.tables.step_rewards`), for every
 seat, not only the mover.  An episode is a fresh game (D16) of ``rounds``
@@ -27,11 +27,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from domeng.core.encoding import OBS_SIZE, encode
 from domeng.core.errors import DomengError, IllegalMoveError
 from domeng.core.events import for_seat, render_events
 from domeng.core.rules import Rules
 from domeng.engine.game import N_ACTIONS, Game
-from domeng.envs.encoding import OBS_SIZE, encode
 from domeng.envs.gym import HIGH
 from domeng.envs.options import EpisodeOptions, check_seed
 from domeng.envs.tables import step_rewards

@@ -34,12 +34,12 @@ from numba import njit
 
 from domeng.batch.loop import builtin_action, player_action
 from domeng.batch.tables import _quiet_compile
+from domeng.core.encoding import OBS_SIZE, encode
 from domeng.core.observation import MAX_TURNS, OBS_LEN
 from domeng.core.rules import Rules
 from domeng.engine import kernel as K
 from domeng.engine import step as E
 from domeng.engine import tables as T
-from domeng.envs.encoding import OBS_SIZE, encode
 from domeng.players.heuristics import N_BUILTIN
 
 State = E.State

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from domeng.core.events import Deal, RoundEnd, Transfer, from_dict, render_events
 from domeng.core.glossary import explained
-from domeng.core.observation import N_SEATS
+from domeng.core.layout import N_SEATS
 from domeng.core.tiles import pips, tile_str
 from domeng.play.session import Move, Session, View
 

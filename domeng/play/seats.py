@@ -10,7 +10,7 @@ from typing import Any
 
 from domeng.core.defaults import DEFAULT_SEATS, HUMAN
 from domeng.core.errors import PlayerError
-from domeng.core.observation import N_SEATS
+from domeng.core.layout import N_SEATS
 from domeng.players import catalogue
 
 #: the longest name a seat may be given (printable characters, after trimming)

@@ -47,7 +47,7 @@ from domeng.core.events import (
     for_seat,
     from_dict,
 )
-from domeng.core.observation import N_SEATS
+from domeng.core.layout import N_SEATS
 from domeng.core.rules import Rules
 from domeng.engine.game import PASS, Game, Preview
 from domeng.infra.interrupt import interruptible

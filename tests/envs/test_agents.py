@@ -18,6 +18,7 @@ from _util import scramble_hidden
 import domeng
 from domeng.batch.tables import trace_table
 from domeng.core import layout as L
+from domeng.core.encoding import OBS_SIZE, encode
 from domeng.core.errors import DomengError, PlayerError
 from domeng.core.observation import (
     OBS_CHAIN,
@@ -30,8 +31,8 @@ from domeng.core.rules import Rules
 from domeng.core.tiles import tiles_of
 from domeng.engine import step as E
 from domeng.engine.game import Game
-from domeng.envs.agents import Agent, decode, load_player
-from domeng.envs.encoding import OBS_SIZE, encode
+from domeng.players import load
+from domeng.players.agents import Agent, decode
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -74,7 +75,7 @@ def test_decode_gives_back_every_seats_view_and_history(rules):
 def _agents_play(players: list[str], seed: int, table: int, rounds: int) -> list:
     """Five agents, each with its seat's stream of the study, play a Game from
     the observation vectors and masks alone."""
-    agents = [load_player(p, seed=seed, table=table, seat=s) for s, p in enumerate(players)]
+    agents = [load(p, seed=seed, table=table, seat=s) for s, p in enumerate(players)]
     g = Game(seed=seed, table=table)
     played = []
     for _ in range(rounds):
@@ -125,7 +126,7 @@ def _scrambled(g: Game, seat: int, rng: np.random.Generator) -> Game:
 @pytest.mark.parametrize("name", ["search-20", "esearch-3", "hunter"])
 def test_scrambling_the_hidden_tiles_leaves_the_decision_unchanged(name):
     """D17: the agent decides the same whatever the others hold."""
-    agent = load_player(name)
+    agent = load(name)
     rng = np.random.default_rng(5)
     g = Game(seed=21)
     decided = 0
@@ -155,7 +156,7 @@ def test_gym_learner_agent_is_the_study_seat():
     seed, seat = 6, 2
     env = DomengEnv(opponents="random", seat=seat, rounds=3)
     obs, info = env.reset(seed=seed)
-    agent = load_player("random", seed=seed, table=0, seat=seat)
+    agent = load("random", seed=seed, table=0, seat=seat)
     done = False
     while not done:
         obs, _, done, _, info = env.step(agent(obs, info["action_mask"]))
@@ -172,7 +173,7 @@ def test_pettingzoo_dicts_and_batches_are_taken():
 
     e = pz_env(rounds=1)
     e.reset(seed=2)
-    agent = load_player("expert")
+    agent = load("expert")
     steps = 0
     for _name in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
@@ -183,7 +184,7 @@ def test_pettingzoo_dicts_and_batches_are_taken():
     g.new_round()
     vecs = np.stack([_vector(g, g.seat)] * 3)
     masks = np.stack([g.legal_action_mask()] * 3)
-    assert load_player("hunter")(vecs, masks).tolist() == [54, 54, 54]
+    assert load("hunter")(vecs, masks).tolist() == [54, 54, 54]
 
 
 def test_open_spiel_bot_plays_as_the_built_in():
@@ -192,7 +193,7 @@ def test_open_spiel_bot_plays_as_the_built_in():
     from domeng.envs.open_spiel import computer_action
 
     game = pyspiel.load_game("python_domeng", {"seed": 4})
-    agents = [load_player("random") for _ in range(5)]
+    agents = [load("random") for _ in range(5)]
     bots = [a.bot(game, s) for s, a in enumerate(agents)]
     assert all(isinstance(b, pyspiel.Bot) for b in bots)
     cpu = Computers("random")
@@ -221,10 +222,10 @@ def test_open_spiel_bot_plays_as_the_built_in():
 
 def test_bad_names_and_inputs_are_refused_in_one_line():
     with pytest.raises(PlayerError, match="refused in an environment"):
-        load_player("omniscient")
+        load("omniscient")
     with pytest.raises(PlayerError, match="refused in an environment"):
-        load_player("search-0")
-    agent = load_player("hunter")
+        load("search-0")
+    agent = load("hunter")
     g = Game(seed=0)
     g.new_round()
     vec, mask = _vector(g, g.seat), g.legal_action_mask()
@@ -247,8 +248,9 @@ def test_bad_names_and_inputs_are_refused_in_one_line():
 
 
 def test_load_player_is_public_and_takes_the_catalogue_grammar():
-    assert "load_player" in domeng.__all__
-    assert domeng.load_player is load_player
+    """Issue 25, item 6: ``domeng.players.load`` is also ``domeng.load_player``."""
+    assert "load_player" in domeng.__all__ and "load" in domeng.players.__all__
+    assert domeng.load_player is domeng.players.load is load
     a = domeng.load_player("ESearch-200:eps0.1")
     assert isinstance(a, Agent) and a.name == "esearch-200:eps0.1"
 
@@ -257,7 +259,7 @@ def test_the_environments_page_example_evaluates_an_agent(capsys):
     block = next(
         b
         for b in re.findall(r"```python\n(.*?)```", (DOCS / "environments.md").read_text(), re.S)
-        if "load_player" in b
+        if "domeng.players.load" in b
     )
     namespace: dict = {}
     exec(compile(block, "docs/environments.md", "exec"), namespace)

@@ -21,6 +21,7 @@ from pettingzoo.test import api_test, seed_test
 import domeng.envs  # noqa: F401  (registers domeng/Domeng-v0)
 from domeng.batch.computer import Computers
 from domeng.batch.tables import trace_table
+from domeng.core import encoding as ENC
 from domeng.core import layout as L
 from domeng.core.errors import DomengError, IllegalMoveError
 from domeng.core.observation import (
@@ -34,7 +35,6 @@ from domeng.core.observation import (
     OBS_TABLE,
 )
 from domeng.engine.game import PASS, Game
-from domeng.envs import encoding as ENC
 from domeng.envs.gym import DomengEnv, DomengVectorEnv
 from domeng.envs.pettingzoo import AGENTS
 from domeng.envs.pettingzoo import env as pz_env

@@ -1,11 +1,11 @@
 """Domeng's players as agents over the environments' observations (issue 25,
-item 6): ``domeng.load_player("expert")`` is a policy
+item 6): ``domeng.players.load("expert")`` (or ``domeng.load_player``) is a policy
 ``policy(observation, action_mask) -> action`` for the PettingZoo and
 Gymnasium environments, and :meth:`Agent.bot` an OpenSpiel bot, so that an
 agent of your own can be measured against every built-in player.
 
 An :class:`Agent` decides exactly as the built-in player does in the engine.
-The observation vector (:mod:`domeng.envs.encoding`) is decoded back into
+The observation vector (:mod:`domeng.core.encoding`) is decoded back into
 the observation layout every player reads (:func:`decode`: the seat's D17
 view and the round's public history; the vector holds the order, seat and
 end of every play, so every pass follows from the turn order, D1), the legal
@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from domeng.core.encoding import OBS_SIZE, OFFSET
 from domeng.core.errors import DomengError, PlayerError
 from domeng.core.observation import (
     MAX_TURNS,
@@ -60,7 +61,6 @@ from domeng.core.rules import R_LEN, R_OPENER_LEADS_DOUBLE
 from domeng.core.tiles import DOUBLE_OF
 from domeng.engine import kernel as K
 from domeng.engine.step import N_ACTIONS, PASS
-from domeng.envs.encoding import OBS_SIZE, OFFSET
 from domeng.players import catalogue
 from domeng.players.heuristics import N_BUILTIN, builtin_choose
 from domeng.players.registry import resolve_player
@@ -84,7 +84,7 @@ def _check_vector(vec: Any) -> np.ndarray:
     if v.shape != (OBS_SIZE,) or not np.issubdtype(v.dtype, np.number):
         raise DomengError(
             f"an observation is a vector of {OBS_SIZE} numbers "
-            f"(domeng.envs.encoding), got shape {v.shape}"
+            f"(domeng.core.encoding), got shape {v.shape}"
         )
     if _one_hot(v[OFFSET["seat"] : OFFSET["seat"] + 5]) < 0:
         raise DomengError("the observation names no seat (its seat block is all 0)")
@@ -93,7 +93,7 @@ def _check_vector(vec: Any) -> np.ndarray:
 
 def decode(vec: Any) -> tuple[np.ndarray, np.ndarray]:
     """The observation layout ``(obs, hist)`` (:mod:`domeng.core.observation`)
-    of an observation vector (:func:`domeng.envs.encoding.encode`): what the
+    of an observation vector (:func:`domeng.core.encoding.encode`): what the
     players read, rebuilt from what the vector holds, which is all of it.
 
     ``hist`` lists the turns in order: the turns go clockwise from the
@@ -120,7 +120,7 @@ def decode(vec: Any) -> tuple[np.ndarray, np.ndarray]:
     --------
     >>> import numpy as np
     >>> from domeng.engine.game import Game
-    >>> from domeng.envs.encoding import encode
+    >>> from domeng.core.encoding import encode
     >>> g = Game(seed=7)
     >>> _ = g.new_round(); _ = g.step(54)  # seat 3 leads [6|6] (D3)
     >>> vec = np.zeros(OBS_SIZE, dtype=np.float32)
@@ -208,7 +208,7 @@ def _history(v: np.ndarray, obs: np.ndarray, played_by: np.ndarray) -> np.ndarra
 
 class Agent:
     """A player of the catalogue as a policy over the environments'
-    observations (see the module docstring); :func:`load_player` makes one.
+    observations (see the module docstring); :func:`domeng.players.load` makes one.
 
     ``agent(observation, action_mask)`` returns the action (``int``): the
     observation vector and the ``int8[57]`` mask of a Gymnasium env (its
@@ -297,7 +297,7 @@ class Agent:
 
         >>> import numpy as np
         >>> from domeng.engine.game import Game
-        >>> from domeng.envs.encoding import encode
+        >>> from domeng.core.encoding import encode
         >>> g = Game(seed=7); _ = g.new_round()
         >>> vec = np.zeros(OBS_SIZE, dtype=np.float32)
         >>> encode(g.observe(3), g.history(), vec)
@@ -337,48 +337,15 @@ class Agent:
         ``player_id`` of ``game`` (``pyspiel.load_game("python_domeng")``);
         it reads only the seat's observation tensor and legal actions.
 
-        >>> import pyspiel, domeng.envs.open_spiel
+        >>> import pyspiel, domeng.envs.open_spiel  # registers python_domeng
         >>> game = pyspiel.load_game("python_domeng")
         >>> bot = Agent("expert").bot(game, 0)
         >>> isinstance(bot, pyspiel.Bot)
         True
         """
-        from domeng.envs.open_spiel import AgentBot
+        from domeng.players.spiel_bot import AgentBot
 
         return AgentBot(self, game, player_id)
 
 
-def load_player(name: str, seed: int = 0, table: int = 0, seat: int = 0) -> Agent:
-    """Any player of the catalogue (a built-in with its budget and options,
-    ``module:function``, a plugin) as a policy over the environments'
-    observations: an :class:`Agent`.
-
-    Parameters
-    ----------
-    name:
-        A player name that may sit in an environment (``docs/players.md``);
-        a name refused there is refused here in the same words.
-    seed, table, seat:
-        Where its generator starts: seat ``seat``'s stream at table
-        ``table`` of a study seeded ``seed`` (:meth:`Agent.reseed`).
-
-    Returns
-    -------
-    Agent
-        ``agent(observation, action_mask) -> action`` (PettingZoo,
-        Gymnasium), ``agent.bot(game, seat)`` (OpenSpiel).
-
-    Examples
-    --------
-    >>> import domeng
-    >>> domeng.load_player("Search-200")
-    Agent('search-200')
-    >>> domeng.load_player("omniscient")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    domeng.core.errors.PlayerError: player 'omniscient' refused in an environment: ...
-    """
-    return Agent(name, seed, table, seat)
-
-
-__all__ = ["Agent", "decode", "load_player"]
+__all__ = ["Agent", "decode"]
