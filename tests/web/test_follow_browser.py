@@ -235,12 +235,17 @@ def test_following_the_others_by_keyboard_and_by_tapping_the_chain_on_a_phone(se
 def test_a_move_lost_with_the_connection_is_made_again_after_the_reconnection(server, browser):
     """The connection drops while the person's move is in flight (the move
     never reaches the server): once the page has reconnected, the same turn
-    takes the move again (the page once kept ignoring it as still in flight)."""
+    takes the move again (the page once kept ignoring it as still in flight).
+    While the connection is down, the hand is not playable and says so."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    lose = {"next": False, "lost": 0}
+    lose = {"next": False, "lost": 0, "hold": False}
     moves: list[dict] = []
+    held: list = []  # the page's reconnections kept from the server while "hold" is on
 
     def route(ws) -> None:  # between the page and the server: forwards all but the move to lose
+        if lose["hold"]:
+            held.append(ws)
+            return
         srv = ws.connect_to_server()
 
         def from_page(text) -> None:
@@ -248,6 +253,7 @@ def test_a_move_lost_with_the_connection_is_made_again_after_the_reconnection(se
             if msg.get("type") in ("play", "pass"):
                 if lose["next"]:
                     lose["next"], lose["lost"] = False, lose["lost"] + 1
+                    lose["hold"] = True
                     srv.close()
                     ws.close()
                     return
@@ -265,7 +271,17 @@ def test_a_move_lost_with_the_connection_is_made_again_after_the_reconnection(se
     # lost: no turn shown while the connection is down; then back, the same turn
     expect(page.get_by_test_id("status")).to_have_text(LOST, timeout=30_000)
     assert page.locator("#status.go").count() == 0
+    # still down (the reconnection is held): no tile offered, the prompt says why
+    assert page.locator("#hand button.tile").count() > 0
+    assert page.locator('#hand button.tile[data-playable="true"]').count() == 0
+    expect(page.locator("#prompt")).to_have_text(LOST)
+    page.locator("#hand button.tile").first.click()
+    assert lose["lost"] == 1 and moves == []
+    lose["hold"] = False
+    for ws in held:  # the page reconnects, this time to the server
+        ws.close()
     expect(page.locator("#status.go")).to_have_count(1, timeout=30_000)
+    assert page.locator('#hand button.tile[data-playable="true"]').count() > 0
     assert lose["lost"] == 1 and moves == [] and page.locator("#log li").count() == logged
     expect(page.locator("#table-view")).to_have_attribute("data-pending", "false")
     assert _browser.click_move(page)

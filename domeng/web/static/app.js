@@ -22,6 +22,8 @@
   // following the others and the keyboard (issue 22 items 7 and 9)
   let seenChain = null, newTiles = new Set(), myTurnBefore = false, heard = null;
   let inflight = null, focusHand = false;
+  // false from a dropped connection until the server's next state: no move can be made
+  let online = false;
   let hostLinks = null, hostAskedOn = null, hostDrawn = null;  // the host's panel (renderHost)
   let lang = "en", W = {}, LANGS = {}, TERMS = [], ALIASES = {}, termRe = null, options = null;
   const missing = new Set();  // keys the catalogue lacks (a test reads window.domengMissing)
@@ -258,7 +260,7 @@
     ws.onmessage = (e) => {
       let m;
       try { m = JSON.parse(e.data); } catch (err) { return; }
-      if (m.type === "state") { state = m; render(); markPending(); }
+      if (m.type === "state") { state = m; online = true; render(); markPending(); }
       else if (m.type === "error") {
         inflight = null;  // refused: the person may try again
         markPending();
@@ -272,6 +274,8 @@
       // an action in flight was either taken (the next state has a new version) or
       // lost with the connection: the person may act again once the state comes back
       inflight = null;
+      online = false;
+      if (state) renderHand();  // the hand is not playable until the state is back
       markPending();
       if (fatal) return;
       $("status").textContent = t("status.lost");
@@ -587,15 +591,16 @@
     const hand = $("hand"), you = state.you;
     const was = hand.contains(document.activeElement) ? document.activeElement.dataset.tile || "" : null;
     hand.replaceChildren();
-    const mine = you !== null && state.turn === you;
+    const mine = you !== null && state.turn === you && online;
     if (chosen !== null && !(mine && state.legal.some((x) => x.tile === chosen))) chosen = null;
     // a list of tiles, each named as a screen reader should say it: "6-4 (playable)"
     state.hand.forEach((h, i) => {
       const [a, b] = h.tile.split("-").map(Number);
       const name = `${a}-${b}`;
+      const playable = h.playable && online;
       const btn = el("button", {type: "button", class: "tile" + (chosen === h.id ? " chosen" : ""),
-        "data-tile": h.tile, "data-playable": String(h.playable), "aria-keyshortcuts": String(i + 1),
-        "aria-label": h.playable ? t("hand.playable", {tile: name}) : name});
+        "data-tile": h.tile, "data-playable": String(playable), "aria-keyshortcuts": String(i + 1),
+        "aria-label": playable ? t("hand.playable", {tile: name}) : name});
       btn.appendChild(tileSvg(a, b, true, narrow() ? 34 : 32));
       btn.addEventListener("click", () => clickTile(h));
       const item = el("span", {role: "listitem", class: "hand-item"});
@@ -606,6 +611,7 @@
     $("pass").hidden = !(mine && state.must_pass);
     let prompt = "";
     if (you === null) prompt = t("prompt.watching");
+    else if (!online) prompt = t("status.lost");
     else if (state.round_over) prompt = state.hand.length ? t("prompt.left") : "";
     else if (!mine) prompt = t("prompt.waiting", {who: seatName(state.turn)});
     else if (state.must_pass) prompt = t("prompt.must_pass");
@@ -639,7 +645,7 @@
   }
 
   function clickTile(h) {
-    if (!h.playable || state.turn !== state.you) return;
+    if (!h.playable || !online || state.turn !== state.you) return;
     const opts = state.legal.filter((x) => x.tile === h.id);
     if (opts.length === 1) { chosen = null; act({type: "play", tile: h.id, end: opts[0].end}); return; }
     chosen = h.id;
