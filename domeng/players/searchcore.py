@@ -95,10 +95,8 @@ from domeng.players.expert import _W as EXPERT_W
 from domeng.players.expert import decision_context, move_score
 from domeng.players.heuristics import builtin_choose, heavy_strategy
 from domeng.players.learned import (
-    N_INPUTS,
-    _network_score,
-    learned_context,
     learned_pick,
+    learned_scores,
     load_weights,
 )
 from domeng.players.scoring import compile_player, runtime_ints
@@ -367,9 +365,7 @@ def _model_scores(model, obs, moves, n, out):
     ``obs`` into ``out``: the expert's (``P_EXPERT``) or the learned
     network's (:data:`P_LEARNED`)."""
     if model == P_LEARNED:
-        ctx = (_LEARNED_W, obs, np.empty(N_INPUTS), learned_context(obs))
-        for i in range(n):
-            out[i] = _network_score(ctx, moves[i])
+        learned_scores(_LEARNED_W, obs, moves, n, out)
     else:
         ectx = decision_context(obs)
         for i in range(n):
