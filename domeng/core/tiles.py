@@ -98,8 +98,18 @@ def mask_of(tiles) -> int:
 
 
 def tiles_of(mask: int) -> list[int]:
-    """Tile ids present in a 28-bit mask, ascending."""
-    return [t for t in range(N_TILES) if (int(mask) >> t) & 1]
+    """Tile ids present in a 28-bit mask, ascending (bits past 27 ignored).
+
+    >>> tiles_of(0b1011), tiles_of(-1) == list(range(28))
+    ([0, 1, 3], True)
+    """
+    m = int(mask) & ALL_TILES_MASK
+    out = []
+    while m:  # the lowest set bit each time: one step a tile, not 28
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
 
 
 _TILE_RE = re.compile(r"^\s*\[?\s*([0-6])\s*[|\-/:,\s]?\s*([0-6])\s*\]?\s*$")

@@ -77,7 +77,12 @@ def test_identical_players_margin_covers_zero_in_about_95_percent_of_seeds():
     n = 160
     for seed in range(n):
         res = tournament(
-            "random,hunter,keeper,random,heavy", deals=25, rounds=2, seed=seed, progress=False
+            "random,hunter,keeper,random,heavy",
+            deals=25,
+            rounds=2,
+            seed=seed,
+            progress=False,
+            time_decisions=False,  # the margins only (the timing was 2/3 of this test)
         )
         m = res.margins()
         row = m[(m.a == "random#0") & (m.b == "random#3")].iloc[0]
