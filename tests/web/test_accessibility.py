@@ -58,8 +58,11 @@ def _screen_reader_view(page) -> None:
     assert tiles and all(TILE.match(n) for n in tiles), tiles
     live = page.locator("#announce")
     assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "log"
-    heard = live.locator("p").evaluate_all("(es) => es.map((e) => e.textContent)")
-    log = page.locator("#log li").evaluate_all("(es) => es.map((e) => e.textContent)")
+    # both in one evaluation: a computer's move may come between two reads
+    heard, log = page.evaluate(
+        """() => [[...document.querySelectorAll('#announce p')].map((e) => e.textContent),
+                  [...document.querySelectorAll('#log li')].map((e) => e.textContent)]"""
+    )
     assert heard and log[len(log) - len(heard) :] == heard, (heard, log)
 
 

@@ -72,8 +72,14 @@ def _drive(pages: dict, until, limit: int = 1500) -> None:
     raise AssertionError(f"never got there: {[_status(p) for p in pages.values()]}")
 
 
+PENDING = "() => document.getElementById('table-view').dataset.pending === 'true'"
+
+
 def _settled(pages: dict) -> bool:
-    """Mid-round, a person to move, and every page showing the same chain."""
+    """Mid-round, a person to move, every page showing the same chain, and
+    no move in flight (a page would still show the state before it)."""
+    if any(p.evaluate(PENDING) for p in pages.values()):
+        return False
     snaps = [p.evaluate(SNAPSHOT) for p in pages.values()]
     mid = all(s["hand"] for s in snaps) and not any(
         re.search(r"CAPPU|CEKI|POLLO|MANGUNO|MATTIKKENG|Game over", s["status"]) for s in snaps
@@ -116,8 +122,11 @@ class Server:
             expect(page.get_by_test_id("status")).to_have_text(LOST, timeout=MS)
         self.stop()
         self.start()
-        for s, page in pages.items():
-            page.goto(f"{self.base}/#t={tokens[s]}")
+        # the person to move first: the restarted server starts every seat's
+        # away clock at the table's first hello, and a person away past the
+        # turn timeout gets a stand-in
+        for s in sorted(pages, key=lambda s: before[s]["status"] != "Your turn"):
+            pages[s].goto(f"{self.base}/#t={tokens[s]}")
         for s, page in pages.items():
             expect(page.get_by_test_id("status")).to_have_text(before[s]["status"], timeout=MS)
             assert page.evaluate(SNAPSHOT) == before[s], s

@@ -154,7 +154,8 @@ def serving(delay=0.0, idle=600.0, per_address=32, head_timeout=None):
 
 def _create(base, **body):
     body.setdefault("seats", ["human"] * 5)
-    r = httpx.post(f"{base}/api/tables", json=body, timeout=BOUND)
+    # a table's first search seat compiles on a cold cache: minutes on a loaded machine
+    r = httpx.post(f"{base}/api/tables", json=body, timeout=httpx.Timeout(BOUND, read=600.0))
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -526,7 +527,7 @@ def test_h6_a_thinking_computer_never_holds_up_another_table():
         threads.append(threading.get_ident())
         if self.id == held["id"]:
             entered.set()
-            release.wait(BOUND)
+            release.wait(600.0)  # until the test releases it (the finally: at the latest)
         return real(self)
 
     table_mod.Table.computer_action = thinking
