@@ -131,7 +131,8 @@ def add_target_options(s) -> None:
         metavar="METRIC=HALF_WIDTH",
         help="play blocks of tables until the 95%% half-width of METRIC is at most "
         "HALF_WIDTH (METRIC: a name of --list-metrics; repeatable; a confidence sequence, valid when stopping on "
-        "the data: see docs/study.md); --tables is then not used; with --out "
+        "the data: see docs/study.md); not with --tables (blocks of tables are played "
+        "until the target holds); with --out "
         "DIR each chunk is saved, and --resume DIR stops at the same point",
     )
     s.add_argument(

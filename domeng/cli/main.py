@@ -162,8 +162,35 @@ def _run(argv: list[str] | None) -> int:
         print("domeng: error: an input file is nested too deeply to be read", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("\ndomeng: interrupted", file=sys.stderr)
+        print("\ndomeng: interrupted" + resume_note(locals().get("args")), file=sys.stderr)
         return 130
+
+
+def resume_note(args) -> str:
+    """After Ctrl-C: where a study's chunks played so far are kept, and the
+    command that goes on with them ("" when there is nothing to go on with)."""
+    kind = getattr(args, "command", None)
+    out = getattr(args, "resume", None) or getattr(args, "out", None)
+    if kind not in ("simulate", "compare", "sweep") or not isinstance(out, str):
+        return ""
+    if kind == "simulate":
+        from domeng.study.checkpoint import MANIFEST as manifest
+
+        finished = "results.npz"
+    else:
+        from domeng.results.compare_report import KINDS
+
+        finished, manifest, _ = KINDS[kind]
+    folder = os.path.abspath(out)
+    try:
+        unfinished = os.path.isfile(os.path.join(folder, manifest)) and not os.path.exists(
+            os.path.join(folder, finished)
+        )
+    except OSError:
+        return ""
+    if not unfinished:
+        return ""
+    return f"; what was played is kept in {out}: go on with `domeng {kind} --resume {out}`"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -215,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise UsageError(
             "domeng serve: error: the web extra is not installed "
-            f"({e.name}); pip install 'domeng[web]'"
+            f"({e.name}); pip install 'domeng[web]' (in a checkout: make serve installs it)"
         ) from None
     if args.max_tables < 1:
         raise UsageError("domeng serve: error: --max-tables must be at least 1")

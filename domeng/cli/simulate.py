@@ -88,7 +88,8 @@ def _add_output_options(s) -> None:
     s.add_argument(
         "--records",
         action="store_true",
-        help="also write one row per table-round to DIR/records.parquet (needs --out)",
+        help="also write one row per table-round to DIR/records.parquet and one per "
+        "table-round-seat to DIR/records_seats.parquet (needs --out)",
     )
     add_option(s, "--json")
     add_progress_options(s)
@@ -236,6 +237,8 @@ def _render(res, out, args, command: bool = False) -> None:
         from domeng.results.html import command_line
 
         res.meta["command"] = command_line(args.argv)
+    if progress_wanted(args):  # the plots take seconds after the bar's 100%: say so
+        print(f"writing the report and its figures to {out} ...", file=sys.stderr, flush=True)
     with FolderLock(out):  # one writer at a time (issue 23)
         render(res, out, args.format, args.dpi)
 

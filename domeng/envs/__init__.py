@@ -1,4 +1,4 @@
-"""Environments for game-AI research (``pip install domeng[rl]``).
+"""Environments for game-AI research (``pip install 'domeng[rl]'``).
 
 * :mod:`domeng.envs.pettingzoo`: the five seats as a PettingZoo AEC game.
 * :mod:`domeng.envs.gym`: one learning seat against compiled players,

@@ -246,9 +246,11 @@ def inspect_output(
         return "finished"
     if unfinished is not None and unfinished in names:
         return "unfinished"
+    shown = ", ".join(repr(n) for n in sorted(names - {LOCK_NAME})[:3])
+    more = ", ..." if len(names - {LOCK_NAME}) > 3 else ""
     raise OutputFolderError(
-        f"refusing to write results to {str(p)!r}: the folder exists and "
-        f"holds something other than {what}"
+        f"refusing to write results to {str(p)!r}: the folder is not empty and holds "
+        f"no {what} (it has {shown}{more}); choose another folder"
     )
 
 

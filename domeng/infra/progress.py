@@ -44,6 +44,8 @@ _CHARS = " .#"
 #: seconds between two drawings: on a terminal, and in a log
 TTY_EVERY = 0.2
 LOG_EVERY = 10.0
+#: seconds of work (the compile left out) before the bar shows a rate and an ETA
+MIN_ESTIMATE_SECONDS = 1.0
 
 
 def _fmt_rate(r: float) -> str:
@@ -182,10 +184,17 @@ class Progress:
         self._drawn_n = self.n
 
     def _rate_tail(self, final: bool) -> str:
+        """The rate and the estimate of the time left (none before
+        :data:`MIN_ESTIMATE_SECONDS` of work), then the compile's seconds."""
         elapsed, new = self.elapsed, self.n - self._base
         rate = new * self.per_item / elapsed if elapsed > 0 and new > 0 else 0.0
         if final or self.total is None:
             tail = f"{_fmt_rate(rate)} {self.rate_unit}/s  elapsed {format_interval(elapsed)}"
+        elif elapsed < MIN_ESTIMATE_SECONDS:
+            # too little work to go by: the first update after a compile came
+            # from a few tables and the start-up, which read as 1.4k rounds/s
+            # and an ETA of 12 minutes for a study done 0.6 s later
+            tail = "ETA ?"
         else:
             left = self.total - self.n
             eta = format_interval(elapsed * left / new) if new > 0 and elapsed > 0 else "?"

@@ -105,7 +105,8 @@ def local_security():
     except ImportError:
         raise ClusterError(
             "a local cluster is secured with TLS, which needs the "
-            "'cryptography' package: pip install 'domeng[cluster]'"
+            "'cryptography' package: pip install 'domeng[cluster]' "
+            "(in a checkout: .venv/bin/pip install -e '.[cluster]')"
         ) from None
 
 

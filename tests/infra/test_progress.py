@@ -96,6 +96,24 @@ def test_a_compile_is_said_when_it_starts_and_kept_out_of_the_rate_and_eta():
     assert bar.elapsed == 10.0 and bar.compile_seconds == 60.0
 
 
+def test_no_estimate_from_the_first_moments_after_a_compile():
+    """``make run`` once printed "1.4k rounds/s  ETA 11:57" after its compile,
+    for a study done 0.6 s later: the first update came from a few tables."""
+    clock, out = Clock(), io.StringIO()
+    bar = bar_on(out, clock, total=2000)
+    bar.compile_started()
+    clock.t += 12.6
+    clock.compiled = 12.6
+    clock.t += 0.02
+    bar(1, 2000)  # drawn at once: the compile's notice is 12 s old
+    line = out.getvalue().splitlines()[-1]
+    assert "ETA ?" in line and "/s" not in line and "+ 12.6 s compiling" in line
+    clock.t += 10.0  # a log is drawn every 10 s
+    bar(1000, 2000)
+    line = out.getvalue().splitlines()[-1]
+    assert "ETA 00:10" in line and rate_of(line) > 0
+
+
 def test_a_bar_without_a_compile_never_mentions_one():
     clock, out = Clock(), io.StringIO()
     bar = bar_on(out, clock, total=4)

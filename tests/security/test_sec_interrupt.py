@@ -273,7 +273,10 @@ def test_ctrl_c_stops_simulate_inside_a_player_that_never_returns(tmp_path, monk
         proc.stdout.close()
         proc.stderr.close()
     assert proc.returncode == 130, err
-    assert err.strip().splitlines() == ["domeng: interrupted"], err
+    assert err.strip().splitlines() == [
+        f"domeng: interrupted; what was played is kept in {out}: go on with "
+        f"`domeng simulate --resume {out}`"
+    ], err
     assert sorted(p.name for p in (out / "chunks").iterdir()) == chunks
     assert (out / "manifest.json").read_bytes() == manifest
     assert not (out / "results.npz").exists()

@@ -190,9 +190,12 @@ def test_a_resumed_study_counts_the_compute_of_every_run(tmp_path, monkeypatch, 
     monkeypatch.setattr(chunks, "chunk_task", two_then_kill)
     monkeypatch.setattr(chunks, "Stopwatch", SlowWatch)
     argv = ["simulate", "-t", "8", "-r", "5", "--chunk-tables", "2", "--out", str(d)]
-    assert main(argv) != 0  # "domeng: interrupted"
+    assert main(argv) == 130
     monkeypatch.undo()
-    capsys.readouterr()
+    err = capsys.readouterr().err
+    # the message names the command that goes on with what was played
+    assert f"domeng: interrupted; what was played is kept in {d}: go on with " in err
+    assert f"`domeng simulate --resume {d}`" in err
     t0 = time.perf_counter()
     assert main(["simulate", "--resume", str(d), "--no-progress"]) == 0
     wall = time.perf_counter() - t0
