@@ -128,7 +128,9 @@ def test_inspect_output_policy(tmp_path):
     assert fs.inspect_output(tmp_path / "done", "results.npz") == "finished"
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "thesis.tex").write_text("x")
-    with pytest.raises(E.OutputFolderError, match="not empty and holds no .*'thesis.tex'.*choose another folder"):
+    with pytest.raises(
+        E.OutputFolderError, match=r"not empty and holds no .*'thesis\.tex'.*choose another folder"
+    ):
         fs.inspect_output(tmp_path / "other", "results.npz")
     (tmp_path / "file").write_text("x")
     with pytest.raises(E.OutputFolderError, match="file"):
