@@ -211,7 +211,7 @@ class Sweep:
             ]
             values = column(est)
             vw = max(len(v) for v in values)  # the values' column as wide as the widest
-            for r, v, c in zip(g.itertuples(), values, column(chg)):
+            for r, v, c in zip(g.itertuples(), values, column(chg, signed=True)):
                 change = "(the reference)" if r.point == ref else f"change {c}"
                 lines.append(f"  {r.point:<{width}}{v:>{vw}}  {change}")
             lines.append("")

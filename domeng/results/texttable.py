@@ -33,27 +33,29 @@ def _symmetric(est: dict, digits: int) -> bool:
     return down == up and float(up) != 0
 
 
-def cell(est: dict | None, digits: int = 4, brackets: bool = True) -> str:
+def cell(est: dict | None, digits: int = 4, brackets: bool = True, signed: bool = False) -> str:
     """An estimate ``{"value", "ci_low", "ci_high"}`` as ``value [low, high]``
     (or ``value ± half-width`` with ``brackets=False``, for a column whose
-    intervals are all symmetric: :func:`column`); ``-`` for none."""
+    intervals are all symmetric: :func:`column`); ``-`` for none.
+    ``signed``: a difference, its value written with its sign (``+0.0030``)."""
     if not est or est.get("value") is None:
         return "-"
     v = est["value"]
+    val = f"{v:+.{digits}f}" if signed else f"{v:.{digits}f}"
     if not _has_interval(est):  # no interval (one unit: no SE): the value alone
-        return f"{v:.{digits}f}"
+        return val
     if not brackets:
-        return f"{v:.{digits}f} ± {est['ci_high'] - v:.{digits}f}"
-    return f"{v:.{digits}f} [{_bound(est['ci_low'], digits)}, {_bound(est['ci_high'], digits)}]"
+        return f"{val} ± {est['ci_high'] - v:.{digits}f}"
+    return f"{val} [{_bound(est['ci_low'], digits)}, {_bound(est['ci_high'], digits)}]"
 
 
-def column(ests: list, digits: int = 4) -> list[str]:
+def column(ests: list, digits: int = 4, signed: bool = False) -> list[str]:
     """One format per column: ``value ± h`` where every interval in it is
     symmetric to the digits shown (never ``± 0`` for a wider interval),
-    ``value [low, high]`` otherwise."""
+    ``value [low, high]`` otherwise; ``signed``: differences (:func:`cell`)."""
     full = [e for e in ests if _has_interval(e)]
     brackets = not full or not all(_symmetric(e, digits) for e in full)
-    return [cell(e, digits, brackets) for e in ests]
+    return [cell(e, digits, brackets, signed) for e in ests]
 
 
 def _block(items: list[tuple]) -> list[str]:
