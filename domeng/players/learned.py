@@ -235,8 +235,9 @@ def tanh(a):
     """``tanh(a)`` within 1.7e-10 of ``np.tanh`` everywhere (a test checks), in
     multiplications and one division: numba's ``np.tanh`` calls the C library
     once per hidden unit, which made the network most of the learned player's
-    time; this one LLVM vectorises over the hidden units (the player 1.6-2.3x
-    faster in a study; its moves unchanged over 100,000 rounds: benchmarks/README.md)."""
+    time; this one is inlined and runs for the hidden units side by side (the
+    player about twice as fast, its moves unchanged over 100,000 rounds:
+    benchmarks/README.md, session 18)."""
     x = min(max(a, -20.0), 20.0)  # past |x| = 11.6 the ratio exceeds 1 and is clipped
     y = x * x
     p = _TANH_P
