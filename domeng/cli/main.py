@@ -173,6 +173,8 @@ def resume_note(args) -> str:
     out = getattr(args, "resume", None) or getattr(args, "out", None)
     if kind not in ("simulate", "compare", "sweep") or not isinstance(out, str):
         return ""
+    from domeng.infra.fs import inspect_output
+
     if kind == "simulate":
         from domeng.study.checkpoint import MANIFEST as manifest
 
@@ -181,14 +183,10 @@ def resume_note(args) -> str:
         from domeng.results.compare_report import KINDS
 
         finished, manifest, _ = KINDS[kind]
-    folder = os.path.abspath(out)
-    try:
-        unfinished = os.path.isfile(os.path.join(folder, manifest)) and not os.path.exists(
-            os.path.join(folder, finished)
-        )
-    except OSError:
-        return ""
-    if not unfinished:
+    try:  # the folder policy's own reading of a folder (infra/fs.py)
+        if inspect_output(out, finished, manifest) != "unfinished":
+            return ""
+    except (DomengError, OSError):
         return ""
     return f"; what was played is kept in {out}: go on with `domeng {kind} --resume {out}`"
 
