@@ -310,7 +310,7 @@ def _unfinished(folder: Path, what: str, resume_hint: str | None) -> CheckpointE
 def _finished(folder: Path, what: str, resume_hint: str | None) -> OutputFolderError:
     """THE refusal of an output folder that holds results (issue 23): one line
     naming --force (replace) and, where the command has it, --resume (continue)."""
-    cont = f", or go on with `{resume_hint}`" if resume_hint else ""
+    cont = f", or reopen them with `{resume_hint}`" if resume_hint else ""
     return OutputFolderError(
         f"refusing to write into {str(folder)!r}: it already holds results ({what}); give "
         f"--force to replace them{cont} (overwrite=True in Python)"
