@@ -1,6 +1,7 @@
 """Environment throughput (issue 15): agent steps a second on one core.
 
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_envs.py [--seconds 3]
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_envs.py --sizes 256,4096 --seconds 1
 
 Side by side: the vectorised env (``DomengVectorEnv``, N tables per compiled
 call, ``copy=False``), the single Gymnasium env, the PettingZoo AEC env,
@@ -16,6 +17,7 @@ vectorised env and by numpy for the others.
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 
 import numpy as np
@@ -46,13 +48,17 @@ def random_legal(mask, state, out):
                 k -= 1
 
 
-def bench_vector(n: int, seconds: float) -> float:
+def _vector(n: int):
+    """A vector env of ``n`` tables, reset, with its action buffer and LCG state."""
     v = DomengVectorEnv(n, "random", copy=False)
-    _, info = v.reset(seed=1)
-    acts = np.zeros(n, dtype=np.int64)
-    st = np.array([1], dtype=np.int64)
-    random_legal(info["action_mask"], st, acts)
-    v.step(acts)
+    v.reset(seed=1)
+    return v, np.zeros(n, dtype=np.int64), np.array([1], dtype=np.int64)
+
+
+def _steps(env, seconds: float) -> float:
+    """Agent steps per CPU second of ``env`` (from :func:`_vector`) for ``seconds``."""
+    v, acts, st = env
+    n = acts.shape[0]
     steps, t0 = 0, clock()
     while clock() - t0 < seconds:
         for _ in range(10):
@@ -60,6 +66,29 @@ def bench_vector(n: int, seconds: float) -> float:
             v.step(acts)
         steps += 10 * n
     return steps / (clock() - t0)
+
+
+def bench_vector(n: int, seconds: float) -> float:
+    """Agent steps per CPU second of a vector env of ``n`` tables, after half a
+    second of untimed steps (a process's first steps run slower)."""
+    env = _vector(n)
+    _steps(env, 0.5)
+    return _steps(env, seconds)
+
+
+def bench_sizes(sizes: list[int], repeat: int, seconds: float) -> dict[int, list[float]]:
+    """Issue 21 item 3 ("at 4096 tables no slower per step than at 256"):
+    one env per size, all built and warmed first, then timed slices of
+    ``seconds`` alternated (forward, then backward) ``repeat`` times in this
+    one process, so that the machine's drift falls on every size alike."""
+    envs = {n: _vector(n) for n in sizes}
+    for env in envs.values():
+        _steps(env, 0.5)
+    rates: dict[int, list[float]] = {n: [] for n in sizes}
+    for r in range(repeat):
+        for n in sizes if r % 2 == 0 else sizes[::-1]:
+            rates[n].append(_steps(envs[n], seconds))
+    return rates
 
 
 def bench_single(seconds: float) -> float:
@@ -140,7 +169,24 @@ def bench_open_spiel(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument(
+        "--sizes",
+        help="only the vector env at these table counts (e.g. 256,4096), alternated "
+        "--repeat times in one process: medians and their ratios to the first",
+    )
+    ap.add_argument("--repeat", type=int, default=6, help="rounds of --sizes (default 6)")
     args = ap.parse_args()
+    if args.sizes:
+        sizes = [int(x) for x in args.sizes.split(",")]
+        rates = bench_sizes(sizes, args.repeat, args.seconds)
+        first = statistics.median(rates[sizes[0]])
+        for n in sizes:
+            med = statistics.median(rates[n])
+            runs = ", ".join(f"{x / 1e6:.3f}" for x in rates[n])
+            print(
+                f"{n:6d} tables: median {med / 1e6:.3f} M ({med / first:.3f}x {sizes[0]}); {runs}"
+            )
+        return
     rows = []
     for n in (256, 1024, 4096):
         rows.append((f"DomengVectorEnv, {n} tables", bench_vector(n, args.seconds)))

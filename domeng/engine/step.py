@@ -61,6 +61,7 @@ import numpy as np
 from numba import njit
 
 from domeng.core import layout as L
+from domeng.core.bits import lowest_bit
 from domeng.core.events import EV_DEAL, TR_WIDTH
 from domeng.core.observation import (
     MAX_TURNS,
@@ -294,9 +295,54 @@ def legal_moves(S):
 
 
 @njit(cache=True)
+def legal_action_bits(S):
+    """The legal actions of the seat to move as the bits of one ``int64``
+    (bit ``a`` set: action ``a`` is legal; the 57 actions fit): its legal moves,
+    or ``PASS`` alone when it has none (D5); 0 when no round is in progress.
+    :func:`legal_action_mask` writes these bits out and :func:`is_legal`
+    reads one of them (the vector environment keeps them per table, so that
+    checking N actions reads 8 bytes a table).
+
+    >>> from domeng.engine.game import Game
+    >>> S = Game(seed=7).state  # a fresh table's record
+    >>> int(legal_action_bits(S))  # between rounds
+    0
+    >>> new_round(S)
+    3
+    >>> int(legal_action_bits(S)) == 1 << 54  # D3: the opener leads [6|6]
+    True
+    """
+    if S.ctl[C_OVER]:
+        return np.int64(0)
+    n = legal_moves(S)
+    if n == 0:
+        return np.int64(1) << PASS
+    bits = np.int64(0)
+    for i in range(n):
+        bits |= np.int64(1) << S.moves[i]
+    return bits
+
+
+@njit(cache=True, inline="always")
+def mask_of_bits(bits, mask):
+    """``mask[a]`` = bit ``a`` of ``bits`` for every action (``mask`` of
+    ``N_ACTIONS`` entries, overwritten); returns how many are set."""
+    for a in range(N_ACTIONS):
+        mask[a] = 0
+    n = 0
+    m = bits
+    while m:
+        mask[lowest_bit(m)] = 1
+        m &= m - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def legal_action_mask(S, mask):
     """``mask[a] = 1`` for every legal action of the seat to move (``PASS``
-    only when nothing else is), 0 elsewhere; all 0 when no round is in progress.
+    only when nothing else is), 0 elsewhere; all 0 when no round is in progress
+    (:func:`legal_action_bits` written out).
     ``mask``: ``int64[N_ACTIONS]``, overwritten.  Returns the number of legal
     actions.
 
@@ -310,17 +356,16 @@ def legal_action_mask(S, mask):
     >>> legal_action_mask(S, mask), np.flatnonzero(mask).tolist()
     (1, [54])
     """
-    for a in range(N_ACTIONS):
-        mask[a] = 0
-    if S.ctl[C_OVER]:
-        return 0
-    n = legal_moves(S)
-    for i in range(n):
-        mask[S.moves[i]] = 1
-    if n == 0:
-        mask[PASS] = 1
-        return 1
-    return n
+    return mask_of_bits(legal_action_bits(S), mask)
+
+
+@njit(cache=True, inline="always")
+def bit_is_set(bits, action):
+    """Whether ``action`` is one of the actions in ``bits``
+    (:func:`legal_action_bits`); False for anything out of ``0..N_ACTIONS-1``."""
+    if action < 0 or action >= N_ACTIONS:
+        return False
+    return (bits >> action) & 1 != 0
 
 
 @njit(cache=True)
@@ -335,15 +380,9 @@ def is_legal(S, action):
     >>> bool(is_legal(S, 54)), bool(is_legal(S, PASS))
     (True, False)
     """
-    if S.ctl[C_OVER] or action < 0 or action >= N_ACTIONS:
+    if action < 0 or action >= N_ACTIONS:
         return False
-    n = legal_moves(S)
-    if n == 0:
-        return action == PASS
-    for i in range(n):
-        if S.moves[i] == action:
-            return True
-    return False
+    return bit_is_set(legal_action_bits(S), action)
 
 
 # ---------------------------------------------------------------- step

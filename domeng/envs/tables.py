@@ -48,8 +48,7 @@ State = E.State
 # same source, so no rule is restated here): a call that passes the whole
 # state record costs more than the step itself otherwise.
 _inline = njit(inline="always")
-legal_action_mask = _inline(E.legal_action_mask.py_func)
-is_legal = _inline(E.is_legal.py_func)
+legal_action_bits = _inline(E.legal_action_bits.py_func)
 observe = _inline(E.observe.py_func)
 
 #: what an episode is, as the compiled calls take it: ``seed`` (``uint64[1]``),
@@ -58,7 +57,11 @@ observe = _inline(E.observe.py_func)
 #: ``bonus`` (``float64[1]``: camat_bonus) and the opponents' ``pids``
 Episode = namedtuple("Episode", ("seed", "next_table", "cfg", "bonus", "pids"))
 #: the buffers the calls write (:class:`Tables`' attributes of the same names)
-Views = namedtuple("Views", ("obs", "mask", "reward", "terminated", "final_obs", "pending", "bad"))
+#: (``legal``: each table's legal actions as bits, :func:`domeng.engine.step.legal_action_bits`,
+#: kept apart from ``mask``, which the caller may hold and write to)
+Views = namedtuple(
+    "Views", ("obs", "mask", "reward", "terminated", "final_obs", "pending", "bad", "legal")
+)
 #: the opponents and their scratch: ids, the one-word generator hand-over and
 #: a compiled player's copies (the compiled functions travel apart: ``fns``)
 Seats = namedtuple("Seats", ("pids", "crng", "pobs", "phist", "pmoves"))
@@ -108,10 +111,13 @@ def advance(S, tc, fns):
 
 @njit(cache=True, inline="always")
 def write_view(S, learner, tmp, obs_out, mask_out):
-    """The learner's observation vector and action mask."""
+    """The learner's observation vector and action mask; returns the mask's
+    bits (:func:`domeng.engine.step.legal_action_bits`)."""
     observe(S, learner, tmp)
     encode(tmp, S.hist, obs_out)
-    legal_action_mask(S, mask_out)
+    bits = legal_action_bits(S)
+    E.mask_of_bits(bits, mask_out)
+    return bits
 
 
 # called, not inlined: a new episode is rare, and its inlined copy of ``advance``
@@ -126,8 +132,9 @@ def _start_episode(S, tc, fns):
 
 @njit(cache=True, inline="always")
 def _reset_turn(S, i, tc, fns):
-    tc.views.pending[i] = _start_episode(S, tc, fns)
-    write_view(S, tc.ep.cfg[0], tc.tmp, tc.views.obs[i], tc.views.mask[i])
+    v = tc.views
+    v.pending[i] = _start_episode(S, tc, fns)
+    v.legal[i] = write_view(S, tc.ep.cfg[0], tc.tmp, v.obs[i], v.mask[i])
     return 0
 
 
@@ -143,16 +150,18 @@ def _step_turn(S, i, tc, fns):
     if over and tc.ep.cfg[3]:  # autoreset
         write_view(S, tc.ep.cfg[0], tc.tmp, v.final_obs[i], v.mask[i])
         v.pending[i] = _start_episode(S, tc, fns)
-    write_view(S, tc.ep.cfg[0], tc.tmp, v.obs[i], v.mask[i])
+    v.legal[i] = write_view(S, tc.ep.cfg[0], tc.tmp, v.obs[i], v.mask[i])
     return 1 if over else 0
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _check(B, actions, bad):
-    """``bad[i] = 1`` where ``actions[i]`` is not legal at table ``i``; returns how many."""
+def _check(legal, actions, bad):
+    """``bad[i] = 1`` where ``actions[i]`` is not legal at table ``i`` (its
+    bits ``legal[i]``, kept by :func:`write_view`: no table's rows are read);
+    returns how many."""
     n = 0
-    for i in range(B.ctl.shape[0]):
-        ok = is_legal(T.table_at(B, i), actions[i])
+    for i in range(legal.shape[0]):
+        ok = E.bit_is_set(legal[i], actions[i])
         bad[i] = 0 if ok else 1
         n += 0 if ok else 1
     return n
@@ -173,7 +182,7 @@ def vec_step(B, tc, fns):
     Returns the number of episodes that ended; but first every action is
     checked, and if any is illegal nothing is played: ``bad[i] = 1`` marks
     them and the return is minus their number."""
-    n_bad = _check(B, tc.actions, tc.views.bad)
+    n_bad = _check(tc.views.legal, tc.actions, tc.views.bad)
     if n_bad:
         return -n_bad
     return T.drive(B, _step_turn, tc, fns)
@@ -271,6 +280,7 @@ class Tables:
         self.terminated = np.zeros(n, dtype=np.bool_)
         self.bad = np.zeros(n, dtype=np.int64)
         self.pending = np.zeros(n, dtype=np.float64)
+        self.legal = np.zeros(n, dtype=np.int64)
         self.next_table = np.zeros(1, dtype=np.int64)
         self._views = Views(*[getattr(self, f) for f in Views._fields])
         self._cfg = np.array([seat, self.rounds, self.camats, 0], dtype=np.int64)

@@ -241,6 +241,29 @@ def test_invalid_actions_raise_and_change_nothing():
     assert (g.observe(g.seat) == snap_obs).all()
 
 
+def test_a_written_over_mask_does_not_make_an_action_legal():
+    """``copy=False`` hands out the mask buffer itself; the step checks the
+    actions against the engine's own bits (``Tables.legal``), not that buffer,
+    so a caller that writes 1s into it still cannot play an illegal action."""
+    v = DomengVectorEnv(2, opponents="random", copy=False)
+    _, info = v.reset(seed=3)
+    mask = info["action_mask"]
+    acts = np.array([int(np.flatnonzero(m)[0]) for m in mask])
+    acts[0] = int(np.flatnonzero(mask[0] == 0)[0])
+    mask[:] = 1  # the caller's buffer now says every action is legal
+    snap = [f.copy() for f in v._t.B]
+    with pytest.raises(IllegalMoveError, match="table 0"):
+        v.step(acts)
+    assert all((a == b).all() for a, b in zip(snap, v._t.B))
+    # the engine's bits are the mask the step API gives for each table
+    from domeng.engine import step as E
+
+    for i in range(2):
+        m = np.zeros(E.N_ACTIONS, dtype=np.int64)
+        E.legal_action_mask(v._t.table(i), m)
+        assert int(v._t.legal[i]) == sum(1 << int(a) for a in np.flatnonzero(m))
+
+
 def test_bad_options_are_refused_in_one_line():
     for kwargs in (
         {"rounds": 0},
