@@ -96,13 +96,38 @@ def add_parser(sub) -> None:
     )
 
 
+def _session(args: argparse.Namespace, saved, rules):
+    """The game's session (a saved game replayed, or a new one) and where it
+    is saved (None: nowhere)."""
+    from domeng.play.savefile import check_writable, replay_save
+    from domeng.play.session import Session
+
+    if saved is not None:
+        session = replay_save(args.load, *saved, rounds=args.rounds, camats=args.camats)
+        save_path = args.save if args.save is not None else args.load
+        if args.save is None:
+            try:
+                check_writable(save_path)
+            except DomengError:
+                save_path = None  # a read-only save: played on, saved only when asked
+        return session, save_path
+    seed_ = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
+    session = Session(
+        args.seats or list(DEFAULT_SEATS),
+        rules=rules,
+        seed=seed_,
+        rounds=args.rounds,
+        camats=args.camats,
+    )
+    return session, args.save
+
+
 def run(args: argparse.Namespace) -> int:
     """``domeng play``: returns the exit status (0; 2 on bad usage via the CLI)."""
     from domeng.core.rules import Rules
-    from domeng.play.savefile import check_writable, read_save_data, replay_save
-    from domeng.play.session import Session
+    from domeng.play.savefile import check_writable, read_save_data
     from domeng.play.terminal import Terminal
-    from domeng.play.warmup import PREPARING, compile_pending, warm_up
+    from domeng.play.warmup import PREPARING, announce_compiles, warm_up
 
     delay = 0.0 if args.no_wait else args.delay
     saved = None
@@ -128,28 +153,9 @@ def run(args: argparse.Namespace) -> int:
     rules = Rules.parse(args.rule) if saved is None else None  # a bad --rule: refused first
     if args.save is not None:
         check_writable(args.save)  # refused before the game starts
-    # a first run compiles the engine (~20 s): say so at once, compile before the game
-    pending = compile_pending()
-    if pending:
-        print(PREPARING, flush=True)
-    if saved is not None:
-        session = replay_save(args.load, *saved, rounds=args.rounds, camats=args.camats)
-        save_path = args.save if args.save is not None else args.load
-        if args.save is None:
-            try:
-                check_writable(save_path)
-            except DomengError:
-                save_path = None  # a read-only save: played on, saved only when asked
-    else:
-        seed_ = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
-        session = Session(
-            args.seats or list(DEFAULT_SEATS),
-            rules=rules,
-            seed=seed_,
-            rounds=args.rounds,
-            camats=args.camats,
-        )
-        save_path = args.save
-    if pending:
+    # a first run compiles the engine (~20 s): said when numba starts compiling
+    # (measured, not guessed), and done before the game's first screen
+    with announce_compiles(lambda: print(PREPARING, flush=True)):
+        session, save_path = _session(args, saved, rules)
         warm_up(session)
     return Terminal(session, delay=delay, save_path=save_path).run()

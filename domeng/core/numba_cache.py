@@ -26,9 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 _PKG = Path(__file__).resolve().parent.parent
 
@@ -60,35 +58,6 @@ def _source_hash() -> str:
 
 def _stamp() -> Path:
     return _PKG / "__pycache__" / "numba-source.stamp"
-
-
-def compile_pending(functions: Iterable[Any]) -> bool:
-    """Will calling these compiled functions (numba dispatchers) compile one
-    of them?  A guess for the progress bar and ``domeng play``, never an
-    error: when in doubt, yes.  A function is ready when it was compiled in
-    this process or its cache index is on disk where numba looks for it
-    (numba's locator, asked through the dispatcher: the package's
-    ``__pycache__``, or ``NUMBA_CACHE_DIR`` when that is set) and will not
-    be removed by :func:`prepare` (an index in the package built from other
-    sources is)."""
-    stale_dirs: set[Path] | None = None
-    for fn in functions:
-        if getattr(fn, "signatures", None):
-            continue  # compiled in this process
-        try:
-            index = Path(fn._cache._cache_file._index_path)
-            if not index.is_file():
-                return True
-            if stale_dirs is None:  # the folders prepare() would empty
-                stale_dirs = set()
-                for stamp, dirs in _cache_places():
-                    if not stamp.is_file() or stamp.read_text().strip() != _source_hash():
-                        stale_dirs.update(d.resolve() for d in dirs)
-            if index.parent.resolve() in stale_dirs:
-                return True
-        except (AttributeError, OSError, TypeError):
-            return True
-    return False
 
 
 def prepare() -> None:

@@ -3,32 +3,51 @@ middle of it (walk4: after an install ``domeng play`` was silent for about
 20 s before the first computer move, and again after the person's first
 move: numba compiling the engine's step and the computer players).
 
-:func:`compile_pending` guesses whether the table's first steps will
-compile (no machine code in numba's cache yet); ``domeng play`` then says
-so at once and :func:`warm_up` plays one throwaway round at a table like
-the game's, so everything the game runs is compiled (and cached for the
-next run) before its first screen.  A search player's own compile happens
+:func:`warm_up` plays one throwaway round at a table like the game's, so
+everything the game runs is compiled (and cached for the next run) before
+its first screen; with the machine code cached it takes milliseconds.
+:func:`announce_compiles` says :data:`PREPARING` once, at the moment numba
+really starts compiling (measured by :mod:`domeng.core.compiling`, as the
+progress bar is; nothing is guessed from numba's cache files), and says
+nothing when everything was cached.  A search player's own compile happens
 at its first move, as before (the game says so then).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from domeng.core import compiling
 from domeng.play.session import Session
 
 #: what ``domeng play`` says while :func:`warm_up` compiles
 PREPARING = "domeng play: preparing the computer players (first run only: up to a minute)..."
 
 
-def compile_pending() -> bool:
-    """Will a table's first steps compile the engine (no cached machine code
-    for the engine's step or the built-in players' dispatch, and not compiled
-    in this process)?  A guess, never an error: when in doubt, yes
-    (:func:`domeng.core.numba_cache.compile_pending`)."""
-    from domeng.batch import loop
-    from domeng.core.numba_cache import compile_pending as pending
-    from domeng.engine import step
+class _Once:
+    """Told by :mod:`domeng.core.compiling` when a compile starts: says it once."""
 
-    return pending([step.step, loop.builtin_action])
+    def __init__(self, say: Callable[[], None]) -> None:
+        self.say, self.said = say, False
+
+    def compile_started(self) -> None:
+        if not self.said:
+            self.said = True
+            self.say()
+
+
+@contextmanager
+def announce_compiles(say: Callable[[], None]) -> Iterator[_Once]:
+    """Within the block, call ``say()`` once, when numba first starts
+    compiling (not at all when everything is loaded from the cache).  The
+    object yielded tells afterwards (``.said``) whether it was called."""
+    once = _Once(say)
+    compiling.notify(once)
+    try:
+        yield once
+    finally:
+        compiling.forget(once)
 
 
 def warm_up(session: Session) -> None:

@@ -719,9 +719,7 @@ def resume(
             finished.write_files(ck.folder)
             return _recorded(folder, ck.plan, finished)
         done0 = sum(r.n for r in ck.load_done())
-        progress_fn = make_progress(
-            rt.progress, ck.plan.tables, ck.plan.rounds, done0, players=ck.plan.players
-        )
+        progress_fn = make_progress(rt.progress, ck.plan.tables, ck.plan.rounds, done0)
         return _recorded(
             folder,
             ck.plan,

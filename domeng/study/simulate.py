@@ -305,7 +305,7 @@ def _run_plan(plan, spec: StudySpec, records, names, rt: Runtime, run_study):
 
         ckpt = Checkpoint.create(folder, plan, records, lock=True, overwrite=rt.overwrite)
     try:
-        progress_fn = make_progress(rt.progress, plan.tables, plan.rounds, players=names)
+        progress_fn = make_progress(rt.progress, plan.tables, plan.rounds)
         return run_study(
             plan,
             client=rt.client,

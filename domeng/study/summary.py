@@ -145,30 +145,15 @@ def check_budget(tables: int, rounds: int) -> None:
         )
 
 
-def compile_pending(players=None) -> bool:
-    """Would the next study compile the engine?  A guess from numba's cache
-    files (:func:`domeng.core.numba_cache.compile_pending` on the study's
-    aggregate-mode loops), no longer used by the progress bar, which
-    measures compiles instead (:mod:`domeng.core.compiling`); ``players``:
-    the study's five names (``random`` at every seat needs only the
-    all-random loop)."""
-    from domeng.batch import loop
-    from domeng.core.numba_cache import compile_pending as pending
-
-    if players is not None and len(players) > 0 and all(p == "random" for p in players):
-        return pending([loop.run_fast_random])
-    return pending([loop.run_fast_players, loop.run_fast_random])
-
-
-def make_progress(progress, tables: int | None, rounds: int, done0: int = 0, players=None):
+def make_progress(progress, tables: int | None, rounds: int, done0: int = 0):
     """The progress callable for ``progress=`` (True, False, None or a callable).
 
     True: the bar of :mod:`domeng.infra.progress` on stderr (plain lines
     when stderr is not a terminal); None: that bar only on a terminal;
     False: none; a callable is used as it is (a part of an overall bar
     (:meth:`~domeng.infra.progress.Progress.part`) is told the ``done0``
-    tables a resumed study has already).  ``players``: no longer used (the
-    bar measures compiles instead of guessing them)."""
+    tables a resumed study has already).  The bar measures compiles
+    (:mod:`domeng.core.compiling`); it guesses nothing."""
     if progress is True:
         return _bar(tables, rounds, done0)
     if progress is None:

@@ -170,7 +170,9 @@ def test_a_json_file_that_is_not_a_save_says_so(tmp_path, data):
 
 
 def test_a_missing_save_is_refused_before_preparing_anything(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(warmup, "compile_pending", lambda: True)  # as on a first run
+    said = []  # as on a first run: any compile would say so
+    monkeypatch.setattr(warmup, "warm_up", lambda s: said.append("warm_up"))
     assert main(["play", "--load", str(tmp_path / "missing.json")]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "cannot read save file" in err and err.count("\n") == 1
+    assert said == []  # refused before the warm-up

@@ -35,24 +35,48 @@ def test_warm_up_leaves_the_game_as_it_would_have_been():
     assert a.to_save() == b.to_save() and a.standings() == b.standings()
 
 
-def test_no_compile_pending_once_the_engine_ran():
-    _play_round(Session(SEATS[:3] + ["hunter", "keeper"], seed=1, rounds=1))
-    assert warmup.compile_pending() is False
+def test_compiles_are_announced_once_and_only_within_the_block():
+    """Measured, not guessed: ``say`` is called when numba really starts
+    compiling (a fresh function here), once however many compile, and not
+    for a function already compiled or after the block."""
+    import numba
+
+    said = []
+    with warmup.announce_compiles(lambda: said.append(1)) as once:
+        f = numba.njit(lambda x: x + 1)
+        g = numba.njit(lambda x: x * 2)
+        assert f(1) == 2 and g(2) == 4 and said == [1] and once.said
+    assert f(2) == 3 and said == [1]
+    with warmup.announce_compiles(lambda: said.append(2)) as quiet:
+        assert f(3) == 4  # compiled already: nothing to say
+    assert not quiet.said and said == [1]
+    h = numba.njit(lambda x: x - 1)
+    assert h(1) == 0 and said == [1]  # a compile after the block: not told
 
 
-@pytest.mark.parametrize("pending", [True, False])
-def test_play_says_it_prepares_at_once_and_warms_up_first(pending, monkeypatch, capsys):
+@pytest.mark.parametrize("compiles", [True, False])
+def test_play_says_it_prepares_at_once_and_warms_up_first(compiles, monkeypatch, capsys):
+    """``domeng play`` warms up before the game, and says PREPARING (first,
+    once) exactly when the warm-up compiles."""
+    import numba
+
     calls = []
-    monkeypatch.setattr(warmup, "compile_pending", lambda: pending)
-    monkeypatch.setattr(warmup, "warm_up", lambda s: calls.append("warm_up"))
+
+    def fake_warm_up(session):
+        calls.append("warm_up")
+        if compiles:  # as on a first run: numba compiles (twice)
+            numba.njit(lambda x: x + 1)(1)
+            numba.njit(lambda x: x + 2)(1)
+
+    monkeypatch.setattr(warmup, "warm_up", fake_warm_up)
     monkeypatch.setattr(terminal.Terminal, "run", lambda self: calls.append("game") or 0)
     assert main(["play", "--seed", "3", "--no-wait"]) == 0
     out = capsys.readouterr().out
-    if pending:
-        assert out.splitlines()[0] == warmup.PREPARING and "first run only" in out
-        assert calls == ["warm_up", "game"]
+    assert calls == ["warm_up", "game"]
+    if compiles:
+        assert out.splitlines() == [warmup.PREPARING] and "first run only" in out
     else:
-        assert "preparing" not in out and calls == ["game"]
+        assert "preparing" not in out
 
 
 @pytest.mark.slow

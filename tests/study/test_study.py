@@ -39,15 +39,6 @@ def test_chunk_size_does_not_change_results():
     assert one.total_rounds == 63
 
 
-def test_the_compiling_guess_of_an_all_random_study():
-    """An all-random study uses only the all-random loop: once that one is
-    compiled, its bar does not say "compiling" (whatever the other loop's state)."""
-    from domeng.study.summary import compile_pending
-
-    simulate(tables=1, rounds=1, players="random", progress=False)
-    assert not compile_pending(["random"] * 5)
-
-
 def test_local_chunks_played_together_give_the_numbers_of_one_chunk_a_call(monkeypatch):
     """Without records or a checkpoint, consecutive chunks share one engine
     call (fewer calls than chunks); the results are those of one call a chunk."""
