@@ -154,6 +154,13 @@ _LEAF = Option(
     help="truncated rollouts: X plies after the move, then the learned value",
 )
 _LMODEL = Option("lmodel", "model", "learned", help="the learned network's scores weight the deals")
+_CAP = Option(
+    "cap",
+    "cap",
+    lo=1,
+    hi=1_000_000,
+    help="at most X rollouts a decision, the samples shared among the moves",
+)
 _SAMPLES = "samples per decision"
 
 #: the strongest built-in player that decides within 100 ms at p99 on one core
@@ -163,9 +170,13 @@ _SAMPLES = "samples per decision"
 #: tried since (nsearch-1000, isearch, epsilon rollouts, esearch-3000 and
 #: -10000, IS-MCTS, the learned network's rollouts, the learned value at the
 #: leaves, the learned opponent model) was measured no better than it or than
-#: its own control, paired; its decisions take about 10 ms at the median, 25 ms
-#: at p99.
-BEST = "esearch-1000"
+#: its own control, paired.  Capped at 3,000 rollouts a decision (session 19):
+#: uncapped, ``esearch-1000`` took 121-126 ms at p99 in games of several rounds
+#: (a free lead has 5 moves: 5,000 rollouts, about 25 us each on this 2-core
+#: machine), over the budget; capped, a decision of 4 or more moves shares the
+#: 3,000 rollouts (750 or fewer deals a move) and every other is unchanged
+#: (benchmarks/README.md, "best's time per decision").
+BEST = "esearch-1000:cap3000"
 
 #: the players of domeng, in the order the help lists them.  Strength and
 #: time are the measured figures of docs/players.md and benchmarks/README.md
@@ -231,7 +242,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS, _LEARNED, _LEAF),
+        options=(_EPS, _LEARNED, _LEAF, _CAP),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("esearch",),
         table_line="among the strongest: search on the hands the rules allow; about 10 ms a move",
@@ -244,7 +255,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS, _LEARNED, _LMODEL),
+        options=(_EPS, _LEARNED, _LMODEL, _CAP),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("isearch",),
         table_line="as strong as esearch, also reads the others' plays; about 25 ms a move",
@@ -257,7 +268,7 @@ BUILTINS: tuple[Entry, ...] = (
         budget=(1, MAX_SAMPLES),
         default_budget=100,
         unit=_SAMPLES,
-        options=(_EPS, _LEARNED),
+        options=(_EPS, _LEARNED, _CAP),
         make="domeng.players.isearch:make_isearch_strategy",
         make_args=("nsearch",),
         table_line="as strong as esearch, also weighs who starts next; about 10 ms a move",
@@ -282,7 +293,8 @@ BUILTINS: tuple[Entry, ...] = (
     Entry(
         "best",
         f"always the strongest built-in player within 100 ms a decision at p99: today {BEST} "
-        "(0.047 fewer net stones a round than search in games of 10 rounds; about 10 ms a decision)",
+        "(esearch-1000 at most 3,000 rollouts a decision; uncapped, 0.047 fewer net stones a "
+        "round than search in games of 10 rounds); about 15 ms a decision, 80 ms at p99",
         kind="alias",
         make=BEST,
         table_line="the strongest there is: the search with the most samples; about 10 ms a move",

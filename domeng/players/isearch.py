@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from domeng.players.heuristics import P_EXPERT
-from domeng.players.searchcore import NO_LEAF, P_LEARNED, config, make_strategy
+from domeng.players.searchcore import NO_CAP, NO_LEAF, P_LEARNED, config, make_strategy
 
 DEFAULT_SAMPLES = 100
 BETA = 0.5
@@ -101,6 +101,7 @@ def make_isearch_strategy(
     rollout: str = "expert",
     leaf: float | None = None,
     model: str = "expert",
+    cap: float | None = None,
 ):
     """The ``esearch``, ``isearch`` or ``nsearch`` player with ``samples`` determinizations
     per decision (default :data:`DEFAULT_SAMPLES`), compiled for the player
@@ -112,7 +113,10 @@ def make_isearch_strategy(
     (the name's ``leafK``): truncated rollouts, ``K`` plies after the move
     and then the learned value (:mod:`domeng.players.value`; None: to the
     round's end).  ``model`` (the name's ``lmodel``): whose move scores
-    weight the deals with inference, a key of :data:`MODELS`."""
+    weight the deals with inference, a key of :data:`MODELS`.  ``cap`` (the
+    name's ``capT``): at most ``T`` rollouts a decision, the samples shared
+    among the moves (:func:`domeng.players.searchcore.samples_for`; None: no
+    cap)."""
     if kind not in KINDS:
         raise ValueError(f"unknown search player {kind!r}")
     if rollout not in ROLLOUTS:
@@ -130,10 +134,18 @@ def make_isearch_strategy(
         if not float(leaf).is_integer() or float(leaf) < 0:
             raise ValueError("leaf must be a whole number of plies >= 0")
         plies = int(leaf)
+    most = NO_CAP
+    if cap is not None:
+        if not float(cap).is_integer() or float(cap) < 1:
+            raise ValueError("cap must be a whole number of rollouts >= 1")
+        most = int(cap)
     beta, later = KINDS[kind]
     name = f"{kind}_{n}" + (f"_explore{explore:g}" if explore else "")
     name += "" if rollout == "expert" else f"_{rollout}"
     name += "" if plies == NO_LEAF else f"_leaf{plies}"
     name += "" if model == "expert" else f"_{model}model"
-    cfg = config(n, ROLLOUTS[rollout], beta, explore, later, leaf=plies, model=MODELS[model])
+    name += "" if most == NO_CAP else f"_cap{most}"
+    cfg = config(
+        n, ROLLOUTS[rollout], beta, explore, later, leaf=plies, model=MODELS[model], cap=most
+    )
     return make_strategy(cfg, name)

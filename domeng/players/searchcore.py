@@ -123,6 +123,8 @@ _LEARNED_W = load_weights()[0]
 _VALUE_W = load_value_weights()[0]
 #: ``leaf``: no truncation (every rollout plays to the round's end)
 NO_LEAF = -1
+#: ``cap``: no cap (``samples`` deals for every move, however many there are)
+NO_CAP = 0
 
 
 class SearchConfig(NamedTuple):
@@ -150,6 +152,9 @@ class SearchConfig(NamedTuple):
     #: with inference, whose move scores weight the deals: ``P_EXPERT`` or
     #: :data:`P_LEARNED` (the learned opponent model)
     model: int
+    #: at most this many rollouts a decision, the samples shared among the
+    #: moves (:func:`samples_for`; :data:`NO_CAP`: ``samples`` for every move)
+    cap: int
 
 
 def config(
@@ -162,6 +167,7 @@ def config(
     candidates: int = CANDIDATES,
     leaf: int = NO_LEAF,
     model: int = P_EXPERT,
+    cap: int = NO_CAP,
 ) -> SearchConfig:
     """A checked :class:`SearchConfig`, its fields of the types the compiled
     core was compiled for (so every configuration runs the same machine code).
@@ -190,6 +196,10 @@ def config(
     model : int
         With inference, the opponent model: ``P_EXPERT`` (the expert's move
         scores) or :data:`P_LEARNED` (the learned network's).
+    cap : int
+        At most ``cap`` rollouts a decision (:func:`samples_for`), so that a
+        decision's time has a bound whatever the number of legal moves;
+        :data:`NO_CAP` (default): ``samples`` for every move.
 
     Returns
     -------
@@ -221,6 +231,8 @@ def config(
         raise ValueError("leaf must be a whole number of plies >= 0 (or NO_LEAF)")
     if model not in (P_EXPERT, P_LEARNED):
         raise ValueError(f"unknown opponent model {model!r}")
+    if int(cap) != cap or int(cap) < NO_CAP:
+        raise ValueError("cap must be a whole number of rollouts >= 1 (or NO_CAP)")
     return SearchConfig(
         int(samples),
         int(policy),
@@ -231,6 +243,7 @@ def config(
         int(candidates),
         int(leaf),
         int(model),
+        int(cap),
     )
 
 
@@ -243,7 +256,9 @@ def runtime_config(cfg: SearchConfig) -> tuple[np.ndarray, np.ndarray]:
     compiled player's closure (read at run time: no compile per value, see
     :func:`domeng.players.scoring.runtime_ints`); :func:`config_from` makes
     the record again inside compiled code."""
-    ints = runtime_ints(cfg.samples, cfg.policy, cfg.deals, cfg.candidates, cfg.leaf, cfg.model)
+    ints = runtime_ints(
+        cfg.samples, cfg.policy, cfg.deals, cfg.candidates, cfg.leaf, cfg.model, cfg.cap
+    )
     floats = np.concatenate(([cfg.beta, cfg.explore], cfg.later)).astype(np.float64)
     return ints, floats
 
@@ -261,6 +276,7 @@ def config_from(ints, floats):
         ints[3],
         ints[4],
         ints[5],
+        ints[6],
     )
 
 
@@ -479,6 +495,20 @@ def inferred_deals(cfg, obs, hist, rng, dealer):
 
 
 # ---------------------------------------------------------------- the core
+@njit(cache=True, inline="always")
+def samples_for(cfg, n_moves):
+    """The deals rolled out for each of ``n_moves`` moves: ``cfg.samples``,
+    or with a cap the most that keep ``n_moves`` times it within
+    ``cfg.cap`` (at least 1).
+
+    >>> samples_for(config(1000, cap=3000), 2), samples_for(config(1000, cap=3000), 5)
+    (1000, 600)
+    """
+    if cfg.cap == NO_CAP:
+        return cfg.samples
+    return max(1, min(cfg.samples, cfg.cap // n_moves))
+
+
 @njit(cache=True)
 def search_core(cfg, obs, hist, moves, n_moves, rng, true_hands):
     """The index into ``moves`` (``n_moves`` legal moves) that configuration
@@ -498,7 +528,7 @@ def search_core(cfg, obs, hist, moves, n_moves, rng, true_hands):
     deals, picks = inferred_deals(cfg, obs, hist, rng, dealer)
     hands = np.zeros(5, dtype=np.int64)
     totals = np.zeros(n_moves)
-    for d in range(cfg.samples):
+    for d in range(samples_for(cfg, n_moves)):
         if cfg.deals == DEALS_TRUE:
             hands[:] = true_hands
         elif picks.shape[0] > 0:

@@ -267,6 +267,8 @@ _NAMES = ("search", "esearch", "isearch", "nsearch", "esearch:eps0.3")
 _LEARNED = ("esearch:learned", "isearch:learned", "nsearch:learned")
 #: truncated rollouts valued by the learned value (issue 25 item 2)
 _VALUE = ("esearch:leaf0", "esearch:leaf5", "esearch:learned:leaf3", "isearch:lmodel")
+#: a cap on the rollouts a decision (``best``'s time bound, session 19)
+_CAPPED = ("esearch:cap20", "isearch:cap9")
 
 
 def _later_round_positions(seed, n=4):
@@ -337,7 +339,7 @@ def test_d17_scrambling_the_hidden_tiles_changes_no_decision_but_omniscients():
     omni_changed = 0
     for obs, rnd in _cases():
         o, hist, mv = _args(obs, rnd)
-        names = _NAMES + _LEARNED + _VALUE + ("best",)  # the learned players and best (issue 25)
+        names = _NAMES + _LEARNED + _VALUE + _CAPPED + ("best",)  # issue 25: learned, best
         picks = {n: _new(n)(o, hist, mv, len(mv), np.array([5], dtype=np.uint64)) for n in names}
         before = [sorted(h) for h in rnd.hands]
         seen_before = omni.choose_seeing_all(obs, rnd.legal_moves(), _Rng(5), before)
@@ -363,7 +365,7 @@ def _Rng(state):
 @settings(max_examples=15, deadline=None)
 @given(
     seed=st.integers(0, 10**6),
-    which=st.sampled_from(_NAMES + _LEARNED + _VALUE),
+    which=st.sampled_from(_NAMES + _LEARNED + _VALUE + _CAPPED),
     rng=st.integers(0, 2**63),
 )
 def test_every_configuration_plays_a_legal_move(seed, which, rng):
@@ -409,6 +411,8 @@ def test_configurations_are_checked_and_players_never_see_the_true_hands():
         (dict(samples=2, later=[0.0] * 4), "5 values"),
         (dict(samples=2, deals=7), "deal source"),
         (dict(samples=2, candidates=0), "candidates"),
+        (dict(samples=2, cap=-1), "cap"),
+        (dict(samples=2, cap=2.5), "cap"),
     ):
         with pytest.raises(ValueError, match=match):
             config(**bad)
@@ -416,3 +420,36 @@ def test_configurations_are_checked_and_players_never_see_the_true_hands():
         make_strategy(config(4, deals=DEALS_TRUE), "peek")
     # one configuration, one compiled player, whatever asks for it
     assert make_search_strategy(9) is make_strategy(config(9, P_HEAVY), "other_name")
+
+
+def test_a_cap_shares_the_rollouts_among_the_moves():
+    """``capT`` (``best``'s bound on a decision's time, session 19): with
+    ``n`` moves each gets ``min(samples, T // n)`` deals (at least 1), the
+    same deals in the same order as the uncapped player with that many
+    samples: the same decision and the same generator state afterwards."""
+    from domeng.players.searchcore import NO_CAP, samples_for
+
+    assert samples_for(config(1000), 5) == 1000 and config(1000).cap == NO_CAP
+    got = [samples_for(config(1000, cap=3000), n) for n in (1, 2, 3, 4, 5, 7)]
+    assert got == [1000, 1000, 1000, 750, 600, 428]
+    assert samples_for(config(10, cap=3), 5) == 1  # never none
+    checked = 0
+    for j, (obs, rnd) in enumerate(_cases()):
+        o, hist, mv = _args(obs, rnd)
+        n = len(mv)
+        for kind in ("esearch", "isearch"):
+            for cap, same_as in ((8 * n, 8), (3 * n + 1, 3), (n, 1)):
+                a = np.array([50 + j], dtype=np.uint64)
+                b = a.copy()
+                capped = make_isearch_strategy(kind, 8, cap=cap)(o, hist, mv, n, a)
+                plain = make_isearch_strategy(kind, same_as)(o, hist, mv, n, b)
+                if kind == "esearch":  # isearch draws its weighted deals for all 8 first
+                    assert a[0] == b[0], (kind, j, cap)
+                    assert capped == plain, (kind, j, cap)
+                else:
+                    assert 0 <= capped < n and 0 <= plain < n
+                checked += 1
+    assert checked == 2 * 3 * len(_cases())
+    with pytest.raises(ValueError, match="cap"):
+        make_isearch_strategy("esearch", 8, cap=0)
+    assert resolve_player("esearch-8:cap20").name == "esearch-8:cap20"
