@@ -294,7 +294,7 @@ BUILTINS: tuple[Entry, ...] = (
         "best",
         f"always the strongest built-in player within 100 ms a decision at p99: today {BEST} "
         "(esearch-1000 at most 3,000 rollouts a decision; uncapped, 0.047 fewer net stones a "
-        "round than search in games of 10 rounds); about 15 ms a decision, 80 ms at p99",
+        "round than search in games of 10 rounds); about 15 ms a decision, 70 ms at p99",
         kind="alias",
         make=BEST,
         table_line="the strongest there is: the search with the most samples; about 10 ms a move",
