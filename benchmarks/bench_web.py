@@ -128,7 +128,7 @@ def slow_reader(port: int, token: str):
 
 
 async def main_async(port: int, hub, n: int, seconds: float, slow: int = 0) -> dict:
-    import httpx
+    import httpx2 as httpx  # the test extra's client (httpx's maintained successor)
 
     readers: list = []
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
