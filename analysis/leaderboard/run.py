@@ -191,7 +191,8 @@ def _method(m: dict) -> list[str]:
         "run to run (the net stones and ratings do not: the seed fixes them).",
         "* Budgets are each player's default ([players](players.md)): `search` is "
         "`search-400`, `esearch`, `isearch` and `nsearch` take 100 samples, `ismcts` "
-        f"1,000 iterations; `best` is `{BEST}` (the strongest built-in within 100 ms a "
+        f"1,000 iterations; `best` is `{m.get('best', BEST)}` (the strongest built-in "
+        "within 100 ms a "
         "decision at p99), under its own name.",
         "",
     ]
@@ -303,6 +304,7 @@ def main(argv=None) -> int:
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
     if not args.from_folder:
+        res.meta["best"] = BEST  # what `best` played in this run (a later page names it)
         res.save(data / "ladder", overwrite=True)
     res.meta["boot"] = args.boot
     rows = board(res, args.boot, args.seed)

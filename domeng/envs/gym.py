@@ -105,7 +105,7 @@ def _check_action(a: Any) -> int:
 
 def _illegal_message(tables: Tables, bad: np.ndarray, actions: np.ndarray) -> str:
     i = int(bad[0])
-    legal = [action_str(int(x)) for x in np.flatnonzero(tables.mask[i])]
+    legal = [action_str(int(x)) for x in np.flatnonzero(tables.legal_masks()[i])]
     where = f"table {i}: " if tables.n > 1 else ""
     more = f" (and {len(bad) - 1} other table(s))" if len(bad) > 1 else ""
     return (
@@ -350,8 +350,9 @@ class DomengVectorEnv(VectorEnv):
         )
 
     def action_masks(self) -> np.ndarray:
-        """``bool[num_envs, 57]``: the legal actions at each table."""
-        return self._t.mask.astype(bool)
+        """``bool[num_envs, 57]``: the legal actions at each table (the
+        engine's own, whatever was written into a mask handed out)."""
+        return self._t.legal_masks()
 
     def _out(self, a: np.ndarray) -> np.ndarray:
         return a.copy() if self._copy else a

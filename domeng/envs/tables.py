@@ -305,6 +305,12 @@ class Tables:
         history ``int8``)."""
         return State(*[f[min(i, f.shape[0] - 1)] for f in self.B])
 
+    def legal_masks(self) -> np.ndarray:
+        """``bool[n, 57]``: each table's legal actions, from the engine's bits
+        (:attr:`legal`), not from :attr:`mask`, which a caller given the
+        buffers themselves (``copy=False``) may have written to."""
+        return ((self.legal[:, None] >> np.arange(E.N_ACTIONS)) & 1).astype(bool)
+
     def reset(self, seed: int, table_start: int) -> None:
         self._ep.seed[0] = np.uint64(seed)
         self.next_table[0] = table_start

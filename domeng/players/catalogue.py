@@ -158,8 +158,8 @@ _CAP = Option(
     "cap",
     "cap",
     lo=1,
-    hi=1_000_000,
-    help="at most X rollouts a decision, the samples shared among the moves",
+    hi=500_000,
+    help="at most X rollouts a decision, shared among the moves (at least one a move)",
 )
 _SAMPLES = "samples per decision"
 
@@ -297,7 +297,8 @@ BUILTINS: tuple[Entry, ...] = (
         "round than search in games of 10 rounds); about 15 ms a decision, 70 ms at p99",
         kind="alias",
         make=BEST,
-        table_line="the strongest there is: the search with the most samples; about 10 ms a move",
+        table_line="the strongest there is: esearch with 1,000 samples, at most 3,000 "
+        "rollouts a move; about 15 ms a move, rarely over 80 ms",
     ),
     Entry(
         "omniscient",

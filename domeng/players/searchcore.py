@@ -472,14 +472,14 @@ def resample(ll, picks, rng):
 
 
 @njit(cache=True)
-def inferred_deals(cfg, obs, hist, rng, dealer):
-    """With inference (``cfg.beta > 0``): ``cfg.candidates * cfg.samples``
+def inferred_deals(cfg, obs, hist, rng, dealer, samples):
+    """With inference (``cfg.beta > 0``): ``cfg.candidates * samples``
     deals from the prepared ``dealer``, each weighted by
-    :func:`log_likelihood`, and the ``cfg.samples`` picks resampled from them
+    :func:`log_likelihood`, and the ``samples`` picks resampled from them
     (:func:`resample`); two empty arrays otherwise."""
     if cfg.beta <= 0.0 or cfg.deals != DEALS_SAMPLED:
         return np.zeros((0, 5), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    k = cfg.candidates * cfg.samples
+    k = cfg.candidates * samples
     deals = np.zeros((k, 5), dtype=np.int64)
     ll = np.zeros(k)
     hands = np.zeros(5, dtype=np.int64)
@@ -489,7 +489,7 @@ def inferred_deals(cfg, obs, hist, rng, dealer):
         draw(obs, dealer, rng, hands)
         deals[j, :] = hands
         ll[j] = model_log_likelihood(cfg.model, obs, hist, hands, cfg.beta, r_obs, s_moves)
-    picks = np.zeros(cfg.samples, dtype=np.int64)
+    picks = np.zeros(samples, dtype=np.int64)
     resample(ll, picks, rng)
     return deals, picks
 
@@ -499,14 +499,15 @@ def inferred_deals(cfg, obs, hist, rng, dealer):
 def samples_for(cfg, n_moves):
     """The deals rolled out for each of ``n_moves`` moves: ``cfg.samples``,
     or with a cap the most that keep ``n_moves`` times it within
-    ``cfg.cap`` (at least 1).
+    ``cfg.cap``, but at least 1 (a cap below the number of moves still gives
+    every move one rollout).
 
     >>> samples_for(config(1000, cap=3000), 2), samples_for(config(1000, cap=3000), 5)
     (1000, 600)
     """
     if cfg.cap == NO_CAP:
         return cfg.samples
-    return max(1, min(cfg.samples, cfg.cap // n_moves))
+    return max(1, min(cfg.samples, cfg.cap // max(n_moves, 1)))
 
 
 @njit(cache=True)
@@ -525,10 +526,11 @@ def search_core(cfg, obs, hist, moves, n_moves, rng, true_hands):
     s_rng = np.zeros(1, dtype=np.uint64)
     S = E.new_rollout_state(obs[OBS_RULES : OBS_RULES + R_LEN].copy())
     K.counters_from_history(obs, hist, w0)
-    deals, picks = inferred_deals(cfg, obs, hist, rng, dealer)
+    samples = samples_for(cfg, n_moves)
+    deals, picks = inferred_deals(cfg, obs, hist, rng, dealer, samples)
     hands = np.zeros(5, dtype=np.int64)
     totals = np.zeros(n_moves)
-    for d in range(samples_for(cfg, n_moves)):
+    for d in range(samples):
         if cfg.deals == DEALS_TRUE:
             hands[:] = true_hands
         elif picks.shape[0] > 0:

@@ -250,11 +250,15 @@ def test_a_written_over_mask_does_not_make_an_action_legal():
     mask = info["action_mask"]
     acts = np.array([int(np.flatnonzero(m)[0]) for m in mask])
     acts[0] = int(np.flatnonzero(mask[0] == 0)[0])
+    truth = mask.astype(bool)
     mask[:] = 1  # the caller's buffer now says every action is legal
+    assert (v.action_masks() == truth).all()  # the engine's own, not the buffer
     snap = [f.copy() for f in v._t.B]
-    with pytest.raises(IllegalMoveError, match="table 0"):
+    with pytest.raises(IllegalMoveError, match="table 0") as refused:
         v.step(acts)
     assert all((a == b).all() for a, b in zip(snap, v._t.B))
+    listed = str(refused.value).split("legal: ", 1)[1].split(" (D5)")[0].split(", ")
+    assert len(listed) == int(truth[0].sum())  # the message lists the legal actions only
     # the engine's bits are the mask the step API gives for each table
     from domeng.engine import step as E
 

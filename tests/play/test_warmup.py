@@ -14,6 +14,7 @@ import pytest
 import domeng.play.terminal as terminal
 import domeng.play.warmup as warmup
 from domeng.cli.main import main
+from domeng.core.defaults import DEFAULT_SEATS
 from domeng.play.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +69,8 @@ def test_play_says_it_prepares_at_once_and_warms_up_first(compiles, monkeypatch,
             numba.njit(lambda x: x + 1)(1)
             numba.njit(lambda x: x + 2)(1)
 
+    if not compiles:  # compiled now what making the game's session compiles on a cold cache
+        warmup.warm_up(Session(list(DEFAULT_SEATS), seed=3, rounds=1))
     monkeypatch.setattr(warmup, "warm_up", fake_warm_up)
     monkeypatch.setattr(terminal.Terminal, "run", lambda self: calls.append("game") or 0)
     assert main(["play", "--seed", "3", "--no-wait"]) == 0

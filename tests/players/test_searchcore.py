@@ -426,13 +426,14 @@ def test_a_cap_shares_the_rollouts_among_the_moves():
     """``capT`` (``best``'s bound on a decision's time, session 19): with
     ``n`` moves each gets ``min(samples, T // n)`` deals (at least 1), the
     same deals in the same order as the uncapped player with that many
-    samples: the same decision and the same generator state afterwards."""
+    samples: the same decision and the same generator state afterwards
+    (``isearch`` draws and weights its candidate deals for that many too)."""
     from domeng.players.searchcore import NO_CAP, samples_for
 
     assert samples_for(config(1000), 5) == 1000 and config(1000).cap == NO_CAP
     got = [samples_for(config(1000, cap=3000), n) for n in (1, 2, 3, 4, 5, 7)]
     assert got == [1000, 1000, 1000, 750, 600, 428]
-    assert samples_for(config(10, cap=3), 5) == 1  # never none
+    assert samples_for(config(10, cap=3), 5) == 1  # never none: one a move
     checked = 0
     for j, (obs, rnd) in enumerate(_cases()):
         o, hist, mv = _args(obs, rnd)
@@ -443,11 +444,8 @@ def test_a_cap_shares_the_rollouts_among_the_moves():
                 b = a.copy()
                 capped = make_isearch_strategy(kind, 8, cap=cap)(o, hist, mv, n, a)
                 plain = make_isearch_strategy(kind, same_as)(o, hist, mv, n, b)
-                if kind == "esearch":  # isearch draws its weighted deals for all 8 first
-                    assert a[0] == b[0], (kind, j, cap)
-                    assert capped == plain, (kind, j, cap)
-                else:
-                    assert 0 <= capped < n and 0 <= plain < n
+                assert a[0] == b[0], (kind, j, cap)  # isearch: its weighted deals too
+                assert capped == plain, (kind, j, cap)
                 checked += 1
     assert checked == 2 * 3 * len(_cases())
     with pytest.raises(ValueError, match="cap"):

@@ -95,7 +95,7 @@ import time  # noqa: E402
 
 pytest.importorskip("uvicorn")
 websockets = pytest.importorskip("websockets.sync.client")
-httpx = pytest.importorskip("httpx")
+httpx = pytest.importorskip("httpx2")
 
 #: a failure bound: a server that stopped answering fails the test after this
 BOUND = 60.0

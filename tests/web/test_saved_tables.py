@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
-httpx = pytest.importorskip("httpx")
+httpx = pytest.importorskip("httpx2")
 websockets = pytest.importorskip("websockets.sync.client")
 
 from starlette.testclient import TestClient  # noqa: E402

@@ -117,7 +117,7 @@ def test_serve_tls_end_to_end_https_and_wss(tmp_path):
     from pathlib import Path
 
     pytest.importorskip("uvicorn")
-    httpx = pytest.importorskip("httpx")
+    httpx = pytest.importorskip("httpx2")
     websockets = pytest.importorskip("websockets.sync.client")
     cert, key = _self_signed(tmp_path)
     root = Path(__file__).resolve().parents[2]

@@ -192,7 +192,7 @@ def test_refusals_come_with_their_item_and_read_in_every_language():
     a spectator's move, a bad name, a table too large) each come with the
     item of their catalogue key: each reads in all five languages, every
     argument filled, and its English is the message."""
-    pytest.importorskip("httpx")
+    pytest.importorskip("httpx2")
     from starlette.testclient import TestClient
 
     from domeng.core.words import fmt
