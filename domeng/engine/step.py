@@ -380,9 +380,7 @@ def is_legal(S, action):
     >>> bool(is_legal(S, 54)), bool(is_legal(S, PASS))
     (True, False)
     """
-    if action < 0 or action >= N_ACTIONS:
-        return False
-    return bit_is_set(legal_action_bits(S), action)
+    return bit_is_set(legal_action_bits(S), action)  # False out of range too
 
 
 # ---------------------------------------------------------------- step
