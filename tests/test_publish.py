@@ -204,6 +204,8 @@ API_EXAMPLES: dict[str, list[str]] = {
     "domeng.core.rules": ["Rules", "parse", "from_mapping", "replace", "changed"],
     "domeng.engine.reference": ["Table", "Round", "new_round", "play_round", "describe"],
     "domeng.engine.step": [
+        "keep",
+        "copy_state",
         "new_state",
         "new_rollout_state",
         "new_round",

@@ -89,9 +89,7 @@ def self_play_rows(seed, table_start, n_tables, rounds, rules, X, blk, y):
     rng = np.zeros(1, dtype=np.uint64)
     k = 0
     for t in range(n_tables):
-        S = E.new_state(rules, st[t], 1, 0)
-        S.ctl[E.C_REC] = 0
-        S.ctl[E.C_DELTA] = 0
+        S = E.new_state(rules, st[t], 1, E.KEEP_NOTHING)
         rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(table_start + t)
         for _ in range(rounds):
             E.new_round(S)

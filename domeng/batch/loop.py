@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, prange, types
 
 from domeng.core import layout as L
-from domeng.core.events import TR_WIDTH
+from domeng.core.kept import when_kept
 from domeng.core.nbrng import randbelow_at
 from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT, OBS_TURN
 from domeng.engine import fast as F
@@ -169,23 +169,28 @@ def round_loop(players, S, scratch, records, limits):
     return played
 
 
+@when_kept
+def _record_row(records):
+    # the state's record of the last round, when the rounds' records are kept
+    return np.zeros(L.REC_LEN, dtype=np.int64)
+
+
 @njit(cache=True)
-def play_table(players, rules, st, limits, agg, records, trace_rows):
+def play_table(players, rules, st, limits, agg, records, tr):
     """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
     if > 0; ``limits``: ``(rounds, camat_target)``), continuing from its
     state ``st`` (updated in place) and adding to its aggregates ``agg``;
     each round's record into ``records`` (``(recs, base)``, or None: none
-    kept, chosen at compile time); ``trace_rows`` as
-    :func:`domeng.engine.step.new_state` takes it.  Returns ``(rounds
-    played, the state record)``."""
+    kept); the event rows of every round into ``tr`` (``[rows, TR_WIDTH]``,
+    or None: no trace).  What is kept is chosen when compiled (issue 21
+    item 2: :class:`domeng.engine.step.Keep`).  Returns ``(rounds played,
+    the state record)``."""
     # the observation-only fields are kept when some seat's player reads them
     full = 0
     for p in range(5):
         if players[0][p] != 0:
             full = 1
-    S = E.new_state(rules, st, full, trace_rows)
-    S.ctl[E.C_REC] = 0 if records is None else 1
-    S.ctl[E.C_DELTA] = 0
+    S = E.new_state(rules, st, full, E.Keep(tr, _record_row(records), None))
     for i in range(L.AGG_LEN):
         S.agg[i] = agg[i]
     crng = np.zeros(1, dtype=np.uint64)
@@ -277,11 +282,13 @@ def run_steps(players, rules, state, limits, agg, recs, rec_n):
     for i in prange(state.shape[0]):
         table = (pids, fns)
         if recs is None:
-            played, _ = play_table(table, rules, state[i], (rounds, camat_target), agg[i], None, 0)
+            played, _ = play_table(
+                table, rules, state[i], (rounds, camat_target), agg[i], None, None
+            )
         else:
             base = i * rounds
             played, _ = play_table(
-                table, rules, state[i], (rounds, camat_target), agg[i], (recs, base), 0
+                table, rules, state[i], (rounds, camat_target), agg[i], (recs, base), None
             )
         rec_n[i] = played
 
@@ -305,9 +312,5 @@ def trace_kernel(pids, fns, rules, st, rounds, agg, tr, recs):
     """Play one table with the full move-by-move trace and each round's
     record (``recs[rounds, REC_LEN]``); returns rows written (rows past
     ``tr``'s length are counted but not written)."""
-    _played, S = play_table((pids, fns), rules, st, (rounds, 0), agg, (recs, 0), tr.shape[0])
-    n = min(S.tn[0], tr.shape[0])
-    for k in range(n):
-        for c in range(TR_WIDTH):
-            tr[k, c] = S.tr[k, c]
+    _played, S = play_table((pids, fns), rules, st, (rounds, 0), agg, (recs, 0), tr)
     return S.tn[0]

@@ -136,7 +136,7 @@ class Game:
         self.table = int(table)
         prepare()  # the compiled engine's cache is checked before its first use
         st = K.init_states(np.uint64(self.seed), self.table, 1, self.rules.stones)[0]
-        self._S = E.new_state(self.rules.to_array(), st, 1, TR_ROWS_PER_ROUND)
+        self._S = E.new_state(self.rules.to_array(), st, 1, E.keep(TR_ROWS_PER_ROUND))
         self._mask = np.zeros(N_ACTIONS, dtype=np.int64)
         self._obs: np.ndarray = np.zeros(OBS_LEN, dtype=np.int64)
         self._hist: np.ndarray = np.full((MAX_TURNS, 3), -1, dtype=np.int64)

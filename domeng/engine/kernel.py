@@ -54,6 +54,7 @@ from domeng.core.events import (
     EV_TRANSFER,
     EV_UNPAID,
 )
+from domeng.core.kept import when_kept
 from domeng.core.nbrng import randbelow, seat_state, table_state
 from domeng.core.observation import (
     OBS_CAMAT,
@@ -100,23 +101,30 @@ W_LEN = 128  # with the outcome slots W_KIND.. and the per-seat flows W_RECV.. b
 
 
 # ---------------------------------------------------------------- trace
-@njit(cache=True, inline="always")
+@when_kept
 def _trace(trace, a0, a1, a2, a3, a4, a5, a6):
-    """One event row ``a0..a6`` into the trace ``(tr, tn, on)`` (rows
-    ``tr``, rows written ``tn[0]``; nothing when ``on`` is 0); rows past
-    ``tr``'s length are counted, not written."""
-    tr, tn, on = trace
-    if on:
-        k = tn[0]
-        if k < tr.shape[0]:
-            tr[k, 0] = a0
-            tr[k, 1] = a1
-            tr[k, 2] = a2
-            tr[k, 3] = a3
-            tr[k, 4] = a4
-            tr[k, 5] = a5
-            tr[k, 6] = a6
-        tn[0] = k + 1
+    """One event row ``a0..a6`` into the trace ``(tr, tn)`` (rows ``tr``,
+    rows written ``tn[0]``; ``None``: no trace kept, compiled to nothing,
+    :func:`domeng.core.kept.when_kept`); rows past ``tr``'s length are
+    counted, not written."""
+    tr, tn = trace
+    k = tn[0]
+    if k < tr.shape[0]:
+        tr[k, 0] = a0
+        tr[k, 1] = a1
+        tr[k, 2] = a2
+        tr[k, 3] = a3
+        tr[k, 4] = a4
+        tr[k, 5] = a5
+        tr[k, 6] = a6
+    tn[0] = k + 1
+
+
+@when_kept
+def trace_of(tr, tn):
+    """The trace as :func:`_trace` takes it: ``(tr, tn)``, or ``None`` when
+    no rows are kept (``tr`` is ``None``)."""
+    return (tr, tn)
 
 
 # ---------------------------------------------------------------- deal (D2, D3)
@@ -406,13 +414,12 @@ def block(hands, obs, hist, m, full, bk):
 
 
 @njit(cache=True, _nrt=False)
-def finish_round(rules, obs, st, record, bk, starter, rnd):
+def finish_round(rules, obs, st, rec, bk, starter, rnd):
     """D15: CAMAT and the return of the stones; D4: next starter; then the
-    round's aggregates and record: ``record`` is ``(rec, on)`` (the record
-    ``rec`` written only when ``on``), ``bk`` the bookkeeping ``(agg, w,
-    trace)`` of :func:`book`, ``starter`` and ``rnd`` the round's."""
+    round's aggregates and record: ``rec`` the record (``None``: none kept,
+    chosen when compiled), ``bk`` the bookkeeping ``(agg, w, trace)`` of
+    :func:`book`, ``starter`` and ``rnd`` the round's."""
     agg, w, trace = bk
-    rec, do_rec = record
     kind = w[W_KIND]
     winner = w[W_WINNER]
     first_cappu = w[W_FIRST_CAPPU]
@@ -448,31 +455,40 @@ def finish_round(rules, obs, st, record, bk, starter, rnd):
         agg,
         (kind, winner, starter, cucuq, camat, gap, turns, tiles, passes, pbs, w[W_MK], matt),
     )
-    if do_rec:
-        rec[L.RC_ROUND] = rnd
-        rec[L.RC_STARTER] = starter
-        rec[L.RC_KIND] = kind
-        rec[L.RC_WINNER] = winner
-        rec[L.RC_CUCUQ] = cucuq
-        rec[L.RC_MANGUNO] = w[W_MANGUNO]
-        rec[L.RC_N_MATT] = w[W_N_MATT]
-        rec[L.RC_PASSES] = w[W_NPASS]
-        rec[L.RC_PASSEBUNGE] = w[W_NPB]
-        rec[L.RC_TILES] = tiles
-        rec[L.RC_TURNS] = turns
-        for r in range(7):
-            rec[L.RC_STONES + r] = w[W_BY_REASON + r]
-        rec[L.RC_FROM_TABLE] = w[W_FROM_TABLE]
-        rec[L.RC_UNPAID] = w[W_UNPAID]
-        rec[L.RC_CAMAT] = camat
-        rec[L.RC_LEAD] = w[W_LEAD]
-        rec[L.RC_SECOND_PASSED] = w[W_SECOND_PASSED]
+    _record_round(rec, w, (rnd, starter, tiles, turns, camat))
 
 
-@njit(cache=True, _nrt=False)
-def record_seats(obs, w, hands, rec):
-    """The per-seat blocks of the round's record (``layout.SEAT_COLUMNS``),
-    once the round is settled (:func:`finish_round`): stones received and
+@when_kept
+def _record_round(rec, w, row):
+    """The round's own columns of its record ``rec`` (``None``: none kept):
+    ``row`` is ``(round, starter, tiles, turns, camat)``, the rest from the
+    round's counters ``w``."""
+    rnd, starter, tiles, turns, camat = row
+    rec[L.RC_ROUND] = rnd
+    rec[L.RC_STARTER] = starter
+    rec[L.RC_KIND] = w[W_KIND]
+    rec[L.RC_WINNER] = w[W_WINNER]
+    rec[L.RC_CUCUQ] = w[W_CUCUQ]
+    rec[L.RC_MANGUNO] = w[W_MANGUNO]
+    rec[L.RC_N_MATT] = w[W_N_MATT]
+    rec[L.RC_PASSES] = w[W_NPASS]
+    rec[L.RC_PASSEBUNGE] = w[W_NPB]
+    rec[L.RC_TILES] = tiles
+    rec[L.RC_TURNS] = turns
+    for r in range(7):
+        rec[L.RC_STONES + r] = w[W_BY_REASON + r]
+    rec[L.RC_FROM_TABLE] = w[W_FROM_TABLE]
+    rec[L.RC_UNPAID] = w[W_UNPAID]
+    rec[L.RC_CAMAT] = camat
+    rec[L.RC_LEAD] = w[W_LEAD]
+    rec[L.RC_SECOND_PASSED] = w[W_SECOND_PASSED]
+
+
+@when_kept
+def record_seats(rec, obs, w, hands):
+    """The per-seat blocks of the round's record ``rec`` (``None``: none
+    kept; ``layout.SEAT_COLUMNS``), once the round is settled
+    (:func:`finish_round`): stones received and
     given by reason (D7), passes and PASSEBUNGE (D6), stones held after the
     round (after a CAMAT's return, D15), tiles left and their pip sum (D12)."""
     for p in range(5):
@@ -489,24 +505,23 @@ def record_seats(obs, w, hands, rec):
         rec[b + L.SC_PIP_SUM] = pip_sum(hands[p])
 
 
-@njit(cache=True, _nrt=False)
+@when_kept
 def _trace_end(trace, w, hands):
     """The round's end row (EV_END) into the trace (as :func:`_trace`)."""
-    tr, tn, on = trace
-    if on:
-        k = tn[0]
-        if k < tr.shape[0]:
-            tr[k, 0] = EV_END
-            tr[k, 1] = w[W_KIND]
-            tr[k, 2] = w[W_WINNER]
-            tr[k, 3] = w[W_FIRST_CAPPU]
-            tr[k, 4] = w[W_CUCUQ]
-            tr[k, 5] = w[W_MANGUNO]
-            tr[k, 6] = w[W_MATT_MASK]
-            for s in range(5):
-                tr[k, 7 + s] = pip_sum(hands[s])
-            tr[k, 12] = w[W_SIZE]
-        tn[0] = k + 1
+    tr, tn = trace
+    k = tn[0]
+    if k < tr.shape[0]:
+        tr[k, 0] = EV_END
+        tr[k, 1] = w[W_KIND]
+        tr[k, 2] = w[W_WINNER]
+        tr[k, 3] = w[W_FIRST_CAPPU]
+        tr[k, 4] = w[W_CUCUQ]
+        tr[k, 5] = w[W_MANGUNO]
+        tr[k, 6] = w[W_MATT_MASK]
+        for s in range(5):
+            tr[k, 7 + s] = pip_sum(hands[s])
+        tr[k, 12] = w[W_SIZE]
+    tn[0] = k + 1
 
 
 # ---------------------------------------------------------------- tables

@@ -31,10 +31,15 @@ Fields of :class:`State` (``int64`` unless noted):
                         synced from ``obs``/generators by :func:`store_table`
 ``rng`` (``uint64[1]``) the deal stream; ``prng`` (``uint64[5]``) the seats' streams
 ``agg[AGG_LEN]``        the table's aggregates; ``rec[REC_LEN]`` the last round's record
-``tr[rows, TR_WIDTH]``, ``tn[1]``  the round's event rows (when tracing)
+``tr[rows, TR_WIDTH]``, ``tn[1]``  the round's event rows (rows written ``tn[0]``)
 ``ctl[CTL_LEN]``        control: seat to move, flags (``C_*`` below)
 ``delta[6]``            stones gained by each seat (and the table, index 5) in the last step
 ``perm[28]``, ``payers[8]``, ``moves[64]``  scratch
+
+``tr``, ``rec`` and ``delta`` are kept only for the callers that read them
+(:class:`Keep`, given to :func:`new_state`): each is an array or ``None``,
+and numba compiles what is not kept to nothing (issue 21 item 2: chosen
+when the code is compiled, not by a flag of the state; ``core/kept.py``).
 
 A whole round through the step API (a :class:`~domeng.engine.game.Game` makes
 the record; every seat plays its first legal action):
@@ -63,6 +68,7 @@ from numba import njit
 from domeng.core import layout as L
 from domeng.core.bits import lowest_bit
 from domeng.core.events import EV_DEAL, TR_WIDTH
+from domeng.core.kept import when_kept
 from domeng.core.observation import (
     MAX_TURNS,
     OBS_HAND,
@@ -86,11 +92,14 @@ C_STARTER = 1  # this round's starter
 C_ROUND = 2  # this round's number (1 = first)
 C_OVER = 3  # 1 when no round is in progress (before the first, after the end)
 C_FULL = 4  # keep the observation fields only players read (history, voids...)
-C_TRACE = 5  # write event rows into tr
-C_REC = 6  # write the round's record into rec
-C_DELTA = 7  # keep per-step stone deltas in delta
-C_LAST_SEAT = 8  # the seat that took the last step
-CTL_LEN = 9
+C_LAST_SEAT = 5  # the seat that took the last step
+CTL_LEN = 6
+
+#: what a state keeps beyond the play (:func:`new_state`), each an array or
+#: ``None`` (not kept, compiled to nothing): the event rows ``tr``
+#: (``[rows, TR_WIDTH]``), the last round's record ``rec`` (``[REC_LEN]``), the
+#: last step's stone deltas ``delta`` (``[6]``); :func:`keep` makes one
+Keep = namedtuple("Keep", ("tr", "rec", "delta"))
 
 State = namedtuple(
     "State",
@@ -118,13 +127,45 @@ State = namedtuple(
 _NUM = NUMBER_MASK.copy()
 
 
+def keep(trace_rows: int = 0, record: bool = True, deltas: bool = True) -> Keep:
+    """A :class:`Keep` of new arrays: room for ``trace_rows`` event rows a
+    round (0: no trace; ``core.events.TR_ROWS_PER_ROUND`` always suffices),
+    the round's record when ``record``, the step's deltas when ``deltas``.
+
+    >>> k = keep(trace_rows=0, record=True, deltas=False)
+    >>> k.tr is None, k.rec.shape == (L.REC_LEN,), k.delta is None
+    (True, True, True)
+    """
+    return Keep(
+        np.zeros((trace_rows, TR_WIDTH), dtype=np.int64) if trace_rows > 0 else None,
+        np.zeros(L.REC_LEN, dtype=np.int64) if record else None,
+        np.zeros(6, dtype=np.int64) if deltas else None,
+    )
+
+
+#: nothing kept beyond the play (the search players' rollouts)
+KEEP_NOTHING = Keep(None, None, None)
+
+
+def copy_state(S: State) -> State:
+    """A copy of the state record ``S`` (its fields not kept stay ``None``).
+
+    >>> from domeng.core.rules import Rules
+    >>> S = new_rollout_state(Rules().to_array())
+    >>> C = copy_state(S)
+    >>> C.obs is not S.obs, C.tr is None
+    (True, True)
+    """
+    return State(*[None if f is None else f.copy() for f in S])
+
+
 # ---------------------------------------------------------------- a new table
 @njit(cache=True)
-def new_state(rules, st, full, trace_rows):
+def new_state(rules, st, full, kept):
     """A table's state record, continuing the table state ``st`` (a row of
     :func:`domeng.engine.kernel.init_states`, copied).  ``full``: keep the
-    observation fields players read; ``trace_rows > 0``: room for that many
-    event rows per round (``core.events.TR_ROWS_PER_ROUND`` always suffices).
+    observation fields players read; ``kept``: the trace, record and deltas
+    kept (:class:`Keep`: arrays, used as they are, or ``None``).
 
     Parameters
     ----------
@@ -135,8 +176,9 @@ def new_state(rules, st, full, trace_rows):
         states carried from round to round.
     full:
         1 to keep the fields players read (history, voids), 0 for speed.
-    trace_rows:
-        Event rows per round to keep (0: none).
+    kept:
+        :class:`Keep`: what is kept beyond the play; its type (array or
+        ``None``, field by field) chooses the code compiled.
 
     Returns
     -------
@@ -148,18 +190,14 @@ def new_state(rules, st, full, trace_rows):
     >>> from domeng.core.rules import Rules
     >>> from domeng.engine import kernel as K
     >>> st = K.init_states(np.uint64(7), 0, 1, 25)[0]  # table 0 of seed 7
-    >>> S = new_state(Rules().to_array(), st, 1, 0)
-    >>> bool(round_over(S)), new_round(S)
-    (True, 3)
+    >>> S = new_state(Rules().to_array(), st, 1, keep())
+    >>> bool(round_over(S)), new_round(S), S.tr is None
+    (True, 3, True)
     """
-    tr = np.zeros((max(trace_rows, 1), TR_WIDTH), dtype=np.int64)
     ctl = np.zeros(CTL_LEN, dtype=np.int64)
     ctl[C_SEAT] = -1
     ctl[C_OVER] = 1
     ctl[C_FULL] = full
-    ctl[C_TRACE] = 1 if trace_rows > 0 else 0
-    ctl[C_REC] = 1
-    ctl[C_DELTA] = 1
     ctl[C_LAST_SEAT] = -1
     S = State(
         rules.copy(),
@@ -171,11 +209,11 @@ def new_state(rules, st, full, trace_rows):
         np.zeros(1, dtype=np.uint64),
         np.zeros(5, dtype=np.uint64),
         np.zeros(L.AGG_LEN, dtype=np.int64),
-        np.zeros(L.REC_LEN, dtype=np.int64),
-        tr,
+        kept.rec,
+        kept.tr,
         np.zeros(1, dtype=np.int64),
         ctl,
-        np.zeros(6, dtype=np.int64),
+        kept.delta,
         np.zeros(28, dtype=np.int64),
         np.zeros(8, dtype=np.int64),
         np.zeros(64, dtype=np.int64),
@@ -216,23 +254,51 @@ def _start(S, must, starter, rnd):
     # D3 chose the starter when no round came before (no next starter yet)
     d3 = 1 if S.st[L.ST_NEXT_STARTER] < 0 else 0
     K.begin_round(S.obs, S.hands, S.w, S.st, must, starter, rnd, d3)
-    if S.ctl[C_TRACE]:
-        k = S.tn[0]
-        if k < S.tr.shape[0]:
-            S.tr[k, 0] = EV_DEAL
-            S.tr[k, 1] = rnd
-            S.tr[k, 2] = starter
-            S.tr[k, 3] = must
-            for s in range(5):
-                S.tr[k, 4 + s] = S.hands[s]
-        S.tn[0] = k + 1
+    _trace_deal(K.trace_of(S.tr, S.tn), (rnd, starter, must), S.hands)
     S.ctl[C_SEAT] = starter
     S.ctl[C_STARTER] = starter
     S.ctl[C_ROUND] = rnd
     S.ctl[C_OVER] = 0
     S.ctl[C_LAST_SEAT] = -1
+    zero_deltas(S.delta)
+
+
+@when_kept
+def _trace_deal(trace, row, hands):
+    """The deal's row (EV_DEAL: ``row`` is ``(round, starter, must)``, then
+    the five hands) into the trace (as :func:`domeng.engine.kernel._trace`)."""
+    tr, tn = trace
+    k = tn[0]
+    if k < tr.shape[0]:
+        tr[k, 0] = EV_DEAL
+        tr[k, 1] = row[0]
+        tr[k, 2] = row[1]
+        tr[k, 3] = row[2]
+        for s in range(5):
+            tr[k, 4 + s] = hands[s]
+    tn[0] = k + 1
+
+
+@when_kept
+def zero_deltas(delta):
+    """The step's stone deltas back to 0 (``None``: none kept)."""
     for i in range(6):
-        S.delta[i] = 0
+        delta[i] = 0
+
+
+@when_kept
+def _deltas_before(delta, obs):
+    # the stones before the step; :func:`_deltas_after` makes them the change
+    for p in range(5):
+        delta[p] = obs[OBS_STONES + p]
+    delta[5] = obs[OBS_TABLE]
+
+
+@when_kept
+def _deltas_after(delta, obs):
+    for p in range(5):
+        delta[p] = obs[OBS_STONES + p] - delta[p]
+    delta[5] = obs[OBS_TABLE] - delta[5]
 
 
 @njit(cache=True, inline="always")
@@ -402,31 +468,22 @@ def step(S, action):
     (0, 4)
     """
     s = S.ctl[C_SEAT]
-    do_delta = S.ctl[C_DELTA]
-    if do_delta:
-        for p in range(5):
-            S.delta[p] = S.obs[OBS_STONES + p]
-        S.delta[5] = S.obs[OBS_TABLE]
+    _deltas_before(S.delta, S.obs)
     full = S.ctl[C_FULL]
-    bk = (S.agg, S.w, (S.tr, S.tn, S.ctl[C_TRACE]))  # the bookkeeping (kernel.book)
+    bk = (S.agg, S.w, K.trace_of(S.tr, S.tn))  # the bookkeeping (kernel.book)
     if action == PASS:
         ended = K.pass_turn(S.hands, S.obs, S.hist, s, full, bk)
     else:
         ended = K.play_move(S.hands, S.obs, S.hist, s, action, full, bk)
     S.ctl[C_LAST_SEAT] = s
     if ended:
-        record = (S.rec, S.ctl[C_REC])
-        K.finish_round(S.rules, S.obs, S.st, record, bk, S.ctl[C_STARTER], S.ctl[C_ROUND])
-        if S.ctl[C_REC]:
-            K.record_seats(S.obs, S.w, S.hands, S.rec)
+        K.finish_round(S.rules, S.obs, S.st, S.rec, bk, S.ctl[C_STARTER], S.ctl[C_ROUND])
+        K.record_seats(S.rec, S.obs, S.w, S.hands)
         S.ctl[C_SEAT] = -1
         S.ctl[C_OVER] = 1
     else:
         S.ctl[C_SEAT] = (s + 1) * (s < 4)  # D1: the next seat clockwise
-    if do_delta:
-        for p in range(5):
-            S.delta[p] = S.obs[OBS_STONES + p] - S.delta[p]
-        S.delta[5] = S.obs[OBS_TABLE] - S.delta[5]
+    _deltas_after(S.delta, S.obs)
     return 1 if ended else 0
 
 
@@ -507,22 +564,19 @@ def observe_history(S, out):
 # ---------------------------------------------------------------- positions (search)
 @njit(cache=True)
 def new_rollout_state(rules):
-    """A state record for search rollouts: no trace, record or deltas.
-    ``rules``: ``int64[R_LEN]``; returns a :class:`State` to be placed with
-    :func:`set_position`.
+    """A state record for search rollouts: no trace, record or deltas
+    (:data:`KEEP_NOTHING`, compiled out).  ``rules``: ``int64[R_LEN]``;
+    returns a :class:`State` to be placed with :func:`set_position`.
 
     >>> from domeng.core.rules import Rules
     >>> S = new_rollout_state(Rules().to_array())
-    >>> bool(round_over(S)), int(S.ctl[C_TRACE])
-    (True, 0)
+    >>> bool(round_over(S)), S.tr is None, S.rec is None, S.delta is None
+    (True, True, True, True)
     """
     st = np.zeros(L.ST_LEN, dtype=np.int64)
     st[L.ST_CAMAT] = -1
     st[L.ST_NEXT_STARTER] = -1
-    S = new_state(rules, st, 0, 0)
-    S.ctl[C_REC] = 0
-    S.ctl[C_DELTA] = 0
-    return S
+    return new_state(rules, st, 0, Keep(None, None, None))
 
 
 @njit(cache=True, _nrt=False)
@@ -546,7 +600,6 @@ def set_position(S, obs, w0, hands):
     S.ctl[C_ROUND] = obs[K.OBS_ROUND]
     S.ctl[C_OVER] = 0
     S.ctl[C_FULL] = 0
-    S.ctl[C_TRACE] = 0
 
 
 @njit(cache=True, inline="always")

@@ -45,6 +45,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from domeng.core import layout as L
+from domeng.core.kept import kept_row, when_kept
 from domeng.core.nbrng import seat_state, table_state
 from domeng.core.observation import OBS_TABLE, OBS_TURN
 from domeng.core.rules import R_STONES
@@ -63,17 +64,22 @@ SCRATCH = SHARED + ("agg", "rec", "tr", "tn")
 Limits = namedtuple("Limits", ("rounds", "camats"))
 
 
-def new_stack(rules, seed, table_start, n, full=1, shared=SHARED, hist=np.int64):
+def new_stack(rules, seed, table_start, n, full=1, shared=SHARED, hist=np.int64, kept=None):
     """A stack of tables ``table_start .. table_start + n - 1`` of ``seed``,
     no round dealt yet (``full``: keep the observation fields players read;
     ``shared``: the fields stacked with one row, at least :data:`SHARED`;
     ``hist``: the dtype of the history rows, whose values (seat, tile, end,
-    -1) fit ``int8``: a table's history then takes 384 bytes, not 3 KB)."""
+    -1) fit ``int8``: a table's history then takes 384 bytes, not 3 KB;
+    ``kept``: what each table keeps beyond the play, a
+    :class:`~domeng.engine.step.Keep` (default: the record and the deltas, no
+    trace); a field not kept is ``None`` in the stack too)."""
     st = K.init_states(np.uint64(seed), table_start, n, rules[R_STONES])
-    one = E.new_state(rules, st[0], full, 0)
+    one = E.new_state(rules, st[0], full, E.keep() if kept is None else kept)
     B = E.State(
         *[
-            np.ascontiguousarray(
+            None
+            if f is None
+            else np.ascontiguousarray(
                 np.repeat(np.asarray(f)[None], 1 if k in shared else n, axis=0),
                 dtype=hist if k == "hist" else f.dtype,
             )
@@ -111,11 +117,11 @@ def table_at(B, i):
         B.rng[i],
         B.prng[i],
         _row(B.agg, i),
-        _row(B.rec, i),
-        _row(B.tr, i),
+        kept_row(B.rec, i),
+        kept_row(B.tr, i),
         _row(B.tn, i),
         B.ctl[i],
-        B.delta[i],
+        kept_row(B.delta, i),
         _row(B.perm, i),
         _row(B.payers, i),
         _row(B.moves, i),
@@ -163,12 +169,17 @@ def prefetch_table(B, j, j2):
     prefetch(B.st[j], 0)
     prefetch(B.st[j], 8)
     prefetch(B.prng[j], 0)
-    prefetch(B.delta[j], 0)
+    _prefetch_first(B.delta, j)
     prefetch(B.rng[j], 0)
     # the history rows up to the turn (the environments' observation reads them all)
     step = max(64 // (3 * B.hist.itemsize), 1)
     for r in range(0, min(B.obs[j, OBS_TURN] + 6, B.hist.shape[1]), step):
         prefetch(B.hist[j, r], 0)
+
+
+@when_kept
+def _prefetch_first(a, j):
+    prefetch(a[j], 0)
 
 
 # ---------------------------------------------------------------- the loops
@@ -227,8 +238,7 @@ def fresh_game(S, seed, table):
     S.ctl[E.C_OVER] = 1
     S.ctl[E.C_ROUND] = 0
     S.ctl[E.C_LAST_SEAT] = -1
-    for i in range(6):
-        S.delta[i] = 0
+    E.zero_deltas(S.delta)
     for i in range(S.agg.shape[0]):
         S.agg[i] = 0
     S.tn[0] = 0

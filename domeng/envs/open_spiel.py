@@ -163,8 +163,10 @@ def _fresh_engine(rules: Rules, seed: int) -> E.State:
     key = (rules.to_array().tobytes(), seed)
     if key not in _STATE_CACHE:
         st = K.init_states(np.uint64(seed), 0, 1, rules.stones)[0]
-        _STATE_CACHE[key] = E.new_state(rules.to_array(), st, 1, 0)
-    return E.State(*[f.copy() for f in _STATE_CACHE[key]])
+        _STATE_CACHE[key] = E.new_state(
+            rules.to_array(), st, 1, E.keep(0, record=False, deltas=True)
+        )
+    return E.copy_state(_STATE_CACHE[key])
 
 
 # ---------------------------------------------------------------- the game

@@ -301,9 +301,9 @@ class Tables:
 
     def table(self, i: int) -> State:
         """Table ``i``'s state record (views; read-only for callers; its
-        aggregates, record and trace are scratch shared by every table; its
-        history ``int8``)."""
-        return State(*[f[min(i, f.shape[0] - 1)] for f in self.B])
+        aggregates and record are scratch shared by every table, no trace is
+        kept (``None``); its history ``int8``)."""
+        return State(*[None if f is None else f[min(i, f.shape[0] - 1)] for f in self.B])
 
     def legal_masks(self) -> np.ndarray:
         """``bool[n, 57]``: each table's legal actions, from the engine's bits

@@ -1,0 +1,94 @@
+"""A buffer kept or not, chosen when the code is compiled (issue 21 item 2).
+
+The step API keeps a trace, a round's record and per-step stone deltas only
+for the callers that read them: each is an array, or ``None`` when it is not
+kept.  A function decorated with :func:`when_kept` takes that buffer first;
+numba picks its body by the buffer's *type* when the caller is compiled, so a
+call with ``None`` compiles to nothing at all (no flag in the state, no
+branch at run time), and a call with an array is the function's body.  (``tests/core/test_kept.py`` compiles a caller with
+``None`` around a body that numba could not even type for ``None``.)
+
+    >>> import numpy as np
+    >>> @when_kept
+    ... def bump(buf, k):
+    ...     buf[0] += k
+    ...     return int(buf[0])
+    >>> a = np.zeros(1, dtype=np.int64)
+    >>> bump(a, 2), bump(None, 2), int(a[0])  # from Python the same rule holds
+    (2, None, 2)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from numba import types
+from numba.extending import intrinsic, overload
+
+__all__ = ["kept_row", "when_kept"]
+
+
+def when_kept(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn(buf, *args)`` when ``buf`` is kept (not ``None``), else nothing
+    (``None``); in compiled code the choice is made by ``buf``'s type when
+    the caller is compiled."""
+    names = list(inspect.signature(fn).parameters)
+    if not names:
+        raise TypeError(f"{fn.__name__}: the buffer must be the first parameter")
+    args = ", ".join(names)
+    scope: dict[str, Any] = {"fn": fn, "types": types}
+    # the implementations and the typing function take fn's own parameter
+    # names (numba checks that they agree)
+    exec(
+        f"def nothing({args}):\n    return None\n"
+        f"def choose({args}):\n"
+        f"    return nothing if isinstance({names[0]}, types.NoneType) else run\n",
+        scope,
+    )
+
+    @functools.wraps(fn)
+    def call(*a: Any, **kw: Any) -> Any:
+        if (a[0] if a else kw[names[0]]) is None:
+            return None
+        return fn(*a, **kw)
+
+    scope["run"] = fn  # numba compiles fn's own body for an array
+    # not ``inline="always"``: numba 0.68.1's typed inlining of such an
+    # overload inside an inlined caller dropped a write of the caller's
+    # (``tests/engine/test_tables.py`` caught it); a call, which LLVM inlines
+    overload(call)(scope["choose"])
+    return call
+
+
+def _row_of(a, i):
+    # row i of a, or its one row when a has one (shared by every table)
+    return a[min(i, a.shape[0] - 1)]
+
+
+@intrinsic
+def kept_row(typingctx, a, i):
+    """Row ``i`` of the stacked field ``a`` (its one row when it has one,
+    shared), or ``None`` when ``a`` is ``None`` (not kept): the N-table
+    driver's view of a field a stack may not keep.  An intrinsic, not an
+    inlined overload: numba 0.68.1 dropped a write of the caller's after
+    inlining such an overload into the driver's ``table_at``."""
+    if isinstance(a, types.NoneType):
+
+        def nothing(context, builder, signature, args):
+            return context.get_dummy_value()
+
+        return types.none(a, i), nothing
+    row = (
+        a.dtype
+        if a.ndim == 1
+        else types.Array(a.dtype, a.ndim - 1, "C" if a.layout == "C" else "A")
+    )
+    sig = row(a, i)
+
+    def view(context, builder, signature, args):
+        return context.compile_internal(builder, _row_of, signature, args)
+
+    return sig, view
