@@ -11,7 +11,7 @@ took fewer net stones per round there; intervals by a bootstrap over deals:
 (p50, p99: the ladder's ``decision_ms``, ``domeng.study.decisions``).  One
 command remakes the page from its seed; bigger sizes make a sharper one:
 
-    .venv/bin/python analysis/leaderboard/run.py --seed 2026            # the page: 48 CPU-min
+    .venv/bin/python analysis/leaderboard/run.py --seed 2026            # the page: 48 CPU-min (session 15), 126 with the capped best on a slower VM (session 20)
     .venv/bin/python analysis/leaderboard/run.py --seed 2026 --deals 200 --rounds 10 \\
         --orders balanced                                               # CPU-days, sharper
     .venv/bin/python analysis/leaderboard/run.py --from-folder analysis/leaderboard/output/ladder
