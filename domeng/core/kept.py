@@ -25,10 +25,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from numba import types
+from numba import njit, types
 from numba.extending import intrinsic, overload
 
-__all__ = ["kept_row", "when_kept"]
+__all__ = ["kept_row", "row_of", "when_kept"]
 
 
 def when_kept(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -63,8 +63,10 @@ def when_kept(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _row_of(a, i):
-    # row i of a, or its one row when a has one (shared by every table)
+@njit(cache=True, inline="always")
+def row_of(a, i):
+    """Row ``i`` of a stacked field ``a``, or its one row when it has one
+    (a field shared by every table of the N-table driver's stack)."""
     return a[min(i, a.shape[0] - 1)]
 
 
@@ -89,6 +91,6 @@ def kept_row(typingctx, a, i):
     sig = row(a, i)
 
     def view(context, builder, signature, args):
-        return context.compile_internal(builder, _row_of, signature, args)
+        return context.compile_internal(builder, row_of.py_func, signature, args)
 
     return sig, view

@@ -46,6 +46,7 @@ from numba.extending import intrinsic
 
 from domeng.core import layout as L
 from domeng.core.kept import kept_row, when_kept
+from domeng.core.kept import row_of as _row  # a field of one row is shared by every table
 from domeng.core.nbrng import seat_state, table_state
 from domeng.core.observation import OBS_TABLE, OBS_TURN
 from domeng.core.rules import R_STONES
@@ -96,12 +97,6 @@ def load_tables(B):
     """:func:`domeng.engine.step.load_table` at every table."""
     for i in range(B.ctl.shape[0]):
         E.load_table(table_at(B, i))
-
-
-@njit(cache=True, inline="always")
-def _row(a, i):
-    # a field of one row is shared by every table
-    return a[min(i, a.shape[0] - 1)]
 
 
 @njit(cache=True, inline="always")
