@@ -1,6 +1,8 @@
 """The batch round loop: many rounds at many tables, every turn through the
 step API (:mod:`domeng.engine.step`), players chosen inside the compiled
-code.  Aggregate mode with only built-in players (a study's usual case: no
+code.  The tables are a stack of the N-table driver over the study's own
+table states (:func:`study_stack`), played in parallel, each through all
+its rounds (:func:`domeng.engine.tables.drive_parallel`, issue 21 item 3).  Aggregate mode with only built-in players (a study's usual case: no
 per-round records, no trace) runs on the engine's aggregate-mode loop
 (:mod:`domeng.engine.fast`) instead: the same aggregates and table states,
 draw for draw (``tests/batch/test_kernel.py`` compares the two), about 1.7 times
@@ -29,6 +31,7 @@ from domeng.core.nbrng import randbelow_at
 from domeng.core.observation import MAX_TURNS, OBS_HAND, OBS_LEN, OBS_SEAT, OBS_TURN
 from domeng.engine import fast as F
 from domeng.engine import step as E
+from domeng.engine import tables as T
 from domeng.players.heuristics import N_BUILTIN, P_EXPERT, builtin_best_inline, builtin_choose
 
 
@@ -143,67 +146,77 @@ def keep_record(records, r, rec):
             recs[base + r, c] = rec[c]
 
 
+@njit(cache=True, inline="always")
+def _act(S, ctx, fns):
+    # the seat to move's player (ctx: the game's, see play_game)
+    crng, pobs, phist, pmoves = ctx[1]
+    return player_action(ctx[0], fns, S, crng, pobs, phist, pmoves)
+
+
+@njit(cache=True, inline="always")
+def _on_step(S, ended, ctx):
+    # a round's record kept as it ends (round r of this call: ctx[3] is the
+    # table's rounds before it)
+    if ended:
+        keep_record(ctx[2], S.st[L.ST_ROUNDS] - ctx[3] - 1, S.rec)
+    return 0.0
+
+
 @njit(cache=True, _nrt=False)
-def round_loop(players, S, scratch, records, limits):
-    """Play ``rounds`` rounds at a table (or until ``camat_target`` CAMATs,
-    if > 0; ``limits`` is ``(rounds, camat_target)``); returns the rounds
-    played.  ``players``: ``(pids, fns)``; ``scratch``: the arrays of
+def play_game(S, players, scratch, limits, records):
+    """Play table ``S`` (a one-table state, between rounds) for ``rounds``
+    more rounds, or until ``camat_target`` CAMATs if > 0 (``limits``:
+    ``(rounds, camat_target)``), through the N-table driver's loop of turns
+    (:func:`domeng.engine.tables.play_until`: :func:`step.new_round`, then
+    :func:`step.step` until the round ends; the twin of ``Table.play_round``
+    in the reference engine), and store its state in ``S.st``.
+    ``players``: ``(pids, fns)``; ``scratch``: the arrays of
     :func:`player_action`; each round's record into ``records`` as
-    :func:`keep_record` takes them (None: none kept).  Each round is
-    :func:`step.new_round` then :func:`step.step` until it ends, the twin of
-    ``Table.play_round`` in the reference engine."""
-    pids, fns = players
-    crng, pobs, phist, pmoves = scratch
+    :func:`keep_record` takes them (None: none kept).  Returns the rounds
+    played."""
     rounds, camat_target = limits
-    played = 0
-    for r in range(rounds):
-        if camat_target > 0 and S.st[L.ST_CAMATS] >= camat_target:
-            break
-        E.new_round(S)
-        while True:
-            a = player_action(pids, fns, S, crng, pobs, phist, pmoves)
-            if E.step(S, a):
-                break
-        keep_record(records, r, S.rec)
-        played += 1
-    return played
+    start = S.st[L.ST_ROUNDS]
+    if rounds <= 0:
+        return 0
+    pids, fns = players
+    T.play_until(
+        S,
+        -1,
+        T.Limits(start + rounds, camat_target),
+        _act,
+        (pids, scratch, records, start),
+        fns,
+        _on_step,
+    )
+    E.store_table(S)
+    return S.st[L.ST_ROUNDS] - start
+
+
+@njit(cache=True, inline="always")
+def new_scratch():
+    """The arrays :func:`player_action` lends a seat's player: its generator's
+    word, and copies of the view for a compiled player."""
+    return (
+        np.zeros(1, dtype=np.uint64),
+        np.zeros(OBS_LEN, dtype=np.int64),
+        np.full((MAX_TURNS, 3), -1, dtype=np.int64),
+        np.full(64, -1, dtype=np.int64),
+    )
 
 
 @when_kept
-def _record_row(records):
-    # the state's record of the last round, when the rounds' records are kept
-    return np.zeros(L.REC_LEN, dtype=np.int64)
+def _rows_of(recs, base):
+    # the records' rows of a table, from row base (recs None: none kept)
+    return (recs, base)
 
 
 @njit(cache=True)
-def play_table(players, rules, st, limits, agg, records, tr):
-    """Play one table for ``rounds`` rounds (or until ``camat_target`` CAMATs,
-    if > 0; ``limits``: ``(rounds, camat_target)``), continuing from its
-    state ``st`` (updated in place) and adding to its aggregates ``agg``;
-    each round's record into ``records`` (``(recs, base)``, or None: none
-    kept); the event rows of every round into ``tr`` (``[rows, TR_WIDTH]``,
-    or None: no trace).  What is kept is chosen when compiled (issue 21
-    item 2: :class:`domeng.engine.step.Keep`).  Returns ``(rounds played,
-    the state record)``."""
-    # the observation-only fields are kept when some seat's player reads them
-    full = 0
-    for p in range(5):
-        if players[0][p] != 0:
-            full = 1
-    S = E.new_state(rules, st, full, E.Keep(tr, _record_row(records), None))
-    for i in range(L.AGG_LEN):
-        S.agg[i] = agg[i]
-    crng = np.zeros(1, dtype=np.uint64)
-    pobs = np.zeros(OBS_LEN, dtype=np.int64)
-    phist = np.full((MAX_TURNS, 3), -1, dtype=np.int64)
-    pmoves = np.full(64, -1, dtype=np.int64)
-    played = round_loop(players, S, (crng, pobs, phist, pmoves), records, limits)
-    E.store_table(S)
-    for i in range(L.ST_LEN):
-        st[i] = S.st[i]
-    for i in range(L.AGG_LEN):
-        agg[i] = S.agg[i]
-    return played, S
+def _study_game(S, i, ctx, fns):
+    # table i of a study's stack, through all its rounds of this call
+    pids, lim, recs, rec_n = ctx
+    played = play_game(S, (pids, fns), new_scratch(), (lim[0], lim[1]), _rows_of(recs, i * lim[0]))
+    rec_n[i] = played
+    return played
 
 
 _stack_obs = F.stack_array(types.int64, OBS_LEN)
@@ -221,7 +234,7 @@ def play_rounds_random(rules, st, rounds, camat_target, agg):
 
 @njit(cache=True, _nrt=False)
 def play_table_fast(pids, rules, st, rounds, camat_target, agg):
-    """:func:`play_table` in aggregate mode for built-in players, on the
+    """:func:`play_game` in aggregate mode for built-in players, on the
     engine's aggregate-mode loop (:func:`domeng.engine.fast.play_rounds`):
     the same aggregates and state, draw for draw; returns the rounds played.
     """
@@ -273,24 +286,28 @@ def run_fast(pids, rules, state, rounds, camat_target, agg, rec_n):
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def run_steps(players, rules, state, limits, agg, recs, rec_n):
-    """:func:`run_kernel` through the step API, in parallel over tables
-    (``players``: ``(pids, fns)``; ``limits``: ``(rounds, camat_target)``;
-    ``recs`` None: no records, a variant compiled only when used)."""
+def run_steps(players, B, limits, recs, rec_n):
+    """:func:`run_kernel` through the step API, in parallel over the tables
+    of the stack ``B`` (:func:`study_stack`), each through all its rounds
+    (:func:`domeng.engine.tables.drive_parallel`; ``players``: ``(pids,
+    fns)``; ``limits``: ``(rounds, camat_target)``; ``recs`` None: no
+    records, a variant compiled only when used); rounds played into
+    ``rec_n``."""
     pids, fns = players
-    rounds, camat_target = limits
-    for i in prange(state.shape[0]):
-        table = (pids, fns)
-        if recs is None:
-            played, _ = play_table(
-                table, rules, state[i], (rounds, camat_target), agg[i], None, None
-            )
-        else:
-            base = i * rounds
-            played, _ = play_table(
-                table, rules, state[i], (rounds, camat_target), agg[i], (recs, base), None
-            )
-        rec_n[i] = played
+    # the limits as an array: a tuple of numbers does not pass into a
+    # parallel loop's body (numba 0.68)
+    lim = np.array(limits, dtype=np.int64)
+    return T.drive_parallel(B, _study_game, (pids, lim, recs, rec_n), fns)
+
+
+def study_stack(pids, rules, state, agg, kept):
+    """The N-table driver's stack over a study's tables: their states
+    ``state`` and aggregates ``agg`` used in place, nothing shared but the
+    rules (:data:`domeng.engine.tables.OWN`), the observation fields players
+    read kept when some seat's player is not ``random``; ``kept``: a
+    :class:`~domeng.engine.step.Keep` (the batch keeps no deltas)."""
+    full = int(np.any(np.asarray(pids) != 0))
+    return T.stack_of(rules, state, T.Layout(full, T.OWN, np.int64), kept, agg)
 
 
 def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, out):
@@ -304,13 +321,17 @@ def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, out):
     if fast_path(pids, recs is not None):
         run_fast(pids, rules, state, rounds, camat_target, agg, rec_n)
     else:
-        run_steps((pids, fns), rules, state, (rounds, camat_target), agg, recs, rec_n)
+        kept = E.Keep(None, None if recs is None else np.zeros(L.REC_LEN, dtype=np.int64), None)
+        B = study_stack(pids, rules, state, agg, kept)
+        run_steps((pids, fns), B, (rounds, camat_target), recs, rec_n)
 
 
 @njit(cache=True, nogil=True)
-def trace_kernel(pids, fns, rules, st, rounds, agg, tr, recs):
-    """Play one table with the full move-by-move trace and each round's
-    record (``recs[rounds, REC_LEN]``); returns rows written (rows past
-    ``tr``'s length are counted but not written)."""
-    _played, S = play_table((pids, fns), rules, st, (rounds, 0), agg, (recs, 0), tr)
+def trace_kernel(players, B, rounds, recs):
+    """Play the one table of the stack ``B`` (:func:`study_stack`, which
+    keeps a trace) for ``rounds`` rounds, each round's record into ``recs``
+    (``[rounds, REC_LEN]``); returns the trace rows written (rows past the
+    trace's length are counted but not written)."""
+    S = T.table_at(B, 0)
+    play_game(S, players, new_scratch(), (rounds, 0), (recs, 0))
     return S.tn[0]

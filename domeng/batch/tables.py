@@ -28,10 +28,11 @@ from domeng.batch import loop
 from domeng.batch.reference import run_reference
 from domeng.core import layout as L
 from domeng.core.errors import DomengError, PlayerError
-from domeng.core.events import TR_ROWS_PER_ROUND, TR_WIDTH, decode_rows
+from domeng.core.events import TR_ROWS_PER_ROUND, decode_rows
 from domeng.core.numba_cache import prepare as prepare_engine
 from domeng.core.rules import Rules
 from domeng.engine import kernel as K
+from domeng.engine import step as E
 from domeng.infra.interrupt import interruptible
 from domeng.infra.progress import advance
 from domeng.players.heuristics import unused_strategy
@@ -322,13 +323,15 @@ def trace_table_records(
     rules = rules if rules is not None else Rules()
     pids, fns = kernel_players(players)
     prepare_engine()
-    st = initial_states(seed, table, 1, rules)[0] if state is None else np.array(state)
+    st = initial_states(seed, table, 1, rules)[0] if state is None else np.array(state, np.int64)
     agg = np.zeros(L.AGG_LEN, dtype=np.int64)
-    tr = np.zeros((rounds * TR_ROWS_PER_ROUND, TR_WIDTH), dtype=np.int64)
     recs = np.zeros((rounds, L.REC_LEN), dtype=np.int64)
+    kept = E.keep(trace_rows=rounds * TR_ROWS_PER_ROUND, record=True, deltas=False)
+    B = loop.study_stack(pids, rules.to_array(), st[None], agg[None], kept)
     with _quiet_compile():
-        n = interruptible(loop.trace_kernel, pids, fns, rules.to_array(), st, rounds, agg, tr, recs)
+        n = interruptible(loop.trace_kernel, (pids, fns), B, rounds, recs)
     _check_bad_moves(st[None, :], resolve_players(players))
+    tr = B.tr[0]
     if n > tr.shape[0]:  # pragma: no cover - the buffer is sized for the worst case
         raise RuntimeError("trace buffer overflow")
     recs[:, L.RC_TABLE] = table

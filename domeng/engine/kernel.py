@@ -29,7 +29,7 @@ plus a tuple of five compiled functions for seats whose player is a
 compiled function (numba first-class functions: a new player needs no new
 kernel).
 
-Speed notes.  The round loop (:func:`play_rounds`, :func:`round_loop`, ...)
+Speed notes.  The round loops (``fast.play_rounds``, ``batch.loop.play_game``)
 allocates nothing and is compiled with ``_nrt=False``: no reference counting
 of array arguments in the hot path.  The per-turn steps are inlined; the
 once-a-round steps are calls (compile time).  The observation fields that

@@ -16,12 +16,13 @@ stack), so that 4096 tables stay in a core's caches nearly as well as 256
 :func:`drive` is the loop over tables: the environments
 (:mod:`domeng.envs.tables`) hand it a *turn* function, compiled with it,
 that does their per-table work; while table ``i`` plays, the next table's
-hot rows are fetched from memory ahead (:func:`prefetch_table`).  (The
-studies' round loop, :mod:`domeng.batch.loop`, still runs its tables its
-own way: in parallel, each through all its rounds; docs/architecture.md.)
-:func:`play_until` is the one loop of turns within a table: it starts
-rounds (D2..D4) and steps the seats' choices until a given seat is to move
-or the game is over (D16).
+hot rows are fetched from memory ahead (:func:`prefetch_table`).
+:func:`drive_parallel` is the same loop in parallel over tables, each table
+played as long as its *game* function likes: the studies' round loop
+(:mod:`domeng.batch.loop`) plays a table's rounds so, over a stack made of
+the study's own table states (:func:`stack_of`).  :func:`play_until` is the
+one loop of turns within a table: it starts rounds (D2..D4) and steps the
+seats' choices until a given seat is to move or the game is over (D16).
 
     >>> import numpy as np
     >>> from domeng.core.rules import Rules
@@ -40,7 +41,7 @@ from collections import namedtuple
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -53,12 +54,28 @@ from domeng.core.rules import R_STONES
 from domeng.engine import kernel as K
 from domeng.engine import step as E
 
-__all__ = ["OBS_TABLE", "SCRATCH", "Limits", "drive", "new_stack", "play_until", "table_at"]
+__all__ = [
+    "OBS_TABLE",
+    "OWN",
+    "SCRATCH",
+    "Layout",
+    "Limits",
+    "drive",
+    "drive_parallel",
+    "new_stack",
+    "play_until",
+    "stack_of",
+    "table_at",
+]
 
 #: fields shared by every table of any stack: the rules and a step's scratch
 SHARED = ("rules", "perm", "payers", "moves")
 #: fields a caller may share too when it never reads them back per table
 SCRATCH = SHARED + ("agg", "rec", "tr", "tn")
+
+#: the fields a stack played in parallel (:func:`drive_parallel`) shares:
+#: the rules only (read, never written), so each table has its own scratch
+OWN = ("rules",)
 
 #: when a game ends (D16): after ``rounds`` rounds (if > 0) or at the
 #: ``camats``-th CAMAT (if > 0), :func:`domeng.engine.step.game_over`
@@ -75,10 +92,35 @@ def new_stack(rules, seed, table_start, n, full=1, shared=SHARED, hist=np.int64,
     :class:`~domeng.engine.step.Keep` (default: the record and the deltas, no
     trace); a field not kept is ``None`` in the stack too)."""
     st = K.init_states(np.uint64(seed), table_start, n, rules[R_STONES])
-    one = E.new_state(rules, st[0], full, E.keep() if kept is None else kept)
+    return stack_of(rules, st, Layout(full, shared, hist), kept)
+
+
+#: how a stack is laid out (:func:`stack_of`): ``full``, keep the observation
+#: fields players read; ``shared``, the fields stacked with one row; ``hist``,
+#: the dtype of the history rows
+Layout = namedtuple("Layout", ("full", "shared", "hist"))
+
+
+def stack_of(rules, st, layout=None, kept=None, agg=None):
+    """A stack over the table states ``st`` (``int64[n, ST_LEN]``, rows of
+    :func:`domeng.engine.kernel.init_states` between rounds), which it uses
+    in place: its ``st`` field *is* ``st`` (and its ``agg`` field ``agg``,
+    ``int64[n, AGG_LEN]``, when given), so a batch that plays the stack
+    leaves each table's state and aggregates where it keeps them.
+    ``layout``: :class:`Layout` (default: full, :data:`SHARED`, ``int64``
+    history); ``kept``: as for :func:`new_stack`."""
+    if st.ndim != 2 or st.dtype != np.int64 or not st.flags.c_contiguous:
+        raise ValueError("table states: a C-contiguous int64 array of rows")
+    n = st.shape[0]
+    full, shared, hist = Layout(1, SHARED, np.int64) if layout is None else layout
+    row0 = st[0] if n else np.zeros(st.shape[1], dtype=np.int64)
+    one = E.new_state(rules, row0, full, E.keep() if kept is None else kept)
+    own = {"st": st} if agg is None else {"st": st, "agg": agg}
     B = E.State(
         *[
-            None
+            own[k]
+            if k in own
+            else None
             if f is None
             else np.ascontiguousarray(
                 np.repeat(np.asarray(f)[None], 1 if k in shared else n, axis=0),
@@ -87,7 +129,6 @@ def new_stack(rules, seed, table_start, n, full=1, shared=SHARED, hist=np.int64,
             for k, f in zip(E.State._fields, one)
         ]
     )
-    B.st[:] = st
     load_tables(B)
     return B
 
@@ -191,6 +232,28 @@ def drive(B, turn, ctx, fns):
     for i in range(n):
         prefetch_table(B, min(i + 1, n - 1), min(i + 2, n - 1))
         total += turn(table_at(B, i), i, ctx, fns)
+    return total
+
+
+@njit(cache=True, inline="always")
+def drive_parallel(B, game, ctx, fns):
+    """``game(S, i, ctx, fns)`` at every table ``i`` of the stack ``B``, in
+    parallel over tables (numba's threads, when the caller is compiled with
+    ``parallel=True``); returns the sum of what ``game`` returns (an
+    ``int``).  Each call has a table to itself for as long as it likes (a
+    study's table plays all its rounds), so the stack must share nothing a
+    step writes: made with ``shared=``:data:`OWN` (checked).  ``fns``: as
+    for :func:`drive`.  What a table does depends only on its own rows, so
+    the result is the same on any number of threads."""
+    n = B.ctl.shape[0]
+    if min(B.moves.shape[0], B.perm.shape[0], B.payers.shape[0], B.tn.shape[0]) < n:
+        raise ValueError("a stack played in parallel shares only the rules (OWN)")
+    if B.agg.shape[0] < n:
+        raise ValueError("a stack played in parallel shares only the rules (OWN)")
+    total = 0
+    for k in prange(n):
+        i = np.int64(k)  # numba's parallel loop counts unsigned
+        total += game(table_at(B, i), i, ctx, fns)
     return total
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from domeng.core import layout as L
 from domeng.core.rules import Rules
 from domeng.engine import step as E
 from domeng.engine import tables as T
@@ -122,3 +123,66 @@ def test_play_until_stops_at_the_seat_or_the_game_end():
         for i, g in enumerate(games):
             np.testing.assert_array_equal(T.table_at(B, i).obs, g.state.obs)
     assert all(E.game_over(T.table_at(B, i), 2, 0) for i in range(n))
+
+
+@njit(cache=True, inline="always")
+def _whole_game(S, i, rounds, fns):
+    # a table's whole game at once, its first legal moves (drive_parallel's use)
+    steps, _over = T.play_until(S, -1, T.Limits(rounds, 0), _first_legal, 0, fns, _count)
+    return int(steps)
+
+
+@njit(cache=True, parallel=True)
+def play_all_parallel(B, rounds):
+    """Every table of ``B`` plays ``rounds`` rounds, in parallel over tables."""
+    return T.drive_parallel(B, _whole_game, rounds, None)
+
+
+def _layout(full=1):
+    return T.Layout(full, T.OWN, np.int64)
+
+
+def test_the_parallel_driver_plays_each_table_as_alone_on_any_thread_count():
+    import numba
+
+    from domeng.engine import kernel as K
+
+    n, rules = 9, Rules().to_array()
+    ends = {}
+    last = min(2, numba.config.NUMBA_NUM_THREADS)
+    for threads in (1, last):
+        st = K.init_states(np.uint64(4), 20, n, 25)
+        B = T.stack_of(rules, st, _layout())
+        assert B.st is st  # the states are played in place
+        old = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            steps = play_all_parallel(B, 3)
+        finally:
+            numba.set_num_threads(old)
+        ends[threads] = (steps, st.copy(), B.obs.copy())
+    games = [Game(seed=4, table=20 + i) for i in range(n)]
+    expect = sum(_play_one(g, -1, 3) - 1 for g in games) // 2  # steps (over = 1 each)
+    assert ends[1][0] == ends[last][0] == expect > 0
+    np.testing.assert_array_equal(ends[1][1], ends[last][1])
+    for i, g in enumerate(games):
+        np.testing.assert_array_equal(ends[last][2][i], g.state.obs)
+        assert int(ends[last][1][i, L.ST_ROUNDS]) == 3
+
+
+def test_the_parallel_driver_refuses_a_stack_that_shares_its_scratch():
+    B = T.new_stack(Rules().to_array(), 3, 0, 4, 1, T.SHARED)
+    with pytest.raises(ValueError, match="shares only the rules"):
+        play_all_parallel(B, 1)
+
+
+def test_a_stack_of_given_states_refuses_what_it_cannot_use_in_place():
+    from domeng.engine import kernel as K
+
+    st = K.init_states(np.uint64(4), 0, 4, 25)
+    with pytest.raises(ValueError, match="C-contiguous int64"):
+        T.stack_of(Rules().to_array(), st[:, ::2], _layout())
+    with pytest.raises(ValueError, match="C-contiguous int64"):
+        T.stack_of(Rules().to_array(), st.astype(np.int32), _layout())
+    empty = T.stack_of(Rules().to_array(), st[:0], _layout())
+    assert empty.ctl.shape[0] == 0
