@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable
 from typing import Any
 
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
-__all__ = ["kept_row", "row_of", "when_kept"]
+__all__ = ["kept_row", "row_index", "row_of", "when_kept"]
 
 
 def when_kept(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,19 +65,29 @@ def when_kept(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @njit(cache=True, inline="always")
+def row_index(rows, i):
+    """The row of table ``i`` in a stacked field of ``rows`` rows: its own,
+    or the one row when the field has one (shared by every table of the
+    N-table driver's stack)."""
+    return min(i, rows - 1)
+
+
+@njit(cache=True, inline="always")
 def row_of(a, i):
-    """Row ``i`` of a stacked field ``a``, or its one row when it has one
-    (a field shared by every table of the N-table driver's stack)."""
-    return a[min(i, a.shape[0] - 1)]
+    """Row ``i`` of a stacked field ``a`` (:func:`row_index`)."""
+    return a[row_index(a.shape[0], i)]
 
 
 @intrinsic
 def kept_row(typingctx, a, i):
-    """Row ``i`` of the stacked field ``a`` (its one row when it has one,
-    shared), or ``None`` when ``a`` is ``None`` (not kept): the N-table
-    driver's view of a field a stack may not keep.  An intrinsic, not an
-    inlined overload: numba 0.68.1 dropped a write of the caller's after
-    inlining such an overload into the driver's ``table_at``."""
+    """Row ``i`` of the stacked field ``a`` (:func:`row_index`), or ``None``
+    when ``a`` is ``None`` (not kept): the N-table driver's view of a field a
+    stack may not keep.  An intrinsic, not an inlined overload: numba 0.68.1
+    dropped a write of the caller's after inlining such an overload into the
+    driver's ``table_at``.  The view is made in the caller's own code, as
+    ``a[k]`` would be (so a caller compiled without reference counting,
+    ``_nrt=False``, compiles it too: a subroutine returning the view would
+    be refused there, or count references the caller never releases)."""
     if isinstance(a, types.NoneType):
 
         def nothing(context, builder, signature, args):
@@ -91,6 +102,15 @@ def kept_row(typingctx, a, i):
     sig = row(a, i)
 
     def view(context, builder, signature, args):
-        return context.compile_internal(builder, row_of.py_func, signature, args)
+        aryty, ity = signature.args
+        rows = builder.extract_value(context.make_array(aryty)(context, builder, args[0]).shape, 0)
+        k = context.compile_internal(
+            builder,
+            row_index.py_func,
+            types.intp(types.intp, types.intp),
+            [rows, context.cast(builder, args[1], ity, types.intp)],
+        )
+        getitem = context.get_function(operator.getitem, row(aryty, types.intp))
+        return getitem(builder, (args[0], k))
 
     return sig, view

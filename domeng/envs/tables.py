@@ -35,6 +35,7 @@ from numba import njit
 from domeng.batch.loop import builtin_action, player_action
 from domeng.batch.tables import _quiet_compile
 from domeng.core.encoding import OBS_SIZE, encode
+from domeng.core.kept import row_of
 from domeng.core.observation import MAX_TURNS, OBS_LEN
 from domeng.core.rules import Rules
 from domeng.engine import kernel as K
@@ -303,7 +304,7 @@ class Tables:
         """Table ``i``'s state record (views; read-only for callers; its
         aggregates and record are scratch shared by every table, no trace is
         kept (``None``); its history ``int8``)."""
-        return State(*[None if f is None else f[min(i, f.shape[0] - 1)] for f in self.B])
+        return State(*[None if f is None else row_of.py_func(f, i) for f in self.B])
 
     def legal_masks(self) -> np.ndarray:
         """``bool[n, 57]``: each table's legal actions, from the engine's bits

@@ -10,7 +10,7 @@ from numba import njit
 
 from domeng.core import layout as L
 from domeng.core.events import TR_ROWS_PER_ROUND, TR_WIDTH
-from domeng.core.kept import when_kept
+from domeng.core.kept import kept_row, row_index, when_kept
 from domeng.core.rules import Rules
 from domeng.engine import kernel as K
 from domeng.engine import step as E
@@ -78,3 +78,33 @@ def test_a_record_without_deltas_and_trace_is_the_full_states_record():
     assert E.copy_state(rec_only).delta is None
     copy = E.copy_state(full)
     assert np.array_equal(copy.tr, full.tr) and copy.tr is not full.tr
+
+
+@njit(cache=False, _nrt=False)
+def _row_sum_without_refcounts(a, i):
+    # a view through kept_row in a function compiled without reference
+    # counting, for a type nothing else in the package views (float32, 3-d),
+    # so that this compile is the first of kept_row for it in the process
+    r = kept_row(a, i)
+    return r[0, 0] + r[1, 1]
+
+
+@njit(cache=False)
+def _rows(a, b, i):
+    r = kept_row(a, i)
+    return r.sum() + (0.0 if kept_row(b, i) is None else 1.0)
+
+
+def test_kept_row_compiles_without_reference_counting_and_shares_a_one_row_field():
+    """``kept_row`` made its view in a subroutine, which numba compiles with
+    the flags of whoever compiles it first: from a function with ``_nrt=False``
+    (the vector env's step) that was refused ("Only accept returning of array
+    passed into the function as argument"), and a test failed or passed by
+    the order in which its worker compiled things."""
+    a = np.arange(3 * 2 * 2, dtype=np.float32).reshape(3, 2, 2)
+    assert _row_sum_without_refcounts(a, 1) == a[1, 0, 0] + a[1, 1, 1]
+    assert _row_sum_without_refcounts(a, 7) == a[2, 0, 0] + a[2, 1, 1]  # past the rows: the last
+    one = np.ones((1, 4))
+    assert _rows(one, None, 5) == 4.0  # one row: shared by every table
+    assert _rows(one, one, 0) == 5.0
+    assert row_index(1, 9) == 0 and row_index(6, 2) == 2 and row_index(6, 9) == 5
