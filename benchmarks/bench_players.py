@@ -57,7 +57,8 @@ from domeng.engine.reference import Table
 from domeng.players.isearch import make_isearch_strategy
 from domeng.players.ismcts import make_ismcts_strategy
 from domeng.players.registry import CompiledPlayer, make_player, resolve_player
-from domeng.study.tournament import STATS, Z95, tournament
+from domeng.results.stats import Z95
+from domeng.study.tournament import STATS, tournament
 
 
 def speed(

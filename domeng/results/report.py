@@ -16,17 +16,7 @@ from pathlib import Path
 from domeng.core.wording import counted_x
 from domeng.infra.fs import atomic_write, fixed_subfolder
 from domeng.results import figures as F
-from domeng.results.plots import (  # noqa: F401  (re-exported: the plots' old home)
-    PLOTS,
-    caption,
-    figures,
-    plot_camat_gaps,
-    plot_end_kinds,
-    plot_passebunge,
-    plot_round_length,
-    plot_stone_flows,
-    plot_win_rates,
-)
+from domeng.results.plots import PLOTS, caption, figures
 from domeng.results.results import Results
 
 #: what the other study modules still take from here (the plots' machinery is

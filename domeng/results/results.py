@@ -56,7 +56,7 @@ from domeng.results.meta import (
     check_manifest,
     read_results_file,
 )
-from domeng.results.stats import Z95, estimate, interval, num, ratio  # noqa: F401  (Z95: the old name)
+from domeng.results.stats import estimate, interval, num
 
 SUMMARY_SCHEMA = "domeng.summary/1"
 #: the DataFrames that :meth:`Results.frames` returns and :meth:`Results.save` writes

@@ -16,8 +16,7 @@ from domeng.core.errors import DomengError, PlayerError, RulesError
 from domeng.core.rules import Rules
 from domeng.infra.progress import Progress
 from domeng.players.registry import make_player
-from domeng.results.results import ratio
-from domeng.results.stats import critical
+from domeng.results.stats import critical, ratio
 from domeng.study import chunks as chunks_mod
 from domeng.study import records as records_mod
 from domeng.study import summary
