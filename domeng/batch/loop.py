@@ -321,8 +321,7 @@ def run_kernel(pids, fns, rules, state, rounds, camat_target, agg, out):
     if fast_path(pids, recs is not None):
         run_fast(pids, rules, state, rounds, camat_target, agg, rec_n)
     else:
-        kept = E.Keep(None, None if recs is None else np.zeros(L.REC_LEN, dtype=np.int64), None)
-        B = study_stack(pids, rules, state, agg, kept)
+        B = study_stack(pids, rules, state, agg, E.keep(0, record=recs is not None, deltas=False))
         run_steps((pids, fns), B, (rounds, camat_target), recs, rec_n)
 
 

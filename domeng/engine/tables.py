@@ -246,9 +246,7 @@ def drive_parallel(B, game, ctx, fns):
     for :func:`drive`.  What a table does depends only on its own rows, so
     the result is the same on any number of threads."""
     n = B.ctl.shape[0]
-    if min(B.moves.shape[0], B.perm.shape[0], B.payers.shape[0], B.tn.shape[0]) < n:
-        raise ValueError("a stack played in parallel shares only the rules (OWN)")
-    if B.agg.shape[0] < n:
+    if min(B.moves.shape[0], B.perm.shape[0], B.payers.shape[0], B.tn.shape[0], B.agg.shape[0]) < n:
         raise ValueError("a stack played in parallel shares only the rules (OWN)")
     total = 0
     for k in prange(n):
